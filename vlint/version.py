@@ -1,0 +1,91 @@
+"""vLLM version numbers: parse, compare, and format.
+
+vLLM releases look like ``0.10.2``, ``0.6.6.post1``, ``0.10.1.1`` or ``v0.19.1`` (image tags).
+A :class:`Version` orders releases the way PyPI does for these simple cases: by the numeric
+release tuple, then by the post-release number.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import total_ordering
+
+_VERSION_RE = re.compile(
+    r"^v?(?P<release>\d+(?:\.\d+)*)"
+    r"(?:[.-]?post(?P<post>\d+))?"
+    r"(?:[.-]?(?P<pre>rc|a|b|dev)(?P<prenum>\d*))?"
+    r"(?:\+.*)?$",
+    re.IGNORECASE,
+)
+
+
+@total_ordering
+@dataclass(frozen=True)
+class Version:
+    """A vLLM release number such as ``0.6.6.post1``."""
+
+    release: tuple[int, ...]
+    post: int = 0
+    pre: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> Version:
+        """Parse ``0.10.2``, ``v0.19.1``, ``0.6.6.post1``; raise ValueError otherwise."""
+        m = _VERSION_RE.match(text.strip())
+        if not m:
+            raise ValueError(f"not a vLLM version: {text!r}")
+        release = tuple(int(p) for p in m.group("release").split("."))
+        post = int(m.group("post") or 0)
+        pre = (m.group("pre") or "").lower() + (m.group("prenum") or "")
+        return cls(release, post, pre)
+
+    @classmethod
+    def try_parse(cls, text: str | None) -> Version | None:
+        if not text:
+            return None
+        try:
+            return cls.parse(text)
+        except ValueError:
+            return None
+
+    def _key(self) -> tuple[tuple[int, ...], int, int, str]:
+        padded = self.release + (0,) * (4 - len(self.release))
+        # a pre-release sorts before its final release
+        return (padded, 0 if self.pre else 1, self.post, self.pre)
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
+        return self._key() < other._key()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    @property
+    def minor(self) -> tuple[int, int]:
+        """``(major, minor)``: 0.10.2 → (0, 10)."""
+        r = self.release + (0, 0)
+        return (r[0], r[1])
+
+    def __str__(self) -> str:
+        s = ".".join(str(p) for p in self.release)
+        if self.post:
+            s += f".post{self.post}"
+        if self.pre:
+            s += self.pre
+        return s
+
+    def short(self) -> str:
+        """``0.10`` for 0.10.2: how release notes name a minor series."""
+        return f"{self.minor[0]}.{self.minor[1]}"
+
+
+def V(text: str) -> Version:  # noqa: N802 - short constructor used in tables
+    """Shorthand: ``V("0.10.2")``."""
+    return Version.parse(text)

@@ -1,0 +1,1020 @@
+"""Model architecture facts that vLLM's memory accounting needs, from a HF ``config.json``.
+
+:class:`ModelArch` is a frozen, flat summary of a checkpoint: shapes, per-layer attention kinds,
+MoE layout, quantization and (when known) the exact checkpoint weight bytes. It is built from a
+``config.json`` dict (:func:`model_arch_from_config`) and looked up by the name a launch uses
+(:func:`load_model_arch`: local directory → explicit mapping → bundled catalog → hub when online).
+
+Everything here is pure data handling; the only I/O is in :func:`load_model_arch` and the
+safetensors-header reader, which reads the 8-byte length and the JSON header of each file and
+never the tensor data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from vlint.paths import data_dir
+from vlint.version import V, Version
+
+# --------------------------------------------------------------------------------------------
+# dtypes
+
+DTYPE_BYTES: dict[str, float] = {
+    "float32": 4,
+    "float": 4,
+    "fp32": 4,
+    "float16": 2,
+    "half": 2,
+    "fp16": 2,
+    "bfloat16": 2,
+    "bf16": 2,
+    "float8": 1,
+    "fp8": 1,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+    "int8": 1,
+    "uint8": 1,
+}
+
+
+def dtype_bytes(dtype: str | None, default: float = 2) -> float:
+    """Bytes per element of a torch/HF dtype name (``torch.bfloat16``, ``bfloat16``, ``half``)."""
+    if not dtype:
+        return default
+    name = str(dtype).lower().removeprefix("torch.")
+    return DTYPE_BYTES.get(name, default)
+
+
+def normalize_dtype(dtype: str | None) -> str | None:
+    if not dtype:
+        return None
+    name = str(dtype).lower().removeprefix("torch.")
+    return {
+        "half": "float16",
+        "fp16": "float16",
+        "float": "float32",
+        "fp32": "float32",
+        "bf16": "bfloat16",
+    }.get(name, name)
+
+
+# layer kinds used in ModelArch.layer_types
+FULL = "full_attention"
+SLIDING = "sliding_attention"
+CHUNKED = "chunked_attention"
+MAMBA = "mamba"
+LINEAR = "linear_attention"
+KV_SHARED = "kv_shared"  # reuses another layer's KV cache (Gemma-3n/Gemma-4 style): no own KV
+NO_KV = "no_kv"  # MLP-only / MoE-only blocks of hybrid models (Nemotron-H '-', 'E')
+
+STATE_KINDS = frozenset({MAMBA, LINEAR})
+ATTENTION_KINDS = frozenset({FULL, SLIDING, CHUNKED})
+
+
+# --------------------------------------------------------------------------------------------
+# the dataclass
+
+
+@dataclass(frozen=True)
+class ModelArch:
+    """Architecture facts of one checkpoint (text decoder plus what the memory model needs)."""
+
+    name: str
+    model_type: str
+    architectures: tuple[str, ...]
+    num_layers: int
+    hidden_size: int
+    num_attention_heads: int
+    num_kv_heads: int
+    head_dim: int
+    intermediate_size: int
+    vocab_size: int
+    dtype: str = "bfloat16"  # checkpoint dtype (config torch_dtype / dtype)
+    tie_word_embeddings: bool = False
+    text_model_type: str | None = None
+    # per-layer attention kinds: FULL / SLIDING / CHUNKED / MAMBA / LINEAR / KV_SHARED / NO_KV
+    layer_types: tuple[str, ...] = ()
+    sliding_window: int | None = None
+    attention_chunk_size: int | None = None
+    # attention dims of full-attention layers when they differ from the sliding ones (Gemma-4)
+    full_num_kv_heads: int | None = None
+    full_head_dim: int | None = None
+    head_dim_v: int | None = None  # value head size when it differs from head_dim
+    # MLA (DeepSeek-V2/V3, Kimi): latent cache of kv_lora_rank + qk_rope_head_dim per token
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    q_lora_rank: int | None = None
+    # Mamba / linear-attention state per layer (elements, whole model i.e. before TP split)
+    state_conv_elems: int = 0
+    state_ssm_elems: int = 0
+    state_ssm_dtype_bytes: float | None = None  # None = model dtype
+    # MoE
+    num_experts: int = 0
+    num_experts_per_tok: int = 0
+    moe_intermediate_size: int | None = None
+    num_shared_experts: int = 0
+    num_moe_layers: int = 0
+    shared_expert_intermediate_size: int | None = None
+    # quantization of the checkpoint
+    quant_method: str | None = None
+    quant_bits: float | None = None
+    quant_group_size: int | None = None
+    kv_cache_quant_algo: str | None = None
+    quant_skips_attention: bool = False  # only MLP/experts quantized (gpt-oss mxfp4)
+    # sizes
+    weight_bytes: int | None = None  # exact checkpoint bytes (safetensors total_size) if known
+    weight_bytes_source: str | None = None
+    params: int | None = None
+    params_estimated: bool = False
+    vision_params: int = 0  # multimodal encoder + projector params (part of params)
+    # context length
+    max_position_embeddings: int | None = None
+    max_len_keys: tuple[tuple[str, int], ...] = ()  # every derivation key found in the text config
+    model_max_length: int | None = None
+    rope_scaling: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
+    rotary_dim: int | None = None
+    # kinds
+    is_multimodal: bool = False
+    is_encoder_decoder: bool = False
+    num_nextn_predict_layers: int = 0
+    source: str = ""
+    confidence: str | None = None
+    aliases: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    # ---- derived views -----------------------------------------------------------------
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank is not None and self.kv_lora_rank > 0
+
+    @property
+    def is_moe(self) -> bool:
+        return self.num_experts > 0
+
+    @property
+    def is_hybrid(self) -> bool:
+        """More than one KV-holding layer kind (sliding+full, attention+Mamba …)."""
+        kinds = {t for t in self.layer_types if t not in (KV_SHARED, NO_KV)}
+        return len(kinds) > 1
+
+    @property
+    def has_state_layers(self) -> bool:
+        return any(t in STATE_KINDS for t in self.layer_types)
+
+    @property
+    def is_dense_full_attention(self) -> bool:
+        """Every layer is plain full attention (no SW/chunked/state layers, not MLA)."""
+        return all(t == FULL for t in self.layer_types) and not self.is_mla
+
+    def layer_counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for t in self.layer_types:
+            out[t] = out.get(t, 0) + 1
+        return out
+
+    def kv_heads_for(self, kind: str) -> int:
+        if kind == FULL and self.full_num_kv_heads:
+            return self.full_num_kv_heads
+        return self.num_kv_heads
+
+    def head_dim_for(self, kind: str) -> int:
+        if kind == FULL and self.full_head_dim:
+            return self.full_head_dim
+        return self.head_dim
+
+    @property
+    def serving_dtype_default(self) -> str:
+        """What ``--dtype auto`` picks: the checkpoint dtype, fp32 checkpoints served as bf16."""
+        d = normalize_dtype(self.dtype) or "bfloat16"
+        if d == "float32":
+            return "bfloat16"
+        return d
+
+
+# --------------------------------------------------------------------------------------------
+# config helpers
+
+_TEXT_CONFIG_KEYS = ("text_config", "llm_config", "language_config", "thinker_config", "text_model")
+_MAX_LEN_KEYS = (
+    # vllm/transformers_utils/model_arch_config_convertor.py:374-407 (0.33.0); same list in
+    # [0.6.6.post1] vllm/config.py _get_and_verify_max_len
+    "max_position_embeddings",
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "model_max_length",
+    "max_target_positions",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
+)
+
+
+def _text_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The text-decoder part of a (possibly multimodal) config, and whether it was nested."""
+    for key in _TEXT_CONFIG_KEYS:
+        sub = config.get(key)
+        if isinstance(sub, Mapping):
+            inner = dict(sub)
+            if key == "thinker_config" and isinstance(sub.get("text_config"), Mapping):
+                inner = dict(sub["text_config"])
+            # fields missing from the nested config fall back to the outer ones (gemma-3 omits
+            # most text fields; transformers fills its defaults)
+            merged = {k: v for k, v in config.items() if k not in _TEXT_CONFIG_KEYS}
+            merged.update(inner)
+            merged["_outer_model_type"] = config.get("model_type")
+            return merged, True
+    return dict(config), False
+
+
+def _get(cfg: Mapping[str, Any], *names: str, default: Any = None) -> Any:
+    for n in names:
+        v = cfg.get(n)
+        if v is not None:
+            return v
+    return default
+
+
+def _int(v: Any, default: int = 0) -> int:
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return default
+
+
+# transformers defaults for configs that omit text fields (Gemma3TextConfig, documented in the
+# shared model catalog README "Known gaps")
+_GEMMA3_TEXT_DEFAULTS = {
+    "vocab_size": 262208,
+    "max_position_embeddings": 131072,
+    "sliding_window": 4096,
+    "sliding_window_pattern": 6,
+    "num_key_value_heads": 4,
+    "head_dim": 256,
+}
+
+
+def _layer_types(cfg: Mapping[str, Any], n: int, model_type: str) -> tuple[list[str], list[str]]:
+    """Per-layer KV kinds (FULL/SLIDING/…) and notes on how they were found."""
+    notes: list[str] = []
+    sw = cfg.get("sliding_window")
+    lt = cfg.get("layer_types")
+    if isinstance(lt, list) and len(lt) == n:
+        out = []
+        for t in lt:
+            t = str(t).lower()
+            if t in ("full_attention", "attention", "global", "full"):
+                out.append(FULL)
+            elif t in ("sliding_attention", "sliding", "local", "sliding_window"):
+                out.append(SLIDING)
+            elif t in ("chunked_attention",):
+                out.append(CHUNKED)
+            elif t in ("linear_attention", "gated_deltanet", "linear"):
+                out.append(LINEAR)
+            elif t in ("mamba", "mamba2", "ssm"):
+                out.append(MAMBA)
+            else:
+                out.append(FULL)
+                notes.append(f"unknown layer type {t!r} counted as full attention")
+        return out, ["layer kinds from config layer_types"]
+    # Jamba-style block types
+    lbt = cfg.get("layers_block_type")
+    if isinstance(lbt, list) and len(lbt) == n:
+        return [MAMBA if str(t).lower() == "mamba" else FULL for t in lbt], ["layers_block_type"]
+    # Nemotron-H: hybrid_override_pattern, one char per layer (M mamba, * attention, - MLP, E MoE)
+    pat = cfg.get("hybrid_override_pattern")
+    if isinstance(pat, str) and len(pat) == n:
+        m = {"M": MAMBA, "*": FULL, "-": NO_KV, "E": NO_KV}
+        return [m.get(c, NO_KV) for c in pat], ["hybrid_override_pattern"]
+    if "attn_layer_period" in cfg and "attn_layer_offset" in cfg:  # Jamba
+        per, off = _int(cfg["attn_layer_period"], 8), _int(cfg["attn_layer_offset"], 4)
+        return [FULL if i % per == off else MAMBA for i in range(n)], ["attn_layer_period/offset"]
+    if model_type in ("mamba", "mamba2", "falcon_mamba"):
+        return [MAMBA] * n, ["attention-free Mamba"]
+    # Llama-4: chunked local attention on RoPE layers, global NoPE every 4th layer
+    chunk = cfg.get("attention_chunk_size")
+    if chunk:
+        nrl = cfg.get("no_rope_layers")
+        if isinstance(nrl, list) and len(nrl) == n:
+            return [CHUNKED if int(x) else FULL for x in nrl], ["no_rope_layers + attention_chunk_size"]
+        interval = _int(cfg.get("no_rope_layer_interval"), 4) or 4
+        return (
+            [FULL if (i + 1) % interval == 0 else CHUNKED for i in range(n)],
+            [f"every {interval}th layer global (NoPE), others chunked-local (transformers default)"],
+        )
+    if not sw:
+        return [FULL] * n, []
+    # Gemma-2: alternating, even layers local
+    if model_type in ("gemma2",):
+        return [SLIDING if i % 2 == 0 else FULL for i in range(n)], ["Gemma-2 alternating local/global"]
+    pattern = cfg.get("sliding_window_pattern") or cfg.get("_sliding_window_pattern")
+    if model_type in ("gemma3", "gemma3_text", "cohere2") and not pattern:
+        pattern = 6 if model_type.startswith("gemma3") else 4
+    if isinstance(pattern, int) and pattern > 1:
+        return (
+            [FULL if (i + 1) % pattern == 0 else SLIDING for i in range(n)],
+            [f"sliding_window_pattern {pattern}: every {pattern}th layer full"],
+        )
+    # Qwen2/Qwen3 MoE: use_sliding_window gates it; layers >= max_window_layers slide
+    if "use_sliding_window" in cfg:
+        if not cfg.get("use_sliding_window"):
+            return [FULL] * n, ["use_sliding_window false"]
+        mwl = _int(cfg.get("max_window_layers"), n)
+        return [SLIDING if i >= mwl else FULL for i in range(n)], ["use_sliding_window + max_window_layers"]
+    mpe = _int(cfg.get("max_position_embeddings"), 0)
+    if mpe and int(sw) >= mpe:
+        return [FULL] * n, [f"sliding_window {sw} ≥ context {mpe}: no effect"]
+    return [SLIDING] * n, [f"sliding_window {sw} on every layer"]
+
+
+def _quant(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    q = cfg.get("quantization_config") or cfg.get("compression_config")
+    out: dict[str, Any] = {}
+    if not isinstance(q, Mapping):
+        return out
+    method = str(q.get("quant_method") or q.get("quant_algo") or "").lower() or None
+    bits: float | None = None
+    group: int | None = None
+    if q.get("bits") is not None:
+        bits = float(q["bits"])
+    if q.get("group_size") is not None:
+        group = _int(q["group_size"], 0) or None
+    if method in ("bitsandbytes",):
+        bits = 4.0 if q.get("load_in_4bit") or q.get("_load_in_4bit") else 8.0
+    if method in ("fp8", "fbgemm_fp8", "ptpc_fp8"):
+        bits = 8.0
+    if method in ("mxfp4", "gpt_oss_mxfp4"):
+        bits, group = 4.0, 32
+    kv_algo = q.get("kv_cache_quant_algo")
+    if method == "modelopt":
+        algo = str(q.get("quant_algo") or "").upper()
+        if "FP4" in algo:
+            method, bits, group = "modelopt_fp4", 4.0, 16
+        else:
+            bits = 8.0
+    if method == "compressed-tensors":
+        groups = q.get("config_groups") or {}
+        for g in groups.values() if isinstance(groups, Mapping) else []:
+            w = g.get("weights") if isinstance(g, Mapping) else None
+            if isinstance(w, Mapping) and w.get("num_bits"):
+                bits = float(w["num_bits"])
+                if w.get("group_size"):
+                    group = _int(w["group_size"], 0) or None
+                if w.get("type") == "float" and bits == 4:
+                    group = group or 16  # nvfp4 in compressed-tensors
+                break
+        ks = q.get("kv_cache_scheme")
+        if isinstance(ks, Mapping) and ks.get("num_bits") == 8:
+            kv_algo = kv_algo or "fp8"
+    out["quant_method"] = method
+    out["quant_bits"] = bits
+    out["quant_group_size"] = group
+    out["kv_cache_quant_algo"] = str(kv_algo).lower() if kv_algo else None
+    skips = q.get("modules_to_not_convert") or q.get("ignore") or q.get("exclude_modules") or []
+    if isinstance(skips, str):
+        skips = [skips]
+    out["quant_skips_attention"] = any("self_attn" in str(s) or str(s) == "attn" for s in skips)
+    return out
+
+
+def _mamba_state(cfg: Mapping[str, Any], hidden: int, model_type: str) -> tuple[int, int, list[str]]:
+    """(conv elems, ssm elems) per layer for Mamba/linear-attention layers, before TP split."""
+    # Gated DeltaNet (Qwen3-Next, Qwen3.5/3.6 hybrids): vllm/model_executor/layers/mamba/
+    # mamba_utils.py gated_delta_net_state_shape
+    if cfg.get("linear_num_value_heads"):
+        nk = _int(cfg.get("linear_num_key_heads"), 16)
+        nv = _int(cfg.get("linear_num_value_heads"), 32)
+        dk = _int(cfg.get("linear_key_head_dim"), 128)
+        dv = _int(cfg.get("linear_value_head_dim"), 128)
+        kern = _int(cfg.get("linear_conv_kernel_dim"), 4)
+        conv_dim = nk * dk * 2 + nv * dv
+        return (kern - 1) * conv_dim, nv * dk * dv, ["gated-delta-net state (conv + recurrent)"]
+    # Mamba2 (Nemotron-H, Granite-4.0-H, Bamba, Falcon-H1): mamba2_state_shape
+    n_heads = _get(cfg, "mamba_n_heads", "mamba_num_heads")
+    if n_heads:
+        hd = _int(_get(cfg, "mamba_d_head", "mamba_head_dim"), 64)
+        n_groups = _int(_get(cfg, "mamba_n_groups", "n_groups"), 1)
+        d_state = _int(_get(cfg, "mamba_d_state", "ssm_state_size", "state_size"), 128)
+        d_conv = _int(_get(cfg, "mamba_d_conv", "conv_kernel"), 4)
+        inter = _int(n_heads) * hd
+        conv = (d_conv - 1) * (inter + 2 * n_groups * d_state)
+        return conv, _int(n_heads) * hd * d_state, ["Mamba2 state (conv + ssm)"]
+    # Mamba1 (Jamba, falcon_mamba)
+    d_state = _get(cfg, "mamba_d_state", "state_size")
+    if d_state or model_type in ("jamba", "mamba", "falcon_mamba"):
+        expand = _int(_get(cfg, "mamba_expand", "expand"), 2)
+        inter = _int(cfg.get("intermediate_size"), 0) if model_type in ("mamba", "falcon_mamba") else 0
+        inter = inter or expand * hidden
+        d_conv = _int(_get(cfg, "mamba_d_conv", "conv_kernel"), 4)
+        return (d_conv - 1) * inter, inter * _int(d_state, 16), ["Mamba1 state (conv + ssm)"]
+    return 0, 0, []
+
+
+# --------------------------------------------------------------------------------------------
+# parameter counting (standard decoder layout; exact for Llama/Qwen/Mistral-style models)
+
+
+def _count_params(a: dict[str, Any]) -> tuple[int, int, int, int]:
+    """(total, embedding+lm_head, attention, mlp incl. experts) parameters of the text decoder."""
+    h, n, v = a["hidden"], a["layers"], a["vocab"]
+    heads, kvh, hd = a["heads"], a["kv_heads"], a["head_dim"]
+    emb = v * h * (1 if a["tied"] else 2)
+    if a.get("kv_lora_rank"):
+        r, rope = a["kv_lora_rank"], a["qk_rope_head_dim"] or 64
+        nope, vd = a.get("qk_nope_head_dim") or 128, a.get("v_head_dim") or 128
+        qlr = a.get("q_lora_rank")
+        q = (h * qlr + qlr * heads * (nope + rope)) if qlr else h * heads * (nope + rope)
+        attn_layer = q + h * (r + rope) + r * heads * (nope + vd) + heads * vd * h
+    else:
+        attn_layer = h * heads * hd + 2 * h * kvh * hd + heads * hd * h
+    inter = a["inter"]
+    dense_mlp = 3 * h * inter
+    n_moe = a["moe_layers"]
+    if a["experts"]:
+        mi = a["moe_inter"] or inter
+        moe = a["experts"] * 3 * h * mi + a["experts"] * h
+        if a["shared"]:
+            moe += 3 * h * (a.get("shared_inter") or mi * a["shared"])
+    else:
+        moe = 0
+    n_attn = a.get("attn_layers", n)
+    attn = attn_layer * n_attn
+    mlp = dense_mlp * (n - n_moe) + moe * n_moe
+    norms = n * 2 * h + h
+    return emb + attn + mlp + norms, emb, attn, mlp
+
+
+# --------------------------------------------------------------------------------------------
+# public: from config
+
+
+def model_arch_from_config(
+    config: Mapping[str, Any],
+    *,
+    name: str,
+    weight_bytes: int | None = None,
+    source: str,
+) -> ModelArch:
+    """Build a :class:`ModelArch` from a HF ``config.json`` dict (multimodal configs included)."""
+    cfg, nested = _text_config(config)
+    outer_type = str(config.get("model_type") or cfg.get("model_type") or "")
+    model_type = str(cfg.get("model_type") or outer_type)
+    if config.get("text_model_type"):  # flat catalog records
+        model_type = str(config["text_model_type"])
+    notes: list[str] = []
+    if model_type in ("gemma3", "gemma3_text"):
+        for k, v in _GEMMA3_TEXT_DEFAULTS.items():
+            if cfg.get(k) is None:
+                cfg[k] = v
+                notes.append(f"{k}={v} from the transformers Gemma3TextConfig default")
+    if model_type == "chatglm" or "multi_query_group_num" in cfg:
+        cfg.setdefault("num_hidden_layers", cfg.get("num_layers"))
+        cfg.setdefault("num_key_value_heads", cfg.get("multi_query_group_num"))
+        cfg.setdefault("intermediate_size", cfg.get("ffn_hidden_size"))
+        cfg.setdefault("vocab_size", cfg.get("padded_vocab_size"))
+        if cfg.get("kv_channels") and not cfg.get("head_dim"):
+            cfg["head_dim"] = cfg["kv_channels"]
+    hidden = _int(_get(cfg, "hidden_size", "d_model", "n_embd", "dim"))
+    n_layers = _int(_get(cfg, "num_hidden_layers", "n_layer", "num_layers", "n_layers"))
+    heads = _int(_get(cfg, "num_attention_heads", "n_head", "num_heads", "n_heads"), 1) or 1
+    # vllm/transformers_utils/config.py:56-63: n_head_kv | num_kv_heads | num_key_value_heads |
+    # multi_query_group_num | num_attention_groups, default num_attention_heads
+    kv_heads = (
+        _int(
+            _get(
+                cfg,
+                "n_head_kv",
+                "num_kv_heads",
+                "num_key_value_heads",
+                "multi_query_group_num",
+                "num_attention_groups",
+            ),
+            heads,
+        )
+        or heads
+    )
+    if cfg.get("multi_query") and not cfg.get("num_key_value_heads"):
+        kv_heads = 1
+    # head_dim: explicit (>0) else hidden_size_per_head else hidden // heads (model_arch_config_
+    # convertor.py:91-118)
+    hd_explicit = _int(cfg.get("head_dim"), 0)
+    head_dim = hd_explicit or _int(cfg.get("hidden_size_per_head"), 0) or (hidden // heads if heads else 0)
+    inter = _int(_get(cfg, "intermediate_size", "ffn_dim", "n_inner", "ffn_hidden_size"), 4 * hidden)
+    vocab = _int(_get(cfg, "vocab_size", "padded_vocab_size"), 32000)
+    raw_dtype = _get(cfg, "torch_dtype", "dtype") or _get(config, "torch_dtype", "dtype")
+    dtype = normalize_dtype(raw_dtype) or "bfloat16"
+    tied = bool(_get(cfg, "tie_word_embeddings", default=config.get("tie_word_embeddings", False)))
+
+    # MLA
+    kv_lora = _int(cfg.get("kv_lora_rank"), 0) or None
+    rope_hd = _int(cfg.get("qk_rope_head_dim"), 0) or None
+    if kv_lora:
+        notes.append("MLA: one latent KV vector (kv_lora_rank + qk_rope_head_dim) per token per layer")
+
+    # layers
+    ltypes, lnotes = _layer_types(cfg, n_layers, model_type)
+    notes.extend(lnotes)
+    n_shared_kv = _int(cfg.get("num_kv_shared_layers"), 0)
+    if n_shared_kv and n_shared_kv < n_layers:
+        for i in range(n_layers - n_shared_kv, n_layers):
+            ltypes[i] = KV_SHARED
+        notes.append(f"last {n_shared_kv} layers reuse earlier layers' KV (num_kv_shared_layers)")
+    conv, ssm, snotes = (0, 0, [])
+    if any(t in STATE_KINDS for t in ltypes):
+        conv, ssm, snotes = _mamba_state(cfg, hidden, model_type)
+        notes.extend(snotes)
+
+    # MoE
+    experts = _int(_get(cfg, "num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"), 0)
+    topk = _int(_get(cfg, "num_experts_per_tok", "moe_topk", "top_k"), 0)
+    moe_inter = _int(_get(cfg, "moe_intermediate_size", "expert_intermediate_size"), 0) or None
+    if experts and not moe_inter:
+        moe_inter = inter  # Mixtral / gpt-oss / Llama-4: intermediate_size is per expert
+    shared = _int(_get(cfg, "n_shared_experts", "num_shared_experts"), 0)
+    shared_inter = _int(cfg.get("shared_expert_intermediate_size"), 0) or None
+    if shared_inter and not shared:
+        shared = 1
+    if model_type.startswith("llama4") and experts:
+        shared = shared or 1
+    n_moe = 0
+    if experts:
+        first_dense = _int(cfg.get("first_k_dense_replace"), 0)
+        step = _int(_get(cfg, "decoder_sparse_step", "moe_layer_freq", "interleave_moe_layer_step"), 1) or 1
+        mlp_only = set(cfg.get("mlp_only_layers") or [])
+        for i in range(n_layers):
+            if i < first_dense or i in mlp_only:
+                continue
+            if model_type.startswith("llama4"):
+                if (i + 1) % step == 0:
+                    n_moe += 1
+            elif (i + 1) % step == 0:
+                n_moe += 1
+    dense_inter = inter
+    if model_type.startswith("llama4") and cfg.get("intermediate_size_mlp"):
+        dense_inter = _int(cfg["intermediate_size_mlp"])
+
+    q = _quant(cfg if cfg.get("quantization_config") else config)
+
+    # params (exact layout count; catalog/safetensors sizes win when given)
+    counts = {
+        "hidden": hidden,
+        "layers": n_layers,
+        "vocab": vocab,
+        "heads": heads,
+        "kv_heads": kv_heads,
+        "head_dim": head_dim,
+        "tied": tied,
+        "inter": dense_inter,
+        "experts": experts,
+        "moe_inter": moe_inter,
+        "shared": shared,
+        "shared_inter": shared_inter,
+        "moe_layers": n_moe,
+        "kv_lora_rank": kv_lora,
+        "qk_rope_head_dim": rope_hd,
+        "q_lora_rank": cfg.get("q_lora_rank"),
+        "qk_nope_head_dim": cfg.get("qk_nope_head_dim"),
+        "v_head_dim": cfg.get("v_head_dim"),
+        "attn_layers": sum(1 for t in ltypes if t in ATTENTION_KINDS or t == KV_SHARED),
+    }
+    params = _int(config.get("params"), 0) or None
+    params_est = False
+    if params is None:
+        params = _count_params(counts)[0]
+        params_est = True
+    vision = _int(config.get("vision_params"), 0)
+    if not vision and config.get("params_text_only_derived") and config.get("params"):
+        vision = max(0, _int(config["params"]) - _int(config["params_text_only_derived"]))
+
+    # context
+    keys = tuple(
+        (k, _int(cfg[k]))
+        for k in _MAX_LEN_KEYS
+        if isinstance(cfg.get(k), (int, float)) and not isinstance(cfg.get(k), bool)
+    )
+    mpe = _int(cfg.get("max_position_embeddings"), 0) or None
+    rope = cfg.get("rope_scaling") or cfg.get("rope_parameters")
+    if isinstance(rope, Mapping) and not (rope.get("rope_type") or rope.get("type")):
+        rope = None
+    if (
+        isinstance(rope, Mapping)
+        and "original_max_position_embeddings" not in rope
+        and cfg.get("original_max_position_embeddings")
+    ):
+        rope = dict(rope)
+        rope["original_max_position_embeddings"] = cfg["original_max_position_embeddings"]
+    prf = cfg.get("partial_rotary_factor")
+    rotary_dim = int(head_dim * float(prf)) if prf else (rope_hd or head_dim)
+
+    is_mm = (
+        nested
+        or bool(config.get("vision_config"))
+        or any(
+            "ConditionalGeneration" in a or "VL" in a or "Vision" in a
+            for a in config.get("architectures") or []
+        )
+    )
+    if model_type.startswith("gemma3") and outer_type == "gemma3":
+        is_mm = True
+
+    sw = _int(cfg.get("sliding_window"), 0) or None
+    if sw is None and SLIDING in ltypes:
+        sw = 4096
+    return ModelArch(
+        name=name,
+        model_type=outer_type or model_type,
+        text_model_type=model_type if model_type != outer_type else None,
+        architectures=tuple(config.get("architectures") or cfg.get("architectures") or ()),
+        num_layers=n_layers,
+        hidden_size=hidden,
+        num_attention_heads=heads,
+        num_kv_heads=kv_heads,
+        head_dim=head_dim,
+        intermediate_size=inter,
+        vocab_size=vocab,
+        dtype=dtype,
+        tie_word_embeddings=tied,
+        layer_types=tuple(ltypes),
+        sliding_window=sw if SLIDING in ltypes else None,
+        attention_chunk_size=_int(cfg.get("attention_chunk_size"), 0) or None,
+        full_num_kv_heads=_int(_get(cfg, "num_global_key_value_heads"), 0) or None,
+        full_head_dim=_int(_get(cfg, "global_head_dim"), 0) or None,
+        head_dim_v=_int(cfg.get("v_head_dim"), 0) or None if not kv_lora else None,
+        kv_lora_rank=kv_lora,
+        qk_rope_head_dim=rope_hd,
+        q_lora_rank=_int(cfg.get("q_lora_rank"), 0) or None,
+        state_conv_elems=conv,
+        state_ssm_elems=ssm,
+        num_experts=experts,
+        num_experts_per_tok=topk,
+        moe_intermediate_size=moe_inter,
+        num_shared_experts=shared,
+        num_moe_layers=n_moe,
+        shared_expert_intermediate_size=shared_inter,
+        quant_method=q.get("quant_method"),
+        quant_bits=q.get("quant_bits"),
+        quant_group_size=q.get("quant_group_size"),
+        kv_cache_quant_algo=q.get("kv_cache_quant_algo"),
+        quant_skips_attention=bool(q.get("quant_skips_attention")),
+        weight_bytes=weight_bytes,
+        weight_bytes_source=None if weight_bytes is None else "given",
+        params=params,
+        params_estimated=params_est,
+        vision_params=vision,
+        max_position_embeddings=mpe,
+        max_len_keys=keys,
+        model_max_length=_int(cfg.get("model_max_length"), 0) or None,
+        rope_scaling=dict(rope) if isinstance(rope, Mapping) else None,
+        rotary_dim=rotary_dim,
+        is_multimodal=is_mm,
+        is_encoder_decoder=bool(config.get("is_encoder_decoder") or cfg.get("is_encoder_decoder")),
+        num_nextn_predict_layers=_int(cfg.get("num_nextn_predict_layers"), 0),
+        source=source,
+        notes=tuple(notes),
+    )
+
+
+def param_breakdown(arch: ModelArch) -> dict[str, int]:
+    """Parameter split of the text decoder: ``embed`` (incl. lm_head), ``attn``, ``mlp``, ``total``,
+    ``per_layer`` (average non-embedding params per layer), ``vision``."""
+    counts = {
+        "hidden": arch.hidden_size,
+        "layers": arch.num_layers,
+        "vocab": arch.vocab_size,
+        "heads": arch.num_attention_heads,
+        "kv_heads": arch.num_kv_heads,
+        "head_dim": arch.head_dim,
+        "tied": arch.tie_word_embeddings,
+        "inter": arch.intermediate_size,
+        "experts": arch.num_experts,
+        "moe_inter": arch.moe_intermediate_size,
+        "shared": arch.num_shared_experts,
+        "shared_inter": arch.shared_expert_intermediate_size,
+        "moe_layers": arch.num_moe_layers,
+        "kv_lora_rank": arch.kv_lora_rank,
+        "qk_rope_head_dim": arch.qk_rope_head_dim,
+        "q_lora_rank": arch.q_lora_rank,
+        "attn_layers": sum(1 for t in arch.layer_types if t in ATTENTION_KINDS or t == KV_SHARED),
+    }
+    total, emb, attn, mlp = _count_params(counts)
+    return {
+        "total": total,
+        "embed": emb,
+        "attn": attn,
+        "mlp": mlp,
+        "per_layer": (total - emb) // max(1, arch.num_layers),
+        "vision": arch.vision_params,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# derived max_model_len (vllm/config/model.py _get_and_verify_max_len)
+
+_NO_SCALE_ROPE = ("su", "longrope", "llama3")
+_YARN = ("yarn", "deepseek_yarn", "deepseek_llama_scaling")
+
+
+def derived_max_model_len(
+    arch: ModelArch, version: Version | None, *, hf_overrides: Mapping[str, Any] | None = None
+) -> tuple[int, str]:
+    """The max_model_len vLLM derives from the config, and the key it came from.
+
+    ``min`` over the length keys (``model_max_length`` overrides), then RoPE scaling: ``factor``
+    multiplies for rope types other than su/longrope/llama3/yarn-family (never for gemma3); YaRN
+    variants were rescaled from ``original_max_position_embeddings`` × factor up to 0.29.x and are
+    left alone from 0.30.0 (vLLM PR #56446; [0.29.0] vllm/config/model.py:2458). No key → 2048.
+    """
+    keys = dict(arch.max_len_keys)
+    rope = dict(arch.rope_scaling or {})
+    if hf_overrides:
+        for k in _MAX_LEN_KEYS:
+            if k in hf_overrides and isinstance(hf_overrides[k], int):
+                keys[k] = int(hf_overrides[k])
+        if isinstance(hf_overrides.get("rope_scaling"), Mapping):
+            rope = dict(hf_overrides["rope_scaling"])
+    candidates = {k: v for k, v in keys.items() if k != "model_max_length" and v > 0}
+    if candidates:
+        key = min(candidates, key=lambda k: candidates[k])
+        derived = candidates[key]
+    elif "model_max_length" in keys:
+        key, derived = "model_max_length", keys["model_max_length"]
+    else:
+        return 2048, "default (no length key in config.json)"
+    if "model_max_length" in keys and keys["model_max_length"] > 0:
+        key, derived = "model_max_length", keys["model_max_length"]
+    mt = (arch.text_model_type or arch.model_type or "").lower()
+    rtype = str(rope.get("rope_type") or rope.get("type") or "").lower()
+    if rope and "gemma3" not in mt and rtype:
+        factor = rope.get("factor", 1.0)
+        if factor is None:
+            factor = 1.0  # vLLM warns about a null factor and uses 1.0
+        new_yarn = version is not None and version >= V("0.30.0")
+        if rtype in _YARN and new_yarn:
+            pass  # 0.30.0+: YaRN variants leave max_position_embeddings as it is
+        elif rtype == "yarn":
+            orig = rope.get("original_max_position_embeddings")
+            if orig:
+                derived = int(int(orig) * float(factor))
+                key = "rope_scaling.original_max_position_embeddings × factor (yarn)"
+        elif rtype not in _NO_SCALE_ROPE and float(factor) != 1.0:
+            derived = int(derived * float(factor))
+            key = f"{key} × rope_scaling.factor ({rtype})"
+    return derived, key
+
+
+def default_max_model_len(
+    arch: ModelArch, version: Version | None, *, hf_overrides: Mapping[str, Any] | None = None
+) -> tuple[int, str]:
+    """What an unset ``--max-model-len`` becomes: the derived length, except LongRoPE models,
+    which default to ``original_max_position_embeddings`` in newer releases
+    ([0.19.1] vllm/config/model.py:2139-2150; absent in [0.10.2] vllm/config/__init__.py)."""
+    derived, key = derived_max_model_len(arch, version, hf_overrides=hf_overrides)
+    rope = arch.rope_scaling or {}
+    rtype = str(rope.get("rope_type") or rope.get("type") or "").lower()
+    if rtype == "longrope" and (version is None or version >= V("0.11.0")):
+        orig = rope.get("original_max_position_embeddings")
+        if orig:
+            return int(orig), "original_max_position_embeddings (LongRoPE default)"
+    return derived, key
+
+
+# --------------------------------------------------------------------------------------------
+# safetensors
+
+
+def read_safetensors_header(path: Path) -> dict[str, Any]:
+    """The JSON header of a ``.safetensors`` file: 8-byte little-endian length, then JSON.
+
+    Only the header is read, never the tensor data."""
+    with open(path, "rb") as fh:
+        raw = fh.read(8)
+        if len(raw) != 8:
+            raise ValueError(f"{path}: not a safetensors file")
+        (n,) = struct.unpack("<Q", raw)
+        if n <= 0 or n > 100 * 2**20:
+            raise ValueError(f"{path}: implausible safetensors header length {n}")
+        header = json.loads(fh.read(n))
+    if not isinstance(header, dict):
+        raise ValueError(f"{path}: bad safetensors header")
+    return header
+
+
+def safetensors_tensor_bytes(header: Mapping[str, Any]) -> int:
+    """Sum of tensor sizes from a safetensors header (``data_offsets`` end − start)."""
+    total = 0
+    for k, meta in header.items():
+        if k == "__metadata__" or not isinstance(meta, Mapping):
+            continue
+        offs = meta.get("data_offsets")
+        if isinstance(offs, list) and len(offs) == 2:
+            total += int(offs[1]) - int(offs[0])
+    return total
+
+
+def local_weight_bytes(directory: Path) -> tuple[int | None, str | None]:
+    """Exact checkpoint bytes of a local model directory, and how they were found."""
+    index = directory / "model.safetensors.index.json"
+    if index.is_file():
+        try:
+            meta = json.loads(index.read_text()).get("metadata") or {}
+            if meta.get("total_size"):
+                return int(meta["total_size"]), f"{index.name} metadata.total_size"
+        except (OSError, ValueError):
+            pass
+    files = sorted(directory.glob("*.safetensors"))
+    if files:
+        total = 0
+        try:
+            for f in files:
+                total += safetensors_tensor_bytes(read_safetensors_header(f))
+        except (OSError, ValueError):
+            return None, None
+        return total, f"safetensors headers of {len(files)} file(s)"
+    return None, None
+
+
+# --------------------------------------------------------------------------------------------
+# catalog
+
+
+@cache
+def _catalog() -> dict[str, Any]:
+    path = data_dir() / "models.json"
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {"models": {}, "index": {}}
+    index: dict[str, str] = {}
+    for mid, rec in data.get("models", {}).items():
+        index[mid.lower()] = mid
+        for a in rec.get("aliases", []):
+            index.setdefault(a.lower(), mid)
+    data["index"] = index
+    return data
+
+
+def catalog_ids() -> list[str]:
+    return sorted(_catalog().get("models", {}))
+
+
+def _arch_from_catalog(mid: str) -> ModelArch:
+    rec = _catalog()["models"][mid]
+    cfg = dict(rec["config"])
+    if rec.get("params"):
+        cfg["params"] = rec["params"]
+    if rec.get("vision_params"):
+        cfg["vision_params"] = rec["vision_params"]
+    arch = model_arch_from_config(
+        cfg,
+        name=mid,
+        weight_bytes=rec.get("weight_bytes"),
+        source="bundled catalog: " + "; ".join(rec.get("source", [])[:2]),
+    )
+    from dataclasses import replace
+
+    return replace(
+        arch,
+        weight_bytes_source=rec.get("weight_bytes_source") if rec.get("weight_bytes") else None,
+        params_estimated=not rec.get("params") and arch.params_estimated,
+        confidence=rec.get("confidence"),
+        aliases=tuple(rec.get("aliases", [])),
+        notes=arch.notes + tuple(rec.get("notes_short", [])),
+    )
+
+
+_REVISION_RE = re.compile(r"[@:](?:[0-9a-f]{7,40}|main|v?\d[\w.\-]*)$", re.IGNORECASE)
+
+
+def lookup_catalog(ref: str) -> ModelArch | None:
+    """Catalog entry by id or alias (case-insensitive; a trailing ``@revision`` is tolerated)."""
+    idx = _catalog()["index"]
+    key = ref.strip().strip("/").lower()
+    for cand in (key, _REVISION_RE.sub("", key), key.removeprefix("hf://").removeprefix("huggingface.co/")):
+        if cand in idx:
+            return _arch_from_catalog(idx[cand])
+    return None
+
+
+def load_model_arch(
+    ref: str,
+    *,
+    base_dir: Path | None = None,
+    model_paths: Mapping[str, str] | None = None,
+    online: bool = False,
+) -> ModelArch | None:
+    """Architecture of the model a launch names (HF id or local path); ``None`` when unknown.
+
+    Order: local directory with ``config.json`` (relative to ``base_dir``) → ``model_paths``
+    mapping → bundled catalog → the hub (only with ``online=True``; needs ``huggingface_hub``)."""
+    if not ref:
+        return None
+    candidates: list[Path] = []
+    p = Path(ref).expanduser()
+    if p.is_absolute():
+        candidates.append(p)
+    elif base_dir is not None:
+        candidates.append(base_dir / p)
+    if model_paths and ref in model_paths:
+        mp = Path(model_paths[ref]).expanduser()
+        candidates.append(mp if mp.is_absolute() or base_dir is None else base_dir / mp)
+    for d in candidates:
+        arch = _load_local(d, name=ref)
+        if arch is not None:
+            return arch
+    arch = lookup_catalog(ref)
+    if arch is not None:
+        return arch
+    if online:
+        from vlint.resolve.hub import fetch_model_arch
+
+        return fetch_model_arch(ref)
+    return None
+
+
+def _load_local(d: Path, *, name: str) -> ModelArch | None:
+    cfg_path = d / "config.json"
+    try:
+        if not cfg_path.is_file():
+            return None
+        config = json.loads(cfg_path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(config, dict):
+        return None
+    qpath = d / "hf_quant_config.json"
+    if "quantization_config" not in config and qpath.is_file():
+        try:
+            hq = json.loads(qpath.read_text())
+            qsec = hq.get("quantization", hq)
+            config["quantization_config"] = {"quant_method": "modelopt", **qsec}
+        except (OSError, ValueError):
+            pass
+    wb, wsrc = local_weight_bytes(d)
+    arch = model_arch_from_config(config, name=name, weight_bytes=wb, source=f"local {cfg_path}")
+    if wb is not None:
+        from dataclasses import replace
+
+        arch = replace(arch, weight_bytes_source=wsrc)
+    return arch
+
+
+def estimated_checkpoint_bytes(arch: ModelArch) -> float:
+    """Checkpoint bytes when no exact size is known: parameter count × storage bytes."""
+    if arch.weight_bytes:
+        return float(arch.weight_bytes)
+    params = arch.params or param_breakdown(arch)["total"]
+    b = dtype_bytes(arch.dtype)
+    if not arch.quant_method or not arch.quant_bits:
+        return params * b
+    br = param_breakdown(arch)
+    quantized = br["mlp"] + (0 if arch.quant_skips_attention else br["attn"])
+    quantized = min(quantized, params)
+    per = arch.quant_bits / 8
+    if arch.quant_group_size:
+        per += 2.5 / arch.quant_group_size if arch.quant_bits < 8 else 0
+    if arch.quant_method in ("mxfp4", "gpt_oss_mxfp4"):
+        per = 0.5 + 1 / 32
+    if arch.quant_method == "modelopt_fp4":
+        per = 0.5 + 1 / 16
+    return quantized * per + (params - quantized) * b
+
+
+def gib(x: float) -> float:
+    return x / 2**30
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+__all__ = [
+    "ATTENTION_KINDS",
+    "CHUNKED",
+    "FULL",
+    "KV_SHARED",
+    "LINEAR",
+    "MAMBA",
+    "NO_KV",
+    "SLIDING",
+    "ModelArch",
+    "catalog_ids",
+    "default_max_model_len",
+    "derived_max_model_len",
+    "dtype_bytes",
+    "estimated_checkpoint_bytes",
+    "load_model_arch",
+    "local_weight_bytes",
+    "lookup_catalog",
+    "model_arch_from_config",
+    "param_breakdown",
+    "read_safetensors_header",
+    "safetensors_tensor_bytes",
+]

@@ -1,0 +1,109 @@
+"""What a source extracts from a file: one :class:`Invocation` per vLLM launch.
+
+An invocation is the argv vLLM would see (after the entry point: ``serve MODEL --flag value``), the
+structured settings that come from a ``--config`` YAML file or from Python keyword arguments, the
+environment, and facts about the surroundings (GPU count and type, image tag, /dev/shm…). Every
+token keeps the :class:`~vlint.span.Span` it came from. Nothing is guessed: a value that depends on
+something vlint cannot see (``$VAR`` with no default, ``{{ .Values.x }}``) is marked unresolved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from vlint.span import Span
+
+#: vLLM's usage contexts: ``vllm serve`` / the OpenAI server vs ``LLM(...)`` in Python.
+SERVER = "OPENAI_API_SERVER"
+LLM_CLASS = "LLM_CLASS"
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One argv word.
+
+    ``text`` is what the program would receive. When ``unresolved`` is true the word depends on a
+    value vlint cannot know, and ``text`` holds the source spelling (``$MODEL``) instead.
+    """
+
+    text: str
+    span: Span
+    unresolved: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A structured setting: a key of a vLLM ``--config`` YAML file, or a Python keyword argument."""
+
+    key: str
+    value: Any
+    key_span: Span
+    value_span: Span
+    unresolved: bool = False
+    #: spans of list items, when the value is a list
+    item_spans: tuple[Span, ...] = ()
+
+
+@dataclass(slots=True)
+class ConfigFile:
+    """A vLLM ``--config`` YAML file as loaded (entries in file order)."""
+
+    path: str
+    entries: list[Entry]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """Something known about the launch's surroundings, with where it was read."""
+
+    value: Any
+    span: Span | None
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something a source noticed while reading a launch (rule code, where, what, numbers)."""
+
+    code: str
+    span: Span
+    message: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Invocation:
+    """One vLLM launch found in a file."""
+
+    #: the source format that found it (``shell``, ``vllm-config``, ``kubernetes``…)
+    source: str
+    #: ``vllm serve``, ``api_server`` (``python -m vllm.entrypoints.openai.api_server``),
+    #: ``legacy-api-server`` (``vllm.entrypoints.api_server``), ``config`` (a bare ``--config`` file)
+    #: or ``LLM`` (Python)
+    program: str
+    #: where the launch starts (the ``vllm`` word, the first key of a config file…)
+    span: Span
+    #: argv after the entry point, e.g. ``[MODEL, --max-model-len, 8192]``
+    args: list[Token] = field(default_factory=list)
+    #: the ``--config`` file (or the file itself for a bare vLLM YAML config)
+    config: ConfigFile | None = None
+    #: Python keyword arguments (``LLM(...)``, ``EngineArgs(...)``, Ray ``engine_kwargs``)
+    kwargs: list[Entry] = field(default_factory=list)
+    #: environment variables visible to the process (name → value token)
+    env: dict[str, Token] = field(default_factory=dict)
+    #: surroundings: ``gpu_count``, ``gpu_type``, ``image``, ``vllm_version``, ``shm_size``…
+    facts: dict[str, Fact] = field(default_factory=dict)
+    usage_context: str = SERVER
+    #: problems the source noticed, reported as findings of the rule they name
+    problems: list[Problem] = field(default_factory=list)
+    #: true when argv holds words vlint cannot see into (``"$@"``, ``$EXTRA_ARGS`` with no value,
+    #: ``{{ .Values.args }}``): rules about a flag's *absence* then stay silent
+    opaque_args: bool = False
+    #: a short label (``service vllm``, ``container vllm in Deployment/llm``) for reports
+    label: str = ""
+
+    @property
+    def path(self) -> str:
+        return self.span.path

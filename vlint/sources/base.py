@@ -1,0 +1,59 @@
+"""The contract every source (file format) implements, and what it returns."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vlint.invocation import Invocation, Problem, Token
+
+
+class SourceError(Exception):
+    """The file cannot be read or parsed. Reported as ``path:line: error …`` (exit code 2)."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+@dataclass(slots=True)
+class SourceText:
+    """A file's text, with the path shown to users and the path on disk."""
+
+    path: str
+    abspath: Path
+    text: str
+
+
+@dataclass(slots=True)
+class SourceResult:
+    invocations: list[Invocation] = field(default_factory=list)
+    #: ``NAME=value`` assignments written in the file (shell variables, ENV, env: entries), for
+    #: rules that scan for secrets even where no launch uses them
+    assignments: list[tuple[str, Token]] = field(default_factory=list)
+    #: file-level notes (``template, not linted``…)
+    problems: list[Problem] = field(default_factory=list)
+    #: other files this one pulled in (absolute paths): a ``--config`` YAML, an ``.env`` file
+    linked: list[Path] = field(default_factory=list)
+    #: a parse error after which the rest of the file could not be read; what came before it
+    #: (``invocations``) is still linted, the error is reported and makes the exit code 2
+    error: SourceError | None = None
+
+
+#: Reads a linked file (``--config cfg.yaml`` relative to a script) into a :class:`SourceText` (with
+#: the path users see), or raises :class:`SourceError`. Provided by the runner so that size limits,
+#: decoding and caching are the same for every file.
+ReadFile = Callable[[Path], "SourceText"]
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A file format vlint reads."""
+
+    name: str
+    #: does this source apply to the file? (name/extension/content sniffing; cheap)
+    sniff: Callable[[SourceText], bool]
+    extract: Callable[[SourceText, ReadFile], SourceResult]

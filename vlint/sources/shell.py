@@ -1,0 +1,451 @@
+"""Shell scripts and command lines: find the vLLM launches and the argv each one passes.
+
+Recognised launches (after env-assignment prefixes and wrappers such as ``nohup``, ``exec``,
+``uv run``, ``conda run -n X``, ``timeout 60``, ``numactl …``, ``bash -c "…"``):
+
+* ``vllm serve MODEL …`` (also ``/path/to/vllm serve`` and ``python -m vllm.entrypoints.cli.main serve``)
+* ``python[3] -m vllm.entrypoints.openai.api_server --model MODEL …``
+* ``python -m vllm.entrypoints.api_server …`` (the legacy demo server)
+* ``docker run … IMAGE [args]`` / ``podman run`` where the image runs vLLM (explicitly, or as its
+  default entrypoint for ``vllm/vllm-openai`` images).
+
+A ``--config FILE`` argument is loaded relative to the script (or from a here-document the script
+writes), so its settings join the launch.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vlint.invocation import Fact, Invocation, Problem, Token
+from vlint.sources import vllm_yaml
+from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
+from vlint.sources.images import default_entrypoint, image_vllm_version, parse_image
+from vlint.sources.shell_eval import Command, ShellEvaluator, Var, Word
+from vlint.sources.shell_lexer import ShellSyntaxError
+from vlint.span import PositionMap, Span
+
+NAME = "shell"
+
+_SHELL_EXTS = {".sh", ".bash", ".zsh", ".ksh", ".ps1", ".command", ".run"}
+_SHEBANG = re.compile(r"^#!.*\b(ba|z|k|da)?sh\b")
+_PYTHON = re.compile(r"^(?:.*/)?python(?:\d+(?:\.\d+)?)?$")
+_MODULES = {
+    "vllm.entrypoints.openai.api_server": "api_server",
+    "vllm.entrypoints.launchers.api_server.entry": "api_server",
+    "vllm.entrypoints.api_server": "legacy-api-server",
+}
+_PY_OPTS_WITH_VALUE = {"-X", "-W", "-Q"}
+
+# wrapper programs: name -> options that take a value (None: stop at the first non-option word)
+_WRAPPERS: dict[str, set[str]] = {
+    "nohup": set(),
+    "exec": {"-a"},
+    "command": set(),
+    "builtin": set(),
+    "time": set(),
+    "nice": {"-n", "--adjustment"},
+    "ionice": {"-c", "-n", "-p", "--class", "--classdata"},
+    "chrt": set(),
+    "setsid": set(),
+    "stdbuf": {"-i", "-o", "-e"},
+    "sudo": {"-u", "-g", "-h", "-p", "-C", "-U", "-r", "-t", "-T", "-D"},
+    "env": {"-u", "--unset", "-C", "--chdir", "-S"},
+    "numactl": {"-N", "-m", "-C", "-i", "-p", "--cpunodebind", "--membind", "--physcpubind", "--interleave",
+                "--preferred"},
+    "taskset": set(),
+    "timeout": {"-s", "--signal", "-k", "--kill-after"},
+    "srun": {"-N", "-n", "-c", "-p", "-t", "-J", "-G", "-w", "-A", "-q", "--gpus", "--nodes", "--ntasks",
+             "--cpus-per-task", "--partition", "--time", "--job-name", "--gres", "--account", "--mem"},
+    "mpirun": {"-np", "-n", "-H", "--host", "-x"},
+    "xvfb-run": set(),
+    "catchsegv": set(),
+}
+# "X run" style runners: name -> options that take a value
+_RUNNERS: dict[str, set[str]] = {
+    "uv": {"--with", "--python", "-p", "--project", "--directory", "--env-file", "--extra", "--group", "--index",
+           "--index-url", "--extra-index-url", "--with-requirements", "--package"},
+    "poetry": {"-C", "--directory", "-P", "--project"},
+    "pipenv": set(),
+    "pdm": {"-p", "--project"},
+    "rye": {"--pyproject"},
+    "hatch": {"-e", "--env"},
+    "pixi": {"-e", "--environment", "--manifest-path"},
+    "conda": {"-n", "--name", "-p", "--prefix", "--cwd"},
+    "micromamba": {"-n", "--name", "-p", "--prefix", "--cwd"},
+    "mamba": {"-n", "--name", "-p", "--prefix", "--cwd"},
+}
+_DOCKER_VALUE_OPTS = {
+    "-a", "--attach", "--add-host", "--annotation", "--blkio-weight", "--cap-add", "--cap-drop",
+    "--cgroup-parent", "--cgroupns", "--cidfile", "-c", "--cpu-shares", "--cpus", "--cpuset-cpus",
+    "--cpuset-mems", "--device", "--device-cgroup-rule", "--dns", "--dns-option", "--dns-search", "--domainname",
+    "--entrypoint", "-e", "--env", "--env-file", "--expose", "--gpus", "--group-add", "--health-cmd",
+    "--health-interval", "--health-retries", "--health-start-period", "--health-timeout", "-h", "--hostname",
+    "--ip", "--ip6", "--ipc", "--isolation", "--kernel-memory", "-l", "--label", "--label-file", "--link",
+    "--log-driver", "--log-opt", "--mac-address", "-m", "--memory", "--memory-reservation", "--memory-swap",
+    "--memory-swappiness", "--mount", "--name", "--network", "--net", "--network-alias", "--oom-score-adj",
+    "--pid", "--pids-limit", "--platform", "-p", "--publish", "--pull", "--restart", "--runtime",
+    "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt", "--sysctl", "--tmpfs",
+    "--ulimit", "-u", "--user", "--userns", "--uts", "-v", "--volume", "--volumes-from", "-w", "--workdir",
+    "--device-read-bps", "--device-write-bps", "--cpu-period", "--cpu-quota", "--cpu-rt-period",
+    "--cpu-rt-runtime", "--gpus-per-task",
+}
+
+
+def sniff(src: SourceText) -> bool:
+    name = src.abspath.name.lower()
+    if Path(name).suffix in _SHELL_EXTS:
+        return True
+    first = src.text[:200].lstrip("\ufeff").lstrip().split("\n", 1)[0]
+    return bool(_SHEBANG.match(first))
+
+
+@dataclass(slots=True)
+class _Launch:
+    program: str
+    entry: Word
+    args: list[Word]
+    env: dict[str, Word] = field(default_factory=dict)
+    facts: dict[str, tuple[object, Word | None, str]] = field(default_factory=dict)
+    #: the evaluator whose text the words' offsets refer to (differs for ``bash -c`` bodies)
+    ev: ShellEvaluator | None = None
+
+
+def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
+    powershell = src.abspath.suffix.lower() == ".ps1"
+    text = src.text.lstrip("\ufeff")
+    return extract_from_text(
+        text, PositionMap.for_text(src.path, text), base_dir=src.abspath.parent, read_file=read_file,
+        powershell=powershell,
+    )
+
+
+def extract_from_text(
+    text: str,
+    posmap: PositionMap,
+    *,
+    base_dir: Path,
+    read_file: ReadFile,
+    env: dict[str, Var] | None = None,
+    powershell: bool = False,
+    source: str = NAME,
+    entrypoint: list[Word] | None = None,
+) -> SourceResult:
+    """Find launches in shell ``text``. Other sources call this for embedded scripts (``bash -c``
+    bodies, Dockerfile shell-form CMD, SkyPilot ``run:``) with their own position map and env."""
+    ev = ShellEvaluator(text, posmap, env=env, powershell=powershell)
+    result = SourceResult()
+    try:
+        for cmd in ev.commands():
+            for launch in _launches(cmd, ev, depth=0):
+                inv = _to_invocation(launch, ev, posmap, source, base_dir, read_file)
+                result.invocations.append(inv)
+                if "config_path" in inv.facts:
+                    result.linked.append(Path(str(inv.facts["config_path"].value)))
+    except ShellSyntaxError as e:
+        line, col = posmap.position(e.offset)
+        result.error = SourceError(f"shell syntax error: {e}", line, col)
+    for a in ev.assignments:
+        result.assignments.append((a.name, _token(a.value, posmap)))
+    return result
+
+
+def _token(w: Word, posmap: PositionMap) -> Token:
+    return Token(w.text, posmap.span(w.start, w.end), unresolved=w.unresolved)
+
+
+def _launches(cmd: Command, ev: ShellEvaluator, depth: int) -> list[_Launch]:
+    words = cmd.words
+    if not words:
+        return []
+    env: dict[str, Word] = dict(cmd.prefix_env)
+    i = _skip_wrappers(words, 0, env)
+    if i >= len(words):
+        return []
+    found = _entry(words, i)
+    if found is not None:
+        program, entry, args_at = found
+        return [_Launch(program, entry, words[args_at:], env)]
+    head = words[i].text
+    base = head.rsplit("/", 1)[-1]
+    # bash -c "…": parse the string as a script of its own
+    if base in ("bash", "sh", "zsh", "dash") and depth < 3:
+        j = i + 1
+        while j < len(words) and words[j].text.startswith("-") and words[j].text != "-c":
+            j += 1
+        if j + 1 < len(words) and words[j].text == "-c" and not words[j + 1].unresolved:
+            inner = words[j + 1]
+            return _launches_in_string(inner, ev, env, depth)
+    if base in ("docker", "podman", "nvidia-docker"):
+        launch = _docker_run(words, i + 1, env)
+        return [launch] if launch is not None else []
+    return []
+
+
+def _launches_in_string(inner: Word, ev: ShellEvaluator, env: dict[str, Word], depth: int) -> list[_Launch]:
+    raw = ev.text[inner.start : inner.end]
+    # map the inner text to the outer text: exact when the word is one quoted literal
+    if len(raw) == len(inner.text) + 2 and raw[1:-1] == inner.text:
+        base = inner.start + 1
+        sub_map = PositionMap(ev.posmap.path, _shift_segments(ev.posmap, base, inner.text))
+    else:
+        line, col = ev.posmap.position(inner.start)
+        sub_map = PositionMap.at(ev.posmap.path, line, col)
+    sub_env = dict(ev.vars)
+    for k, w in env.items():
+        sub_env[k] = Var(None if w.unresolved else w.text, exported=True)
+    sub = ShellEvaluator(inner.text, sub_map, env=sub_env)
+    out: list[_Launch] = []
+    for cmd in sub.commands():
+        for launch in _launches(cmd, sub, depth + 1):
+            launch.env = {**env, **launch.env}
+            launch.ev = launch.ev or sub
+            out.append(launch)
+    return out
+
+
+def _shift_segments(posmap: PositionMap, base: int, text: str) -> list[tuple[int, int, int]]:
+    segs = [(0, *posmap.position(base))]
+    for k, ch in enumerate(text):
+        if ch == "\n":
+            segs.append((k + 1, *posmap.position(base + k + 1)))
+    return segs
+
+
+def _is_assignment(text: str) -> bool:
+    name, eq, _ = text.partition("=")
+    return bool(eq) and bool(re.fullmatch(r"[A-Za-z_]\w*", name))
+
+
+def _skip_wrappers(words: list[Word], i: int, env: dict[str, Word]) -> int:
+    """Index of the first word after wrappers (``nohup``, ``uv run``…); env assignments collected."""
+    guard = 0
+    while i < len(words) and guard < 20:
+        guard += 1
+        w = words[i]
+        if w.unresolved:
+            # an unknown prefix ("${ENV_PREFIX[@]}" vllm serve …) in front of a vLLM entry point
+            if i + 1 < len(words) and _entry(words, i + 1) is not None:
+                i += 1
+                continue
+            return i
+        text = w.text
+        if _is_assignment(text):
+            name, _, value = text.partition("=")
+            env[name] = Word(value, w.start, w.end, w.unresolved)
+            i += 1
+            continue
+        base = text.rsplit("/", 1)[-1]
+        if base in _WRAPPERS:
+            value_opts = _WRAPPERS[base]
+            i += 1
+            if base == "timeout" or base == "taskset":
+                # options, then one positional (duration / cpu mask)
+                while i < len(words) and words[i].text.startswith("-"):
+                    i += 2 if words[i].text in value_opts or words[i].text == "-c" else 1
+                i += 1
+                continue
+            while i < len(words) and words[i].text.startswith("-") and words[i].text != "--":
+                opt = words[i].text
+                i += 2 if opt in value_opts and "=" not in opt else 1
+            if i < len(words) and words[i].text == "--":
+                i += 1
+            continue
+        if base in _RUNNERS and i + 1 < len(words) and words[i + 1].text in ("run", "exec"):
+            value_opts = _RUNNERS[base]
+            i += 2
+            while i < len(words) and words[i].text.startswith("-") and words[i].text != "--":
+                opt = words[i].text
+                i += 2 if opt in value_opts and "=" not in opt else 1
+            if i < len(words) and words[i].text == "--":
+                i += 1
+            if base == "hatch" and i < len(words) and words[i].text.endswith(":"):
+                i += 1
+            continue
+        if base == "uvx":
+            i += 1
+            continue
+        return i
+    return i
+
+
+def _entry(words: list[Word], i: int) -> tuple[str, Word, int] | None:
+    """(program, entry word, index of the first argument) when words[i:] start a vLLM server."""
+    w = words[i]
+    base = w.text.rsplit("/", 1)[-1]
+    if base == "vllm":
+        if i + 1 < len(words) and words[i + 1].text == "serve":
+            return "vllm serve", w, i + 2
+        return None
+    if _PYTHON.match(w.text):
+        j = i + 1
+        while j < len(words):
+            t = words[j].text
+            if t == "-m" and j + 1 < len(words):
+                module = words[j + 1].text
+                if module in _MODULES:
+                    return _MODULES[module], w, j + 2
+                if module == "vllm.entrypoints.cli.main" and j + 2 < len(words) and words[j + 2].text == "serve":
+                    return "vllm serve", w, j + 3
+                return None
+            if t in _PY_OPTS_WITH_VALUE:
+                j += 2
+                continue
+            if t.startswith("-") and not t.startswith("--"):
+                j += 1
+                continue
+            return None
+    return None
+
+
+def _docker_run(words: list[Word], i: int, env: dict[str, Word]) -> _Launch | None:
+    if i < len(words) and words[i].text == "container":
+        i += 1
+    if i >= len(words) or words[i].text != "run":
+        return None
+    i += 1
+    facts: dict[str, tuple[object, Word | None, str]] = {}
+    entrypoint: Word | None = None
+    while i < len(words):
+        w = words[i]
+        t = w.text
+        if not t.startswith("-") or t == "-":
+            break
+        if t == "--":
+            i += 1
+            break
+        name, eq, val = t.partition("=")
+        value_word: Word | None = None
+        if eq:
+            value_word = Word(val, w.start, w.end, w.unresolved)
+            i += 1
+        elif name in _DOCKER_VALUE_OPTS:
+            value_word = words[i + 1] if i + 1 < len(words) else None
+            i += 2
+        elif not name.startswith("--") and len(name) > 2 and name[:2] in _DOCKER_VALUE_OPTS:
+            value_word = Word(name[2:], w.start, w.end, w.unresolved)  # -eKEY=VALUE, -p8000:8000
+            name = name[:2]
+            i += 1
+        else:
+            if name == "--privileged":
+                facts["privileged"] = (True, w, "docker run --privileged")
+            i += 1
+            continue
+        if value_word is None:
+            continue
+        if name in ("-e", "--env"):
+            k, has_eq, v = value_word.text.partition("=")
+            if has_eq:
+                env[k] = Word(v, value_word.start, value_word.end, value_word.unresolved)
+            else:
+                env[k] = Word("$" + k, value_word.start, value_word.end, unresolved=True)
+        elif name == "--gpus":
+            facts["gpus"] = (value_word.text, value_word, "docker run --gpus")
+        elif name == "--shm-size":
+            facts["shm_size"] = (value_word.text, value_word, "docker run --shm-size")
+        elif name == "--ipc":
+            facts["ipc"] = (value_word.text, value_word, "docker run --ipc")
+        elif name == "--entrypoint":
+            entrypoint = value_word
+    if i >= len(words):
+        return None
+    image_word = words[i]
+    image = parse_image(image_word.text) if not image_word.unresolved else None
+    rest = words[i + 1 :]
+    if image is not None:
+        facts["image"] = (image.raw, image_word, "docker run image")
+        version = image_vllm_version(image)
+        if version is not None:
+            facts["vllm_version"] = (str(version), image_word, f"image tag {image.raw}")
+    if entrypoint is not None:
+        argv = [entrypoint, *rest]
+        j = _skip_wrappers(argv, 0, env)
+        found = _entry(argv, j) if j < len(argv) else None
+        if found is None:
+            return None
+        program, entry, at = found
+        return _Launch(program, entry, argv[at:], env, facts)
+    if rest:
+        j = _skip_wrappers(rest, 0, env)
+        found = _entry(rest, j) if j < len(rest) else None
+        if found is not None:
+            program, entry, at = found
+            return _Launch(program, entry, rest[at:], env, facts)
+    if image is None:
+        return None
+    program = default_entrypoint(image)
+    if program is None and image.is_vllm and rest and rest[0].text.startswith("--"):
+        program = "image"  # an image named like vLLM, given vLLM flags: its entrypoint runs the server
+    if program is None:
+        return None
+    if rest and rest[0].text == "serve" or (len(rest) > 1 and rest[0].text == "vllm" and rest[1].text == "serve"):
+        facts["duplicate_serve"] = (True, rest[0], "arguments repeat the image's entrypoint")
+    return _Launch(program, image_word, rest, env, facts)
+
+
+def _to_invocation(
+    launch: _Launch, ev: ShellEvaluator, posmap: PositionMap, source: str, base_dir: Path, read_file: ReadFile
+) -> Invocation:
+    if launch.ev is not None:
+        ev = launch.ev
+        posmap = ev.posmap
+    args = [_token(w, posmap) for w in launch.args]
+    span = posmap.span(launch.entry.start, launch.entry.end)
+    inv = Invocation(source=source, program=launch.program, span=span, args=args)
+    inv.opaque_args = any(w.opaque for w in launch.args)
+    # environment: exported shell variables, then the command's own assignments
+    for name, var in ev.vars.items():
+        if var.exported:
+            text = var.value if isinstance(var.value, str) else (" ".join(var.value) if var.value else "")
+            tok_span = posmap.span(var.start, var.end) if var.start >= 0 else span
+            inv.env[name] = Token(text if var.value is not None else "$" + name, tok_span,
+                                  unresolved=var.value is None)
+    for name, w in launch.env.items():
+        inv.env[name] = _token(w, posmap)
+    for key, (value, word, detail) in launch.facts.items():
+        inv.facts[key] = Fact(value, _token(word, posmap).span if word is not None else None, detail)
+    _attach_config(inv, ev, base_dir, read_file)
+    return inv
+
+
+def _attach_config(inv: Invocation, ev: ShellEvaluator, base_dir: Path, read_file: ReadFile) -> None:
+    """Load the ``--config FILE`` the launch names (from disk or from a here-document)."""
+    ref: Token | None = None
+    for k, tok in enumerate(inv.args):
+        if tok.text == "--config" and k + 1 < len(inv.args):
+            ref = inv.args[k + 1]
+        elif tok.text.startswith("--config="):
+            ref = Token(tok.text.split("=", 1)[1], tok.span, tok.unresolved)
+    if ref is None:
+        return
+    if ref.unresolved:
+        inv.problems.append(Problem("VL010", ref.span, f"config file {ref.text} cannot be resolved; its settings "
+                                    "are not checked", {"config": ref.text}))
+        inv.opaque_args = True
+        return
+    heredoc = ev.heredoc_files.get(ref.text)
+    try:
+        if heredoc is not None:
+            inv.config = vllm_yaml.load_config(heredoc.text, heredoc.posmap.path, posmap=heredoc.posmap,
+                                               unresolved=heredoc.unresolved)
+            return
+        linked = read_file(vllm_yaml.resolve_config_path(ref.text, base_dir))
+    except SourceError as e:
+        if e.line is None:
+            inv.problems.append(Problem("VL010", ref.span, f"config file {ref.text} not found or unreadable: "
+                                        f"{e.message}; its settings are not checked", {"config": ref.text}))
+        else:
+            inv.problems.append(Problem("VL010", ref.span, f"config file {ref.text} is not valid: {e.message} "
+                                        f"(line {e.line})", {"config": ref.text}))
+        inv.opaque_args = True
+        return
+    try:
+        inv.config = vllm_yaml.load_config(linked.text, linked.path)
+        inv.facts["config_path"] = Fact(str(linked.abspath), ref.span, "--config")
+    except SourceError as e:
+        where = f" (line {e.line})" if e.line else ""
+        inv.problems.append(Problem("VL010", ref.span, f"config file {ref.text} is not valid: {e.message}{where}",
+                                    {"config": ref.text}))
+        inv.opaque_args = True

@@ -1,0 +1,143 @@
+"""vLLM ``--config`` YAML files: a flat mapping of long option names (dashes or underscores) to values.
+
+``vllm serve --config cfg.yaml`` turns each key into command-line arguments (see
+:mod:`vlint.argspec.config_expand` for the exact, version-dependent rules). This module only reads
+the file: keys, values and their spans. A bare config file found on its own in a repository becomes
+an :class:`~vlint.invocation.Invocation` of program ``config``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vlint.invocation import ConfigFile, Entry, Invocation
+from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
+from vlint.sources.yaml_nodes import (
+    MappingNode,
+    Node,
+    ScalarNode,
+    SequenceNode,
+    compose_all,
+    merged_items,
+    node_span,
+    to_python,
+)
+from vlint.span import PositionMap, Span
+
+NAME = "vllm-config"
+
+#: keys that only other engines use in look-alike config files (SGLang's server args)
+_FOREIGN_KEYS = {
+    "mem-fraction-static",
+    "chunked-prefill-size",
+    "max-running-requests",
+    "cuda-graph-max-bs",
+    "tp-size",
+    "dp-size",
+    "speculative-algorithm",
+    "model-path",
+    "max-total-tokens",
+    "schedule-policy",
+    "context-length",
+    "enable-metrics",
+    "log-level",
+}
+#: keys that mark a file as something else entirely
+_OTHER_FORMAT_KEYS = {"apiVersion", "kind", "services", "servingEngineSpec", "spec", "metadata", "jobs", "on"}
+
+
+def _norm(key: str) -> str:
+    return key.strip().lstrip("-").replace("_", "-")
+
+
+def load_config(
+    text: str,
+    path: str,
+    *,
+    posmap: PositionMap | None = None,
+    unresolved: list[tuple[int, int]] | None = None,
+) -> ConfigFile:
+    """Read a vLLM config YAML into entries. ``posmap`` maps text offsets to file positions when the
+    text was not read verbatim from ``path`` (a here-document); ``unresolved`` lists offset ranges
+    whose content vlint could not resolve."""
+    docs = compose_all(text, path)
+    if not docs:
+        return ConfigFile(path, [], Span(path, 1, 1))
+    if len(docs) > 1:
+        raise SourceError("a vLLM config file holds one YAML document, this one holds several")
+    root = docs[0]
+    if not isinstance(root, MappingNode):
+        raise SourceError(
+            "a vLLM config file must be a mapping of option names to values",
+            root.start_mark.line + 1,
+            root.start_mark.column + 1,
+        )
+    ranges = unresolved or []
+
+    def span_of(node: Node) -> Span:
+        if posmap is None:
+            return node_span(node, path)
+        return posmap.span(node.start_mark.index, node.end_mark.index)
+
+    def is_unresolved(node: Node) -> bool:
+        a, b = node.start_mark.index, node.end_mark.index
+        return any(s < b and a < e for s, e in ranges)
+
+    entries: list[Entry] = []
+    for k, v in merged_items(root):
+        if not isinstance(k, ScalarNode):
+            raise SourceError("config keys must be plain names", k.start_mark.line + 1, k.start_mark.column + 1)
+        value = to_python(v)
+        item_spans: tuple[Span, ...] = ()
+        if isinstance(v, SequenceNode):
+            item_spans = tuple(span_of(n) for n in v.value)
+        entries.append(
+            Entry(
+                key=str(k.value),
+                value=value,
+                key_span=span_of(k),
+                value_span=span_of(v),
+                unresolved=is_unresolved(v),
+                item_spans=item_spans,
+            )
+        )
+    first = entries[0].key_span if entries else span_of(root)
+    return ConfigFile(path, entries, first)
+
+
+def looks_like_vllm_config(src: SourceText, known_option: object) -> bool:
+    """Content sniffing: a flat mapping whose keys are mostly vLLM option names, and none of
+    another engine's. ``known_option(name) -> bool`` answers for a normalized key."""
+    text = src.text
+    if "{{" in text and "}}" in text:
+        return False
+    try:
+        docs = compose_all(text, src.path)
+    except SourceError:
+        return False
+    if len(docs) != 1 or not isinstance(docs[0], MappingNode):
+        return False
+    keys = [k.value for k, _ in docs[0].value if isinstance(k, ScalarNode)]
+    if not keys or any(k in _OTHER_FORMAT_KEYS for k in keys):
+        return False
+    normalized = [_norm(str(k)) for k in keys]
+    if any(k in _FOREIGN_KEYS for k in normalized):
+        return False
+    # nested mappings are allowed only as values of options (compilation-config…)
+    known = sum(1 for k in normalized if known_option(k))  # type: ignore[operator]
+    if known == 0:
+        return False
+    return known >= 2 and known / len(normalized) >= 0.6 or (len(normalized) == 1 and known == 1)
+
+
+def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
+    config = load_config(src.text, src.path)
+    if not config.entries:
+        return SourceResult()
+    inv = Invocation(source=NAME, program="config", span=config.span, config=config, label="config file")
+    return SourceResult(invocations=[inv])
+
+
+def resolve_config_path(ref: str, base: Path) -> Path:
+    p = Path(ref)
+    return p if p.is_absolute() else (base / p)

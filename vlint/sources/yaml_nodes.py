@@ -1,0 +1,189 @@
+"""Safe YAML loading that keeps node positions.
+
+Files are composed into PyYAML node trees with the C loader when available (marks give line and
+column of every key and value). Nodes are converted to Python values by :func:`to_python` with
+bounded work: aliases are followed at most ``MAX_ALIAS_EXPANSIONS`` times in total and nesting is
+capped, so a "billion laughs" document costs nothing. Only the YAML core schema is resolved
+(``!!python/object`` and other tags are never constructed: their node is read as plain data).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from vlint.sources.base import SourceError
+from vlint.span import Span
+
+try:
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+MAX_DEPTH = 200
+MAX_ALIAS_EXPANSIONS = 10_000
+MAX_NODES = 2_000_000
+
+Node = yaml.Node
+MappingNode = yaml.MappingNode
+SequenceNode = yaml.SequenceNode
+ScalarNode = yaml.ScalarNode
+
+
+def compose_all(text: str, path: str) -> list[Node]:
+    """Compose every document of ``text``; raise :class:`SourceError` with the line on bad YAML."""
+    try:
+        return [d for d in yaml.compose_all(text, Loader=_Loader) if d is not None]
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark is not None else None
+        col = mark.column + 1 if mark is not None else None
+        problem = e.problem or "invalid YAML"
+        ctx = f" ({e.context})" if e.context else ""
+        raise SourceError(f"invalid YAML: {problem}{ctx}", line, col) from None
+    except yaml.YAMLError as e:
+        raise SourceError(f"invalid YAML: {e}") from None
+    except RecursionError:
+        raise SourceError(f"YAML nesting deeper than Python can read in {path}") from None
+
+
+def node_span(node: Node, path: str) -> Span:
+    s, e = node.start_mark, node.end_mark
+    return Span(path, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
+
+
+def scalar_span(node: Node, path: str) -> Span:
+    """Span of a scalar; for block scalars (``|``/``>``) the content starts on the next line."""
+    return node_span(node, path)
+
+
+_BOOL_TRUE = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"}
+_BOOL_FALSE = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"}
+
+
+def scalar_value(node: ScalarNode) -> Any:
+    """The value of a scalar by the YAML 1.1 resolver PyYAML's SafeLoader uses (plain scalars only)."""
+    tag = node.tag
+    v = node.value
+    if tag == "tag:yaml.org,2002:bool":
+        if v in _BOOL_TRUE:
+            return True
+        if v in _BOOL_FALSE:
+            return False
+    if tag == "tag:yaml.org,2002:null":
+        return None
+    if tag == "tag:yaml.org,2002:int":
+        try:
+            return _yaml_int(v)
+        except ValueError:
+            return v
+    if tag == "tag:yaml.org,2002:float":
+        try:
+            return _yaml_float(v)
+        except ValueError:
+            return v
+    return v
+
+
+def _yaml_int(v: str) -> int:
+    s = v.replace("_", "")
+    sign = -1 if s.startswith("-") else 1
+    s = s.lstrip("+-")
+    if s.startswith("0b"):
+        return sign * int(s[2:], 2)
+    if s.startswith("0x"):
+        return sign * int(s[2:], 16)
+    if s.startswith("0o"):
+        return sign * int(s[2:], 8)
+    if ":" in s:  # sexagesimal
+        total = 0
+        for part in s.split(":"):
+            total = total * 60 + int(part)
+        return sign * total
+    if len(s) > 1 and s.startswith("0"):
+        return sign * int(s, 8)
+    return sign * int(s)
+
+
+def _yaml_float(v: str) -> float:
+    s = v.replace("_", "").lower()
+    if s in (".inf", "+.inf"):
+        return float("inf")
+    if s == "-.inf":
+        return float("-inf")
+    if s == ".nan":
+        return float("nan")
+    return float(s)
+
+
+class _Budget:
+    def __init__(self) -> None:
+        self.aliases = 0
+        self.nodes = 0
+        self.seen: dict[int, int] = {}
+
+
+def to_python(node: Node, *, _budget: _Budget | None = None, _depth: int = 0) -> Any:
+    """Convert a node tree to Python data with bounded work (raises SourceError past the limits)."""
+    b = _budget or _Budget()
+    b.nodes += 1
+    if b.nodes > MAX_NODES:
+        raise SourceError(f"YAML document too large (more than {MAX_NODES} nodes after aliases)")
+    if _depth > MAX_DEPTH:
+        raise SourceError(f"YAML nested deeper than {MAX_DEPTH} levels")
+    key = id(node)
+    if key in b.seen:
+        b.aliases += 1
+        if b.aliases > MAX_ALIAS_EXPANSIONS:
+            raise SourceError(f"YAML uses aliases more than {MAX_ALIAS_EXPANSIONS} times (alias bomb?)")
+    b.seen[key] = b.seen.get(key, 0) + 1
+    if isinstance(node, ScalarNode):
+        return scalar_value(node)
+    if isinstance(node, SequenceNode):
+        return [to_python(n, _budget=b, _depth=_depth + 1) for n in node.value]
+    if isinstance(node, MappingNode):
+        out: dict[Any, Any] = {}
+        for k, v in merged_items(node):
+            kv = to_python(k, _budget=b, _depth=_depth + 1)
+            if isinstance(kv, list | dict):
+                kv = str(kv)
+            out[kv] = to_python(v, _budget=b, _depth=_depth + 1)
+        return out
+    return None
+
+
+def merged_items(node: MappingNode, _depth: int = 0) -> list[tuple[Node, Node]]:
+    """Key/value node pairs of a mapping with ``<<`` merge keys applied (explicit keys win)."""
+    own: list[tuple[Node, Node]] = []
+    merged: list[tuple[Node, Node]] = []
+    for k, v in node.value:
+        if isinstance(k, ScalarNode) and k.tag == "tag:yaml.org,2002:merge":
+            sources = v.value if isinstance(v, SequenceNode) else [v]
+            for src in sources:
+                if isinstance(src, MappingNode) and _depth < 20:
+                    merged.extend(merged_items(src, _depth + 1))
+        else:
+            own.append((k, v))
+    if not merged:
+        return own
+    own_keys = {k.value for k, _ in own if isinstance(k, ScalarNode)}
+    seen: set[str] = set()
+    result = list(own)
+    for k, v in merged:
+        if isinstance(k, ScalarNode) and (k.value in own_keys or k.value in seen):
+            continue
+        if isinstance(k, ScalarNode):
+            seen.add(k.value)
+        result.append((k, v))
+    return result
+
+
+def mapping_get(node: Node, key: str) -> Node | None:
+    """The value node for ``key`` in a mapping node (merge keys applied), or None."""
+    if not isinstance(node, MappingNode):
+        return None
+    for k, v in merged_items(node):
+        if isinstance(k, ScalarNode) and k.value == key:
+            return v
+    return None

@@ -1,0 +1,522 @@
+"""Fill unset engine arguments the way a given vLLM version does.
+
+``resolve_defaults(version, gpu=…, usage_context=…, arch=…, user=…)`` returns one
+:class:`ResolvedValue` per setting the memory model and the rules need. ``user`` holds what the
+launch set, keyed by ``EngineArgs`` dest names (``max_model_len``, ``max_num_seqs`` …); the
+environment is passed as ``user["env"]`` (a mapping) or as ``env_<NAME>`` keys
+(``env_VLLM_USE_V1="1"``).
+
+Every default says where it comes from (``why``), citing the wheel source it reproduces.
+Source summary: shared reference ``vllm-behavior.md`` §2.1–2.3, re-checked against the 0.6.6.post1,
+0.8.5.post1, 0.10.2, 0.19.1, 0.20.0, 0.28.0 and 0.33.0 wheels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from vlint.resolve.gpus import GpuSpec
+from vlint.resolve.model_arch import (
+    MAMBA,
+    ModelArch,
+    default_max_model_len,
+    derived_max_model_len,
+    dtype_bytes,
+    normalize_dtype,
+)
+from vlint.version import V, Version
+
+Origin = Literal["user", "default"]
+GIB = 2**30
+
+
+@dataclass(frozen=True)
+class ResolvedValue:
+    value: Any
+    origin: Origin
+    why: str
+
+
+def _env(user: Mapping[str, object]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    e = user.get("env")
+    if isinstance(e, Mapping):
+        env.update({str(k): str(v) for k, v in e.items()})
+    for k, v in user.items():
+        if k.startswith("env_") and v is not None:
+            env[k[4:]] = str(v)
+    return env
+
+
+def _truthy(s: str | None) -> bool | None:
+    if s is None:
+        return None
+    return s.strip().lower() in ("1", "true", "yes", "on")
+
+
+def resolve_engine(version: Version, env: Mapping[str, str]) -> tuple[str, str]:
+    """``("V0"|"V1", why)`` for a version and environment."""
+    use_v1 = _truthy(env.get("VLLM_USE_V1"))
+    if version < V("0.6.4"):
+        return "V0", f"vLLM {version} has only the V0 engine"
+    if version < V("0.8.0"):
+        if use_v1:
+            return "V1", f"VLLM_USE_V1=1 opts into V1 on {version} ([0.6.4.post1] vllm/envs.py:475-476)"
+        return "V0", f"V0 is the default engine before 0.8.0 (VLLM_USE_V1 defaults to 0 on {version})"
+    if version < V("0.11.0"):
+        if use_v1 is False:
+            return "V0", f"VLLM_USE_V1=0 selects V0 on {version}"
+        return "V1", f"V1 is the default engine from 0.8.0 ([0.8.0] vllm/envs.py:522-523) on {version}"
+    return "V1", f"only the V1 engine exists from 0.11.0 (VLLM_USE_V1 removed in 0.11.1); {version}"
+
+
+def _tier(
+    version: Version, gpu: GpuSpec | None, usage: str, engine: str
+) -> tuple[int | None, int | None, str]:
+    """Default (max_num_batched_tokens, max_num_seqs) for V1 before clamping, and why."""
+    ctx_llm = usage == "LLM_CLASS"
+    if gpu is None:
+        mem, name, cc = 0.0, "", None
+        gpu_note = "unknown GPU (vLLM falls back to the small-GPU tier when the device query fails)"
+    else:
+        mem, name, cc = gpu.total_gib, (gpu.device_name or gpu.name).lower(), gpu.cc_major_minor
+        gpu_note = f"{gpu.name} ({gpu.total_gib:.2f} GiB)"
+    h100_by_name = any(t in name for t in ("h100", "h200"))
+    if version < V("0.7.0"):
+        mnbt = 8192 if ctx_llm else 2048
+        return (
+            mnbt,
+            1024,
+            (
+                f"V1 on {version}: LLM 8192 / serve 2048 tokens, 1024 seqs "
+                "([0.6.6.post1] vllm/engine/arg_utils.py:1265-1279, :213)"
+            ),
+        )
+    if version < V("0.8.5"):
+        mnbt = (16384 if ctx_llm else 8192) if h100_by_name else (8192 if ctx_llm else 2048)
+        mns = 1024
+        if version >= V("0.8.4") and not h100_by_name:
+            mns = 256
+        return (
+            mnbt,
+            mns,
+            (
+                f"{version} picks by device name (H100/H200 vs other) for {gpu_note} "
+                "([0.7.3] vllm/engine/arg_utils.py:1355-1390)"
+            ),
+        )
+    big = mem >= 70
+    why_tier = ">= 70 GiB"
+    if version >= V("0.9.0") and "a100" in name:
+        big, why_tier = False, "A100 excluded from the large tier by name (PR #17885)"
+    if version >= V("0.33.0") and cc == (12, 1):
+        big, why_tier = False, "GB10 (compute capability 12.1) excluded from the large tier"
+    if version >= V("0.28.0") and mem >= 160:
+        return (
+            16384,
+            1024,
+            (
+                f"{gpu_note} >= 160 GiB: 16384 tokens / 1024 seqs for every usage context "
+                "([0.28.0] vllm/engine/arg_utils.py:2582-2591)"
+            ),
+        )
+    if big:
+        mnbt = 16384 if ctx_llm else 8192
+        return (
+            mnbt,
+            1024,
+            (
+                f"{gpu_note} {why_tier}: {'LLM' if ctx_llm else 'vllm serve'} {mnbt} tokens / 1024 seqs "
+                "([0.19.1] vllm/engine/arg_utils.py:2053-2062)"
+            ),
+        )
+    mnbt = 8192 if ctx_llm else 2048
+    reason = why_tier if "excluded" in why_tier else "< 70 GiB"
+    return (
+        mnbt,
+        256,
+        (
+            f"{gpu_note} {reason}: {'LLM' if ctx_llm else 'vllm serve'} {mnbt} tokens / 256 seqs "
+            "([0.19.1] vllm/engine/arg_utils.py:2063-2072)"
+        ),
+    )
+
+
+def cudagraph_sizes(
+    version: Version,
+    *,
+    engine: str,
+    max_num_seqs: int,
+    max_num_batched_tokens: int,
+    gpu: GpuSpec | None,
+    num_speculative_tokens: int = 0,
+    user_sizes: list[int] | None = None,
+    user_max: int | None = None,
+    performance_mode: str | None = None,
+) -> tuple[list[int], str]:
+    """The CUDA-graph capture sizes a version uses (empty for eager)."""
+    if engine == "V0":
+        # [0.6.6.post1] vllm/worker/model_runner.py _BATCH_SIZES_TO_CAPTURE = [1,2,4] + 8*i, i<=32,
+        # trimmed to the smallest size >= max_num_seqs (vllm/config.py:3170-3210)
+        base = [1, 2, 4] + [8 * i for i in range(1, 33)]
+        out = []
+        for s in base:
+            out.append(s)
+            if s >= max_num_seqs:
+                break
+        return out, "V0 batch sizes [1,2,4,8..256 step 8] up to max_num_seqs"
+    if user_sizes:
+        sizes = sorted({s for s in user_sizes if s <= max_num_batched_tokens})
+        return sizes, "user cudagraph_capture_sizes (sizes above max_num_batched_tokens dropped)"
+    blackwell = gpu is not None and gpu.is_blackwell_datacenter and version >= V("0.28.0")
+    cap = 1024 if blackwell else 512
+    mx = user_max if user_max else min(max_num_seqs * (1 + num_speculative_tokens) * 2, cap)
+    mx = max(1, min(mx, max_num_batched_tokens))
+    if version < V("0.11.1"):
+        sizes = [s for s in [1, 2, 4] if s <= mx] + list(range(8, mx + 1, 8))
+        why = f"[1,2,4]+range(8,{mx}+1,8) ([0.10.2] vllm/config/__init__.py cuda_graph_sizes)"
+    else:
+        if performance_mode == "interactivity":
+            sizes = list(range(1, min(mx, 32) + 1))
+        else:
+            sizes = [s for s in [1, 2, 4] if s <= mx]
+        if mx >= 8:
+            sizes += list(range(8, min(mx + 1, 256), 8))
+        if mx >= 256:
+            sizes += list(range(256, mx + 1, 16))
+        why = (
+            f"max capture size min(2 x max_num_seqs, {cap}, max_num_batched_tokens) = {mx}; "
+            "step 8 below 256, step 16 above ([0.19.1] vllm/config/vllm.py:1389-1440)"
+        )
+    return sorted(set(sizes)), why
+
+
+def resolve_defaults(
+    version: Version,
+    *,
+    gpu: GpuSpec | None,
+    usage_context: str,
+    arch: ModelArch | None,
+    user: Mapping[str, object],
+) -> dict[str, ResolvedValue]:
+    """Every memory/scheduling setting as ``version`` resolves it."""
+    out: dict[str, ResolvedValue] = {}
+    env = _env(user)
+    usage = usage_context if usage_context in ("OPENAI_API_SERVER", "LLM_CLASS") else "OTHER"
+
+    def u(key: str) -> Any:
+        v = user.get(key)
+        return v
+
+    def put(key: str, value: Any, why: str, origin: Origin = "default") -> None:
+        out[key] = ResolvedValue(value, origin, why)
+
+    def set_user(key: str) -> bool:
+        if u(key) is not None:
+            put(key, u(key), "set by the user", "user")
+            return True
+        return False
+
+    engine, ewhy = resolve_engine(version, env)
+    put("engine", engine, ewhy)
+
+    for key in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):
+        if not set_user(key):
+            put(key, 1, "default 1")
+
+    # dtype
+    ck = normalize_dtype(arch.dtype) if arch else None
+    if not set_user("dtype") or str(u("dtype")).lower() == "auto":
+        d = arch.serving_dtype_default if arch else "bfloat16"
+        why = (
+            f"--dtype auto: the checkpoint dtype ({ck})"
+            if arch
+            else "--dtype auto; model unknown, bf16 assumed"
+        )
+        cc = gpu.cc_major_minor if gpu else None
+        if d == "bfloat16" and cc is not None and cc < (8, 0):
+            d, why = "float16", why + f"; {gpu.name if gpu else ''} lacks bf16, vLLM falls back to float16"
+        if ck == "float32":
+            why += "; float32 checkpoints are served in bfloat16"
+        put("dtype", d, why)
+    else:
+        put("dtype", normalize_dtype(str(u("dtype"))), "set by the user", "user")
+
+    # max_model_len
+    if arch is not None:
+        derived, dkey = derived_max_model_len(arch, version)
+        dflt, key = default_max_model_len(arch, version)
+        put("derived_max_model_len", derived, f"from config.json {dkey} (vllm/config/model.py:2545-2684)")
+    else:
+        derived, dflt, key = None, None, ""
+    mml = u("max_model_len")
+    if mml is not None and str(mml) not in ("-1", "auto"):
+        put("max_model_len", int(mml), "set by the user", "user")
+    elif dflt is not None:
+        auto = mml is not None
+        put(
+            "max_model_len",
+            dflt,
+            f"derived from the model config ({key})"
+            + ("; -1/auto also fits it to KV memory at startup" if auto else ""),
+        )
+    else:
+        put("max_model_len", None, "model unknown: cannot derive max_model_len")
+    max_model_len = out["max_model_len"].value
+
+    # gpu_memory_utilization: 0.9 → 0.92 in 0.20.0 ([0.19.1] vllm/config/cache.py:41,
+    # [0.20.0] vllm/config/cache.py:66)
+    if not set_user("gpu_memory_utilization"):
+        if version >= V("0.20.0"):
+            put(
+                "gpu_memory_utilization", 0.92, "default 0.92 since 0.20.0 ([0.20.0] vllm/config/cache.py:66)"
+            )
+        else:
+            put(
+                "gpu_memory_utilization", 0.9, "default 0.9 before 0.20.0 ([0.19.1] vllm/config/cache.py:41)"
+            )
+
+    # enforce_eager
+    if not set_user("enforce_eager"):
+        put("enforce_eager", False, "default False")
+
+    # kv cache dtype
+    kvd = u("kv_cache_dtype")
+    if kvd is not None and str(kvd) != "auto":
+        put("kv_cache_dtype", str(kvd), "set by the user", "user")
+    elif arch is not None and arch.kv_cache_quant_algo and version >= V("0.19.0"):
+        put(
+            "kv_cache_dtype",
+            "fp8",
+            f"auto: the checkpoint declares kv_cache_quant_algo={arch.kv_cache_quant_algo} "
+            "([0.19.1] vllm/utils/torch_utils.py resolve_kv_cache_dtype_string)",
+        )
+    else:
+        put("kv_cache_dtype", "auto", "auto = the model dtype (vllm/config/cache.py:235)")
+
+    # block size
+    if not set_user("block_size"):
+        why = "DEFAULT_BLOCK_SIZE 16 (vllm/config/cache.py:185)"
+        bs = 16
+        if arch is not None and arch.has_state_layers and engine == "V1":
+            why += "; hybrid Mamba/linear models enlarge the attention block to align pages (computed later)"
+        put("block_size", bs, why)
+
+    # prefix caching
+    if not set_user("enable_prefix_caching"):
+        if engine == "V1" and version >= V("0.8.0"):
+            ok = not (arch is not None and arch.is_encoder_decoder)
+            if arch is not None and MAMBA in arch.layer_types and version < V("0.12.0"):
+                ok = False
+            put(
+                "enable_prefix_caching",
+                ok,
+                "V1 enables prefix caching for decoder models "
+                "(model_config.is_prefix_caching_supported, [0.19.1] vllm/engine/arg_utils.py:2107-2150)",
+            )
+        elif engine == "V1":
+            put("enable_prefix_caching", True, "V1 (opt-in before 0.8.0) turns prefix caching on")
+        else:
+            put("enable_prefix_caching", False, "V0 default: prefix caching off")
+
+    # chunked prefill
+    user_chunked = u("enable_chunked_prefill")
+    if user_chunked is not None:
+        put("enable_chunked_prefill", bool(user_chunked), "set by the user", "user")
+    elif engine == "V1":
+        on = not (arch is not None and arch.is_encoder_decoder)
+        put(
+            "enable_chunked_prefill",
+            on,
+            "V1 always uses chunked prefill for generative models "
+            "(model_config.is_chunked_prefill_supported, [0.19.1] vllm/engine/arg_utils.py:2107-2120)",
+        )
+    else:
+        on = False
+        why = "V0 default off"
+        if version >= V("0.5.0") and max_model_len is not None and max_model_len > 32768:
+            sw = arch is not None and any(t != "full_attention" for t in arch.layer_types)
+            mm = arch is not None and arch.is_multimodal
+            spec = u("speculative_config") is not None
+            rocm = gpu is not None and gpu.vendor == "amd"
+            if not (sw or mm or spec or rocm):
+                on, why = (
+                    True,
+                    (
+                        "V0 turns chunked prefill on for max_model_len > 32768 (no sliding window, "
+                        "spec decode, LoRA, multimodal; CUDA) "
+                        "([0.6.6.post1] vllm/engine/arg_utils.py:1080-1110)"
+                    ),
+                )
+            else:
+                why = "V0: long context, but the >32K auto-on rule skips sliding window/multimodal/spec/ROCm"
+        put("enable_chunked_prefill", on, why)
+    chunked = bool(out["enable_chunked_prefill"].value)
+
+    # max_num_seqs / max_num_batched_tokens
+    mns_user, mnbt_user = u("max_num_seqs"), u("max_num_batched_tokens")
+    perf = u("performance_mode")
+    if engine == "V0":
+        if mns_user is not None:
+            put("max_num_seqs", int(mns_user), "set by the user", "user")
+        else:
+            put(
+                "max_num_seqs", 256, "V0 SchedulerConfig default 256 ([0.6.6.post1] vllm/engine/arg_utils.py)"
+            )
+        if mnbt_user is not None:
+            put("max_num_batched_tokens", int(mnbt_user), "set by the user", "user")
+        elif chunked:
+            n = 2048 if version >= V("0.6.5") else 512
+            put(
+                "max_num_batched_tokens",
+                n,
+                f"V0 chunked-prefill default {n} ([0.6.6.post1] vllm/config.py:1438)",
+            )
+        else:
+            n = max(int(max_model_len or 2048), 2048)
+            put(
+                "max_num_batched_tokens",
+                n,
+                "V0 without chunked prefill: max(max_model_len, 2048) "
+                "([0.6.6.post1] vllm/config.py:1427-1442)",
+            )
+    else:
+        mnbt, mns, twhy = _tier(version, gpu, usage, engine)
+        if usage == "OTHER":
+            mnbt, mns, twhy = 2048, 128, "no usage context: SchedulerConfig.DEFAULT_* 2048 / 128"
+        if perf == "throughput" and version >= V("0.17.0"):
+            mnbt, mns = (mnbt or 0) * 2, (mns or 0) * 2
+            twhy += "; --performance-mode throughput doubles both"
+        if mnbt_user is not None:
+            put("max_num_batched_tokens", int(mnbt_user), "set by the user", "user")
+        else:
+            val = int(mnbt or 2048)
+            why = twhy
+            if version >= V("0.10.0") and max_model_len:
+                if not chunked:
+                    val = max(int(max_model_len), val)
+                    why += "; chunked prefill off: raised to max_model_len"
+                mns_eff = int(mns_user) if mns_user is not None else int(mns or 256)
+                if mns_eff * int(max_model_len) < val:
+                    val = mns_eff * int(max_model_len)
+                    why += "; capped at max_num_seqs x max_model_len"
+            put("max_num_batched_tokens", val, why)
+        if mns_user is not None:
+            put("max_num_seqs", int(mns_user), "set by the user", "user")
+        else:
+            val = int(mns or 256)
+            why = twhy
+            if version >= V("0.10.0"):
+                mnbt_v = int(out["max_num_batched_tokens"].value)
+                if mnbt_v < val:
+                    val, why = mnbt_v, twhy + "; lowered to max_num_batched_tokens"
+            put("max_num_seqs", val, why)
+
+    # async scheduling: default on from 0.14 ([0.14.1] vllm/config/scheduler.py:133)
+    if not set_user("async_scheduling"):
+        on = engine == "V1" and version >= V("0.14.0")
+        pp = int(out["pipeline_parallel_size"].value)
+        if on and pp > 1 and version < V("0.33.0"):
+            on = False
+        put(
+            "async_scheduling",
+            on,
+            "auto: on from 0.14.0 for V1 (off with PP on the V1 runner)"
+            if on or version >= V("0.14.0")
+            else "off before 0.14.0 (opt-in)",
+        )
+
+    # CUDA graphs
+    eager = bool(out["enforce_eager"].value)
+    spec = u("speculative_config")
+    nspec = 0
+    if isinstance(spec, Mapping):
+        nspec = int(spec.get("num_speculative_tokens") or 0)
+    if eager:
+        put("cudagraph_capture_sizes", [], "enforce_eager: no CUDA graphs")
+        put("max_cudagraph_capture_size", 0, "enforce_eager: no CUDA graphs")
+    else:
+        us = u("cudagraph_capture_sizes")
+        sizes, gwhy = cudagraph_sizes(
+            version,
+            engine=engine,
+            max_num_seqs=int(out["max_num_seqs"].value),
+            max_num_batched_tokens=int(out["max_num_batched_tokens"].value),
+            gpu=gpu,
+            num_speculative_tokens=nspec,
+            user_sizes=list(us) if isinstance(us, (list, tuple)) else None,
+            user_max=int(u("max_cudagraph_capture_size")) if u("max_cudagraph_capture_size") else None,
+            performance_mode=str(perf) if perf else None,
+        )
+        origin: Origin = "user" if us else "default"
+        put("cudagraph_capture_sizes", sizes, gwhy, origin)
+        put("max_cudagraph_capture_size", max(sizes) if sizes else 0, gwhy, origin)
+    if engine == "V1" and not eager:
+        mode = "FULL_AND_PIECEWISE" if version >= V("0.11.0") else "PIECEWISE"
+        put("cudagraph_mode", mode, f"default cudagraph_mode on {version}")
+    else:
+        put("cudagraph_mode", "NONE" if eager else "V0", "eager" if eager else "V0 graphs")
+
+    # graph memory in the KV budget: env default "1" from 0.20.0 ([0.20.0] vllm/envs.py:1724)
+    est_env = _truthy(env.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS"))
+    if est_env is not None:
+        put(
+            "estimate_cudagraphs",
+            est_env and engine == "V1",
+            "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS set",
+            "user",
+        )
+    else:
+        on = engine == "V1" and version >= V("0.20.0")
+        put(
+            "estimate_cudagraphs",
+            on,
+            "CUDA-graph memory subtracted from the KV budget by default from 0.20.0 "
+            "([0.20.0] vllm/envs.py:1724)"
+            if on
+            else "CUDA-graph memory not budgeted by default before 0.20.0",
+        )
+
+    # swap space (V0 CPU blocks; flag removed in 0.18.0)
+    if not set_user("swap_space"):
+        put(
+            "swap_space",
+            4 if version < V("0.18.0") else None,
+            "default 4 GiB (CPU blocks, V0 only)"
+            if version < V("0.18.0")
+            else "--swap-space removed in 0.18.0",
+        )
+    for key, dflt_v in (
+        ("cpu_offload_gb", 0),
+        ("kv_cache_memory_bytes", None),
+        ("num_gpu_blocks_override", None),
+        ("quantization", arch.quant_method if arch else None),
+        ("disable_hybrid_kv_cache_manager", False),
+        ("performance_mode", "balanced"),
+    ):
+        if not set_user(key):
+            put(key, dflt_v, "default")
+    if (
+        arch is not None
+        and arch.attention_chunk_size
+        and u("disable_hybrid_kv_cache_manager") is None
+        and engine == "V1"
+        and _truthy(env.get("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE")) is not True
+    ):
+        put(
+            "disable_hybrid_kv_cache_manager",
+            True,
+            "chunked local attention disables the hybrid KV cache "
+            "manager by default (vllm/config/vllm.py:2240-2257)",
+        )
+    put("env", dict(env), "environment passed with the launch")
+    put("usage_context", usage, "OPENAI_API_SERVER for vllm serve, LLM_CLASS for LLM(...)")
+    if derived is not None:
+        out.setdefault("derived_max_model_len", ResolvedValue(derived, "default", "derived"))
+    _ = dtype_bytes, GIB
+    return out
+
+
+__all__ = ["ResolvedValue", "cudagraph_sizes", "resolve_defaults", "resolve_engine"]

@@ -1,0 +1,33 @@
+"""vLLM startup memory model: pure arithmetic over a resolved deployment."""
+
+from vlint.memory.estimate import (
+    MemoryEstimate,
+    MemoryInputs,
+    StageEstimate,
+    estimate_memory,
+    inputs_from_resolved,
+    max_model_len_that_fits,
+)
+from vlint.memory.kv import (
+    KVLayout,
+    LayerSpec,
+    build_layout,
+    estimate_max_model_len,
+    layer_specs,
+    pp_partition,
+)
+
+__all__ = [
+    "KVLayout",
+    "LayerSpec",
+    "MemoryEstimate",
+    "MemoryInputs",
+    "StageEstimate",
+    "build_layout",
+    "estimate_max_model_len",
+    "estimate_memory",
+    "inputs_from_resolved",
+    "layer_specs",
+    "max_model_len_that_fits",
+    "pp_partition",
+]

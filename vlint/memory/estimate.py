@@ -1,0 +1,643 @@
+"""vLLM's startup memory accounting, offline: weights, activation, non-torch, CUDA graphs, KV.
+
+``estimate_memory(MemoryInputs) -> MemoryEstimate``. All headline numbers are per GPU rank as
+vLLM logs them (the first rank's worker line; KV blocks/tokens are the minimum over PP stages,
+as the engine core uses). GiB = 2**30 bytes. Every term that is estimated rather than exact is
+explained in ``assumptions``.
+
+V1 (vllm/v1/worker/gpu_worker.py determine_available_memory)::
+
+    available_kv = total × gmu − weights − non_torch − activation_peak
+                   − cudagraph_estimate (if VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; default from 0.20)
+
+V0 (vllm/worker/worker.py determine_num_available_blocks): the same without graphs; graphs are
+captured after the KV cache, outside the budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from vlint.memory.constants import constants, switches
+from vlint.memory.kv import (
+    MLA,
+    KVLayout,
+    attention_block_size_for_hybrid,
+    build_layout,
+    estimate_max_model_len,
+    kv_elem_bytes,
+    kv_tokens,
+    layer_specs,
+    max_concurrency,
+    pp_partition,
+    request_bytes,
+)
+from vlint.resolve.gpus import GpuSpec
+from vlint.resolve.model_arch import (
+    ModelArch,
+    dtype_bytes,
+    estimated_checkpoint_bytes,
+    param_breakdown,
+)
+from vlint.version import V, Version
+
+GIB = float(2**30)
+
+
+@dataclass(frozen=True)
+class MemoryInputs:
+    arch: ModelArch
+    gpu: GpuSpec
+    version: Version
+    max_model_len: int
+    engine: str = "V1"
+    gpu_count: int | None = None
+    tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    data_parallel_size: int = 1
+    gpu_memory_utilization: float = 0.9
+    max_num_seqs: int = 256
+    max_num_batched_tokens: int = 2048
+    enable_chunked_prefill: bool = True
+    enable_prefix_caching: bool = True
+    kv_cache_dtype: str = "auto"
+    block_size: int = 16
+    enforce_eager: bool = False
+    dtype: str | None = None  # serving dtype; None = checkpoint dtype (fp32 → bf16)
+    quantization: str | None = None  # --quantization (online quantization of a bf16 checkpoint)
+    cpu_offload_gb: float = 0.0
+    kv_cache_memory_bytes: int | None = None
+    num_gpu_blocks_override: int | None = None
+    cudagraph_capture_sizes: tuple[int, ...] | None = None  # None = version default for the inputs
+    estimate_cudagraphs: bool | None = None  # None = version default (on from 0.20.0)
+    async_scheduling: bool = True
+    disable_hybrid_kv_cache_manager: bool = False
+    num_speculative_tokens: int = 0
+    other_gpu_usage_gib: float = 0.0  # memory other processes hold on the same GPU at start
+    other_instances_gmu: tuple[float, ...] = ()  # gpu_memory_utilization of co-located vLLMs
+    env: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+
+
+@dataclass
+class StageEstimate:
+    stage: int
+    layers: int
+    weights_gib: float
+    activation_gib: float
+    non_torch_gib: float
+    cuda_graph_gib: float
+    available_kv_gib: float
+    num_blocks: int
+    bytes_per_block: float
+
+
+@dataclass
+class MemoryEstimate:
+    engine: str
+    total_gib: float
+    budget_gib: float
+    weights_gib: float
+    activation_gib: float
+    non_torch_gib: float
+    cuda_graph_gib: float  # estimated CUDA-graph memory (V1 estimate / V0 capture)
+    cuda_graph_in_budget: bool
+    kv_cache_gib: float  # available KV memory on the first rank (as logged)
+    kv_cache_gib_min: float  # minimum over PP stages
+    kv_bytes_per_token: float  # per rank, summed over layers (full-length accounting)
+    kv_bytes_per_token_by_kind: dict[str, float]
+    block_size: int
+    num_blocks: int
+    num_kv_groups: int
+    kv_cache_tokens: int
+    max_concurrency: float
+    request_kv_gib: float  # KV one request of max_model_len needs on the tightest rank
+    starts: bool
+    failure: str | None
+    failure_stage: str | None
+    estimated_max_model_len: int | None
+    free_at_start_gib: float
+    headroom_outside_budget_gib: float
+    stages: list[StageEstimate]
+    assumptions: list[str]
+    notes: list[str]
+    max_gmu_free: float  # largest gpu_memory_utilization the startup free-memory check allows
+
+    def as_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        return asdict(self)
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def _serving_dtype(inp: MemoryInputs) -> str:
+    if inp.dtype and inp.dtype != "auto":
+        return inp.dtype
+    return inp.arch.serving_dtype_default
+
+
+def _weights_per_stage(inp: MemoryInputs, parts: list[int]) -> tuple[list[float], list[str]]:
+    """Bytes of weights on each PP stage (one TP rank)."""
+    a = inp.arch
+    notes: list[str] = []
+    tp, pp = inp.tensor_parallel_size, len(parts)
+    sd = _serving_dtype(inp)
+    sb = dtype_bytes(sd)
+    ck = dtype_bytes(a.dtype)
+    total = estimated_checkpoint_bytes(a)
+    if a.weight_bytes:
+        notes.append(
+            f"weights from exact checkpoint size {a.weight_bytes} B ({a.weight_bytes_source or 'given'})"
+        )
+    else:
+        notes.append(
+            "weights estimated from the parameter count"
+            + (" (rounded model-card figure)" if not a.params_estimated and a.params else "")
+            + " × storage bytes (estimate)"
+        )
+    br = param_breakdown(a)
+    quantized = bool(a.quant_method and a.quant_bits)
+    if not quantized and abs(sb - ck) > 1e-9:
+        total = total * sb / ck
+        notes.append(f"checkpoint {a.dtype} served as {sd}: weights scaled by {sb / ck:g}")
+    if not quantized and inp.quantization and inp.quantization.lower() in ("fp8", "fbgemm_fp8", "ptpc_fp8"):
+        lin = (br["attn"] + br["mlp"]) * sb
+        total = total - lin + lin / sb
+        notes.append("online fp8 quantization: linear layers stored in 1 byte (estimate)")
+    if quantized and a.quant_method in ("mxfp4", "gpt_oss_mxfp4") and a.is_moe:
+        c = constants("weights", inp.version)
+        mult = int(c.get("mxfp4_expert_pad_multiple", 256))
+        h = a.hidden_size
+        padded = -(-h // mult) * mult
+        if padded != h:
+            expert_bytes = (
+                a.num_moe_layers * a.num_experts * 3 * h * (a.moe_intermediate_size or 0) * (0.5 + 1 / 32)
+            )
+            total += expert_bytes * (padded / h - 1)
+            notes.append(f"mxfp4 experts padded {h}→{padded} on the hidden dim (estimate)")
+    emb_b = a.vocab_size * a.hidden_size * (sb if not quantized else 2)
+    lm_b = 0.0 if a.tie_word_embeddings else emb_b
+    vision_b = a.vision_params * (sb if not quantized else 2)
+    body = max(0.0, total - emb_b - lm_b - vision_b)
+    per_layer = body / max(1, a.num_layers)
+    # rotary cos/sin cache loaded with the model (max_position × rotary_dim, model dtype)
+    rope_b = 0.0
+    if a.max_position_embeddings and a.rotary_dim:
+        rope_b = float(a.max_position_embeddings) * a.rotary_dim * sb
+        if (a.text_model_type or a.model_type or "").startswith("gemma3") or "gemma2" in a.model_type:
+            rope_b *= 2 if "gemma3" in (a.text_model_type or a.model_type) else 1
+    out = []
+    for i, n in enumerate(parts):
+        w = per_layer * n
+        if i == 0:
+            w += emb_b + vision_b
+        if i == pp - 1:
+            w += lm_b if lm_b else (emb_b if pp > 1 else 0.0)
+        out.append(w / tp + rope_b)
+    if rope_b > 0.01 * GIB:
+        notes.append(
+            f"rotary cos/sin cache {rope_b / GIB:.2f} GiB per rank (max_position_embeddings × rotary_dim)"
+        )
+    if inp.cpu_offload_gb:
+        out = [max(0.0, w - inp.cpu_offload_gb * GIB) for w in out]
+        notes.append(
+            f"--cpu-offload-gb {inp.cpu_offload_gb:g}: up to that many GiB of weights stay in CPU memory"
+        )
+    return out, notes
+
+
+def _non_torch(inp: MemoryInputs) -> tuple[float, str]:
+    c = constants("non_torch_gib", inp.version, inp.engine)
+    tp, pp = inp.tensor_parallel_size, inp.pipeline_parallel_size
+    if tp > 1:
+        if inp.engine == "V0":
+            v = c["multi_gpu"]
+        elif inp.gpu.nvlink:
+            v = c["multi_gpu_nvlink"] + c.get("multi_gpu_per_extra_rank", 0) * (tp - 2)
+        else:
+            v = c["multi_gpu_pcie"]
+        return v, f"non-torch at TP={tp} on {inp.gpu.name}: {v:.2f} GiB (step function; estimate)"
+    if pp > 1:
+        return c["pp_only"], f"non-torch at PP={pp}, TP=1: {c['pp_only']:.2f} GiB (estimate)"
+    return c["tp1"], f"non-torch at TP=1: {c['tp1']:.2f} GiB (estimate)"
+
+
+def _activation(inp: MemoryInputs, stage: int, pp: int, layers: int) -> tuple[float, list[str]]:
+    a = inp.arch
+    c = constants("activation", inp.version, inp.engine)
+    tp = inp.tensor_parallel_size
+    sd = _serving_dtype(inp)
+    b = dtype_bytes(sd)
+    tokens = int(inp.max_num_batched_tokens)
+    rows = min(inp.max_num_seqs, tokens)
+    inter = a.intermediate_size
+    if a.is_moe:
+        inter = max(
+            a.intermediate_size if a.num_moe_layers < a.num_layers else 0,
+            (a.moe_intermediate_size or 0) * max(1, a.num_experts_per_tok),
+        )
+    fwd = tokens * (c["fwd_hidden_mult"] * a.hidden_size + c["fwd_inter_mult"] * inter / tp) * b
+    last = stage == pp - 1
+    sampler = rows * a.vocab_size * (b + c["sampler_f32_bytes"]) if last else 0.0
+    moe_ws = 0.0
+    if a.is_moe and a.quant_method not in ("mxfp4", "gpt_oss_mxfp4") and a.num_moe_layers and layers:
+        t = min(tokens, int(c.get("moe_chunk_tokens", 32768)))
+        moe_ws = (
+            t * max(1, a.num_experts_per_tok) * 3 * (a.moe_intermediate_size or a.intermediate_size) / tp * 2
+        )
+    mm = c.get("multimodal_extra_gib", 0.0) * GIB if a.is_multimodal and stage == 0 else 0.0
+    act = max(fwd, sampler) + moe_ws + c["base_gib"] * GIB + mm
+    notes = [
+        f"activation: forward of {tokens} tokens {fwd / GIB:.2f} GiB, sampler {rows} rows × {a.vocab_size} "
+        f"vocab {sampler / GIB:.2f} GiB"
+        + (f", fused-MoE workspace {moe_ws / GIB:.2f} GiB" if moe_ws else "")
+        + (" + multimodal encoder profiling" if mm else "")
+        + " (estimate)"
+    ]
+    return act, notes
+
+
+def _graph_sizes(inp: MemoryInputs) -> list[int]:
+    if inp.enforce_eager:
+        return []
+    if inp.cudagraph_capture_sizes is not None:
+        return list(inp.cudagraph_capture_sizes)
+    from vlint.resolve.defaults import cudagraph_sizes
+
+    sizes, _ = cudagraph_sizes(
+        inp.version,
+        engine=inp.engine,
+        max_num_seqs=inp.max_num_seqs,
+        max_num_batched_tokens=inp.max_num_batched_tokens,
+        gpu=inp.gpu,
+        num_speculative_tokens=inp.num_speculative_tokens,
+    )
+    return sizes
+
+
+def _cuda_graph(inp: MemoryInputs, layers: int) -> float:
+    sizes = _graph_sizes(inp)
+    if not sizes:
+        return 0.0
+    c = constants("cuda_graph", inp.version, inp.engine)
+    frac = len(sizes) / float(c.get("reference_sizes", 51))
+    if inp.engine == "V0":
+        return c["per_layer_gib"] * layers * frac * GIB
+    est = c["base_gib"] + c["per_layer_gib"] * layers + (c["moe_extra_gib"] if inp.arch.is_moe else 0.0)
+    return est * frac * GIB
+
+
+def _in_flight_tokens(inp: MemoryInputs, sw: Mapping[str, Any]) -> int:
+    if not sw.get("sliding_window_inflight"):
+        return inp.max_num_batched_tokens
+    pp = inp.pipeline_parallel_size
+    batches = (pp + 1 if inp.version >= V("0.33.0") else 2 if pp <= 1 else pp) if inp.async_scheduling else pp
+    return max(1, batches) * inp.max_num_batched_tokens
+
+
+def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
+    """Predict what vLLM prints and decides at startup for one deployment (per GPU rank)."""
+    a, gpu, ver = inp.arch, inp.gpu, inp.version
+    sw = switches(ver)
+    engine = inp.engine
+    tp, pp = max(1, inp.tensor_parallel_size), max(1, inp.pipeline_parallel_size)
+    total = gpu.total_gib * GIB
+    gmu = float(inp.gpu_memory_utilization)
+    budget = total * gmu
+    assumptions: list[str] = []
+    notes: list[str] = []
+    sd = _serving_dtype(inp)
+    model_b = dtype_bytes(sd)
+    kv_b = kv_elem_bytes(inp.kv_cache_dtype, model_b)
+    if a.kv_cache_quant_algo and (inp.kv_cache_dtype in (None, "auto")) and ver >= V("0.19.0"):
+        kv_b = 1.0
+        notes.append(f"checkpoint kv_cache_quant_algo={a.kv_cache_quant_algo}: fp8 KV cache")
+
+    parts = pp_partition(a.num_layers, pp)
+    weights, wnotes = _weights_per_stage(inp, parts)
+    assumptions.extend(wnotes)
+    nt, ntn = _non_torch(inp)
+    assumptions.append(ntn)
+    est_graphs = inp.estimate_cudagraphs
+    if est_graphs is None:
+        est_graphs = engine == "V1" and ver >= V("0.20.0")
+    if engine == "V0":
+        est_graphs = False
+    hybrid_mgr = (
+        bool(sw.get("hybrid_kv_manager")) and engine == "V1" and not inp.disable_hybrid_kv_cache_manager
+    )
+    legacy_v1 = engine == "V1" and not sw.get("snapshot_profiler")
+    if legacy_v1:
+        assumptions.append("V1 before the snapshot profiler: non-torch includes the CUDA context (estimate)")
+
+    stages: list[StageEstimate] = []
+    layouts: list[KVLayout] = []
+    start = 0
+    for i, n in enumerate(parts):
+        specs = layer_specs(
+            a,
+            layer_range=(start, start + n),
+            tp=tp,
+            kv_bytes=kv_b,
+            model_dtype_bytes=model_b,
+            kv_cache_dtype=inp.kv_cache_dtype,
+            treat_windowed_as_full=not hybrid_mgr,
+        )
+        start += n
+        bs = inp.block_size
+        if any(s.kind == "mamba" for s in specs) and engine == "V1":
+            bs = attention_block_size_for_hybrid(specs, bs)
+        lay = build_layout(specs, bs, hybrid_manager=hybrid_mgr)
+        layouts.append(lay)
+        act, anotes = _activation(inp, i, pp, n)
+        if i == 0:
+            assumptions.extend(anotes)
+        graphs = _cuda_graph(inp, n)
+        nt_s = nt * GIB
+        if inp.kv_cache_memory_bytes:
+            avail = float(inp.kv_cache_memory_bytes)
+        else:
+            avail = budget - weights[i] - nt_s - act - (graphs if est_graphs else 0.0)
+        nb = int(avail // lay.bytes_per_block) if lay.bytes_per_block > 0 and avail > 0 else 0
+        stages.append(
+            StageEstimate(
+                i, n, weights[i] / GIB, act / GIB, nt, graphs / GIB, avail / GIB, nb, lay.bytes_per_block
+            )
+        )
+    if inp.kv_cache_memory_bytes:
+        notes.append("kv_cache_memory_bytes set: KV size fixed, gpu_memory_utilization ignored for KV sizing")
+    tight = min(
+        range(len(stages)), key=lambda j: stages[j].num_blocks if layouts[j].bytes_per_block else 1 << 62
+    )
+    lay = layouts[tight]
+    num_blocks = stages[tight].num_blocks
+    if inp.num_gpu_blocks_override is not None:
+        num_blocks = int(inp.num_gpu_blocks_override)
+        notes.append(f"num_gpu_blocks_override={num_blocks} replaces the profiled block count")
+    inflight = _in_flight_tokens(inp, sw)
+    mml = int(inp.max_model_len)
+    tokens = kv_tokens(
+        lay, num_blocks, mml, inflight, group_aware=bool(sw.get("kv_tokens_group_aware")), engine=engine
+    )
+    conc = (
+        (tokens / mml if engine == "V0" else max_concurrency(lay, num_blocks, mml, inflight)) if mml else 0.0
+    )
+    by_kind: dict[str, float] = {}
+    for s in layouts[0].specs:
+        by_kind[s.kind] = by_kind.get(s.kind, 0.0) + (s.bytes_per_token or 0.0)
+    per_tok = layouts[0].per_token_bytes()
+    if not layouts[0].uniform:
+        assumptions.append(
+            f"hybrid KV: {lay.num_groups} groups of {lay.group_size} layers, block {lay.block_size} tokens"
+            + (f", {lay.padding_layers} padding layers" if lay.padding_layers else "")
+        )
+    if a.is_mla:
+        notes.append("MLA latent cache is replicated on every TP rank (not divided by TP)")
+
+    # ---- verdicts ---------------------------------------------------------------------
+    pre = constants("pre_snapshot_gib", ver)
+    ctx = pre["tp1"] + (pre["multi_gpu_extra"] if tp * pp > 1 else 0.0)
+    others = inp.other_gpu_usage_gib + sum(g * gpu.total_gib for g in inp.other_instances_gmu)
+    free_start = gpu.total_gib - ctx - others
+    max_gmu_free = max(0.0, free_start / gpu.total_gib)
+    failure: str | None = None
+    stage_fail: str | None = None
+    est_len: int | None = None
+    s0 = stages[tight]
+    avail_min = s0.available_kv_gib * GIB
+    needed = request_bytes(lay, mml, inflight) if lay.bytes_per_block else 0.0
+    if engine == "V1" and sw.get("startup_free_memory_check") and free_start < gpu.total_gib * gmu:
+        failure = (
+            "ValueError: Free memory on device cuda:0 "
+            f"({free_start:.2f}/{gpu.total_gib:.2f} GiB) on startup is "
+            f"less than desired GPU memory utilization ({gmu}, {gpu.total_gib * gmu:.2f} GiB). Decrease GPU "
+            "memory utilization or reduce GPU memory used by other processes."
+        )
+        stage_fail = "startup_free_memory"
+    elif max(weights) / GIB > free_start:
+        failure = (
+            f"torch.OutOfMemoryError: CUDA out of memory while loading weights ({max(weights) / GIB:.2f} GiB "
+            f"per GPU, {free_start:.2f} GiB free). Failed to load model "
+            "- not enough GPU memory. Try lowering "
+            "--gpu-memory-utilization to free memory for weights, "
+            "increasing --tensor-parallel-size, or using "
+            "--quantization."
+        )
+        stage_fail = "weights"
+    elif engine == "V0":
+        if num_blocks <= 0:
+            failure = (
+                "ValueError: No available memory for the cache blocks. "
+                "Try increasing `gpu_memory_utilization` "
+                "when initializing the engine."
+            )
+            stage_fail = "no_kv_memory"
+        elif mml > tokens:
+            failure = (
+                f"ValueError: The model's max seq len ({mml}) is larger "
+                "than the maximum number of tokens that "
+                f"can be stored in KV cache ({tokens}). Try increasing "
+                "`gpu_memory_utilization` or decreasing "
+                "`max_model_len` when initializing the engine."
+            )
+            stage_fail = "kv_cache_check"
+            est_len = tokens
+    else:
+        if avail_min <= 0 and not inp.num_gpu_blocks_override:
+            failure = (
+                "ValueError: No available memory for the cache blocks. "
+                "Try increasing `gpu_memory_utilization` "
+                "when initializing the engine. See https://docs.vllm.ai/en/latest/configuration/"
+                "conserving_memory/ for more details."
+            )
+            stage_fail = "no_kv_memory"
+        else:
+            cap = avail_min if not inp.num_gpu_blocks_override else num_blocks * lay.bytes_per_block
+            if sw.get("null_block_reserved"):
+                cap -= lay.bytes_per_block
+            if needed > cap:
+                est_len = estimate_max_model_len(lay, cap, mml, inflight)
+                est_msg = (
+                    f"Based on the available memory, the estimated maximum model length is {est_len}. "
+                    if est_len > 0
+                    else ""
+                )
+                failure = (
+                    f"ValueError: To serve at least one request with the models's max seq len ({mml}), "
+                    f"({needed / GIB:.2f} GiB KV cache is needed, which is "
+                    "larger than the available KV cache "
+                    f"memory ({cap / GIB:.2f} GiB). {est_msg}Try increasing `gpu_memory_utilization` or "
+                    "decreasing `max_model_len` when initializing the engine."
+                )
+                stage_fail = "kv_cache_check"
+    # post-allocation risks
+    outside = gpu.total_gib * (1 - gmu) * GIB - ctx * GIB - others * GIB
+    graphs_actual = s0.cuda_graph_gib * GIB
+    if engine == "V1":
+        gc = constants("cuda_graph", ver, "V1")
+        graphs_actual *= gc.get("actual_over_estimate", 1.0)
+    head_after = outside - (0.0 if est_graphs else graphs_actual)
+    if failure is None and engine == "V0" and not inp.enforce_eager and head_after < 0:
+        failure = (
+            f"torch.OutOfMemoryError: CUDA out of memory during CUDA graph capture: V0 captures graphs "
+            f"(~{graphs_actual / GIB:.2f} GiB) after the KV cache, "
+            "outside the gpu_memory_utilization budget, "
+            f"and only {outside / GIB:.2f} GiB is left outside it. Lower gpu_memory_utilization or use "
+            "--enforce-eager."
+        )
+        stage_fail = "cuda_graph_capture"
+    if failure is None and engine == "V1" and ver >= V("0.9.0") and stages[-1].num_blocks > 0:
+        wc = constants("sampler_warmup", ver)
+        rows = inp.max_num_seqs
+        need = rows * a.vocab_size * wc["bytes_per_row_vocab"]
+        last = stages[-1]
+        room = last.activation_gib * GIB + head_after
+        if need > room:
+            failure = (
+                "RuntimeError: CUDA out of memory occurred when warming "
+                f"up sampler with {rows} dummy requests. "
+                "Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."
+            )
+            stage_fail = "sampler_warmup"
+            need_g, room_g = need / GIB, room / GIB
+            assumptions.append(
+                f"sampler warm-up needs ~{need_g:.2f} GiB; {room_g:.2f} GiB left after the KV cache "
+                "and CUDA graphs (estimate)"
+            )
+    if (
+        a.has_state_layers
+        and engine == "V1"
+        and failure is None
+        and num_blocks
+        and num_blocks < inp.max_num_seqs
+    ):
+        failure = (
+            f"ValueError: max_num_seqs ({inp.max_num_seqs}) exceeds "
+            f"available Mamba cache blocks ({num_blocks}). "
+            "Lower max_num_seqs or max_model_len, or raise gpu_memory_utilization."
+        )
+        stage_fail = "mamba_blocks"
+
+    return MemoryEstimate(
+        engine=engine,
+        total_gib=gpu.total_gib,
+        budget_gib=budget / GIB,
+        weights_gib=stages[0].weights_gib,
+        activation_gib=stages[0].activation_gib,
+        non_torch_gib=nt,
+        cuda_graph_gib=stages[0].cuda_graph_gib,
+        cuda_graph_in_budget=est_graphs,
+        kv_cache_gib=stages[0].available_kv_gib,
+        kv_cache_gib_min=min(s.available_kv_gib for s in stages),
+        kv_bytes_per_token=per_tok,
+        kv_bytes_per_token_by_kind=by_kind,
+        block_size=lay.block_size,
+        num_blocks=num_blocks,
+        num_kv_groups=lay.num_groups,
+        kv_cache_tokens=max(0, tokens),
+        max_concurrency=max(0.0, conc),
+        request_kv_gib=needed / GIB,
+        starts=failure is None,
+        failure=failure,
+        failure_stage=stage_fail,
+        estimated_max_model_len=est_len,
+        free_at_start_gib=free_start,
+        headroom_outside_budget_gib=head_after / GIB,
+        stages=stages,
+        assumptions=assumptions,
+        notes=notes,
+        max_gmu_free=max_gmu_free,
+    )
+
+
+def max_model_len_that_fits(inp: MemoryInputs, *, upper: int | None = None) -> int:
+    """Largest max_model_len whose one-request KV fits the predicted available memory
+    (vLLM's binary search, also what ``--max-model-len auto`` picks)."""
+    est = estimate_memory(replace(inp, max_model_len=upper or inp.max_model_len))
+    a = inp.arch
+    tp, pp = max(1, inp.tensor_parallel_size), max(1, inp.pipeline_parallel_size)
+    parts = pp_partition(a.num_layers, pp)
+    sw = switches(inp.version)
+    hybrid = (
+        bool(sw.get("hybrid_kv_manager")) and inp.engine == "V1" and not inp.disable_hybrid_kv_cache_manager
+    )
+    model_b = dtype_bytes(_serving_dtype(inp))
+    best = upper or inp.max_model_len
+    start = 0
+    for i, n in enumerate(parts):
+        specs = layer_specs(
+            a,
+            layer_range=(start, start + n),
+            tp=tp,
+            kv_bytes=kv_elem_bytes(inp.kv_cache_dtype, model_b),
+            model_dtype_bytes=model_b,
+            kv_cache_dtype=inp.kv_cache_dtype,
+            treat_windowed_as_full=not hybrid,
+        )
+        start += n
+        lay = build_layout(specs, inp.block_size, hybrid_manager=hybrid)
+        avail = est.stages[i].available_kv_gib * GIB
+        if not lay.bytes_per_block:
+            continue
+        best = min(best, estimate_max_model_len(lay, avail, best, _in_flight_tokens(inp, sw)))
+    return best
+
+
+def inputs_from_resolved(
+    arch: ModelArch, gpu: GpuSpec, version: Version, resolved: Mapping[str, Any], **extra: Any
+) -> MemoryInputs:
+    """MemoryInputs from ``resolve_defaults`` output (values or ResolvedValue objects)."""
+
+    def val(k: str, d: Any = None) -> Any:
+        v = resolved.get(k, d)
+        return getattr(v, "value", v) if v is not None else d
+
+    env = val("env", {}) or {}
+    sizes = val("cudagraph_capture_sizes")
+    spec = val("speculative_config")
+    nspec = int(spec.get("num_speculative_tokens") or 0) if isinstance(spec, Mapping) else 0
+    kw: dict[str, Any] = dict(
+        arch=arch,
+        gpu=gpu,
+        version=version,
+        engine=val("engine", "V1"),
+        max_model_len=int(val("max_model_len") or 2048),
+        tensor_parallel_size=int(val("tensor_parallel_size", 1) or 1),
+        pipeline_parallel_size=int(val("pipeline_parallel_size", 1) or 1),
+        data_parallel_size=int(val("data_parallel_size", 1) or 1),
+        gpu_memory_utilization=float(val("gpu_memory_utilization", 0.9)),
+        max_num_seqs=int(val("max_num_seqs", 256)),
+        max_num_batched_tokens=int(val("max_num_batched_tokens", 2048)),
+        enable_chunked_prefill=bool(val("enable_chunked_prefill", True)),
+        enable_prefix_caching=bool(val("enable_prefix_caching", True)),
+        kv_cache_dtype=str(val("kv_cache_dtype", "auto") or "auto"),
+        block_size=int(val("block_size", 16) or 16),
+        enforce_eager=bool(val("enforce_eager", False)),
+        dtype=val("dtype"),
+        quantization=val("quantization"),
+        cpu_offload_gb=float(val("cpu_offload_gb", 0) or 0),
+        kv_cache_memory_bytes=val("kv_cache_memory_bytes"),
+        num_gpu_blocks_override=val("num_gpu_blocks_override"),
+        cudagraph_capture_sizes=tuple(sizes) if isinstance(sizes, (list, tuple)) else None,
+        estimate_cudagraphs=val("estimate_cudagraphs"),
+        async_scheduling=bool(val("async_scheduling", True)),
+        disable_hybrid_kv_cache_manager=bool(val("disable_hybrid_kv_cache_manager", False)),
+        num_speculative_tokens=nspec,
+        env=dict(env),
+    )
+    kw.update(extra)
+    return MemoryInputs(**kw)
+
+
+__all__ = [
+    "MLA",
+    "MemoryEstimate",
+    "MemoryInputs",
+    "StageEstimate",
+    "estimate_memory",
+    "inputs_from_resolved",
+    "max_model_len_that_fits",
+]

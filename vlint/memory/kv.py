@@ -1,0 +1,312 @@
+"""KV-cache page math: per-layer specs, vLLM's hybrid grouping, blocks, tokens, concurrency.
+
+Mirrors ``vllm/v1/kv_cache_interface.py`` (page sizes, per-request memory) and
+``vllm/v1/core/kv_cache_utils.py`` (grouping, ``num_blocks``, capacity, feasibility, the
+``estimate_max_model_len`` binary search) per version. Pure functions; sizes in bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vlint.resolve.model_arch import (
+    CHUNKED,
+    FULL,
+    KV_SHARED,
+    LINEAR,
+    MAMBA,
+    NO_KV,
+    SLIDING,
+    ModelArch,
+    ceil_div,
+)
+
+MLA = "mla"
+
+KV_DTYPE_BYTES = {
+    "auto": None,
+    "float16": 2,
+    "bfloat16": 2,
+    "half": 2,
+    "float32": 4,
+    "fp8": 1,
+    "fp8_e4m3": 1,
+    "fp8_e5m2": 1,
+    "fp8_inc": 1,
+    "fp8_ds_mla": 1,
+    "nvfp4_ds_mla": 1,
+    "int8_per_token_head": 1,
+    "fp8_per_token_head": 1,
+}
+
+
+def kv_elem_bytes(kv_cache_dtype: str | None, model_dtype_bytes: float) -> float:
+    """Bytes per KV element: ``auto`` = model dtype; fp8 variants 1 B; packed 4-bit formats are
+    given 1 B (their container) as a lower bound (vllm/utils/torch_utils.py:40-66)."""
+    if not kv_cache_dtype or kv_cache_dtype == "auto":
+        return model_dtype_bytes
+    b = KV_DTYPE_BYTES.get(kv_cache_dtype.lower())
+    if b is None:
+        return 1.0
+    return float(b)
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    """One KV-holding layer on a rank."""
+
+    kind: str  # FULL, SLIDING, CHUNKED, MLA, MAMBA (incl. linear attention)
+    bytes_per_token: float = 0.0  # attention kinds
+    window: int | None = None  # sliding window / attention chunk
+    state_bytes: float = 0.0  # Mamba/linear: bytes per request per layer
+
+    @property
+    def key(self) -> tuple[str, float, int | None, float]:
+        return (self.kind, self.bytes_per_token, self.window, self.state_bytes)
+
+
+def pp_partition(num_layers: int, pp: int) -> list[int]:
+    """Layers per PP stage, as ``get_pp_indices`` (vllm/distributed/utils.py:95-140): even split,
+    remainder to the stages before the last, starting from the second-to-last."""
+    pp = max(1, pp)
+    parts = [num_layers // pp] * pp
+    rem = num_layers % pp
+    for i in range(2, rem + 2):
+        parts[-i] += 1
+    return parts
+
+
+def layer_specs(
+    arch: ModelArch,
+    *,
+    layer_range: tuple[int, int],
+    tp: int,
+    kv_bytes: float,
+    model_dtype_bytes: float,
+    kv_cache_dtype: str | None,
+    treat_windowed_as_full: bool,
+) -> list[LayerSpec]:
+    """KV specs of the layers ``[start, end)`` on one TP rank."""
+    specs: list[LayerSpec] = []
+    start, end = layer_range
+    for kind in arch.layer_types[start:end]:
+        if kind in (KV_SHARED, NO_KV):
+            continue
+        if kind in (MAMBA, LINEAR):
+            conv = arch.state_conv_elems / tp
+            ssm = arch.state_ssm_elems / tp
+            sb = arch.state_ssm_dtype_bytes or model_dtype_bytes
+            specs.append(LayerSpec(MAMBA, state_bytes=conv * model_dtype_bytes + ssm * sb))
+            continue
+        if arch.is_mla:
+            # vllm/model_executor/layers/attention/mla_attention.py:1371-1397: 1 head of
+            # kv_lora_rank + qk_rope_head_dim, replicated on every TP rank
+            if (kv_cache_dtype or "").lower() == "fp8_ds_mla":
+                per_tok = 656.0
+            else:
+                per_tok = (int(arch.kv_lora_rank or 0) + int(arch.qk_rope_head_dim or 0)) * kv_bytes
+            specs.append(LayerSpec(MLA, bytes_per_token=per_tok))
+            continue
+        kvh = arch.kv_heads_for(kind)
+        hd = arch.head_dim_for(kind)
+        hdv = arch.head_dim_v or hd
+        local_heads = max(1, kvh // tp)  # vllm/config/model.py:1663-1683
+        per_tok = local_heads * (hd + hdv) * kv_bytes
+        if kind == FULL or treat_windowed_as_full:
+            specs.append(LayerSpec(FULL, bytes_per_token=per_tok))
+        elif kind == SLIDING:
+            specs.append(LayerSpec(SLIDING, bytes_per_token=per_tok, window=arch.sliding_window))
+        elif kind == CHUNKED:
+            specs.append(LayerSpec(CHUNKED, bytes_per_token=per_tok, window=arch.attention_chunk_size))
+    return specs
+
+
+@dataclass
+class KVLayout:
+    """How one rank's KV memory is cut into blocks."""
+
+    specs: list[LayerSpec]
+    block_size: int
+    groups: list[tuple[LayerSpec, int]] = field(default_factory=list)  # (spec, layers in group)
+    group_size: int = 0
+    page_bytes: float = 0.0  # per layer per block (uniform across groups when hybrid)
+    bytes_per_block: float = 0.0
+    uniform: bool = True  # one group (all layers share the block table)
+    padding_layers: int = 0
+
+    @property
+    def num_groups(self) -> int:
+        return max(1, len(self.groups))
+
+    def per_token_bytes(self) -> float:
+        """KV bytes per token summed over attention layers (what 'full' accounting would use)."""
+        return sum(s.bytes_per_token for s in self.specs)
+
+
+def attention_block_size_for_hybrid(specs: list[LayerSpec], block_size: int, alignment: int = 16) -> int:
+    """Attention block size vLLM picks so an attention page holds at least one Mamba page
+    (HybridAttentionMambaModelConfig.verify_and_update_config)."""
+    att = [s for s in specs if s.kind != MAMBA]
+    mam = [s for s in specs if s.kind == MAMBA]
+    if not att or not mam:
+        return block_size
+    per_tok = max(s.bytes_per_token for s in att)
+    mamba_page = max(s.state_bytes for s in mam)
+    if per_tok <= 0:
+        return block_size
+    bs = alignment * ceil_div(int(mamba_page), int(alignment * per_tok))
+    return max(block_size, bs)
+
+
+def build_layout(specs: list[LayerSpec], block_size: int, *, hybrid_manager: bool) -> KVLayout:
+    """Group layers like ``get_kv_cache_groups`` and size one block."""
+    lay = KVLayout(specs=specs, block_size=block_size)
+    if not specs:
+        return lay
+    kinds = {s.key for s in specs}
+    if len(kinds) == 1 or not hybrid_manager:
+        # one group; every layer gets its own page per block
+        lay.groups = [(specs[0], len(specs))]
+        lay.group_size = len(specs)
+        lay.uniform = True
+        lay.bytes_per_block = sum(_page(s, block_size) for s in specs)
+        lay.page_bytes = lay.bytes_per_block / len(specs)
+        return lay
+    counts: dict[tuple, tuple[LayerSpec, int]] = {}
+    for s in specs:
+        spec, n = counts.get(s.key, (s, 0))
+        counts[s.key] = (spec, n + 1)
+    ns = [n for _, n in counts.values()]
+    gsize = min(ns)
+    if max(ns) < min(ns) * 1.5:
+        gsize = max(ns)
+    groups: list[tuple[LayerSpec, int]] = []
+    pad = 0
+    for spec, n in counts.values():
+        ng = ceil_div(n, gsize)
+        pad += ng * gsize - n
+        groups.extend((spec, gsize) for _ in range(ng))
+    page = max(_page(spec, block_size) for spec, _ in groups)  # pages unified to the largest
+    lay.groups = groups
+    lay.group_size = gsize
+    lay.page_bytes = page
+    lay.bytes_per_block = page * gsize
+    lay.uniform = False
+    lay.padding_layers = pad
+    return lay
+
+
+def _page(spec: LayerSpec, block_size: int) -> float:
+    if spec.kind == MAMBA:
+        return spec.state_bytes
+    return block_size * spec.bytes_per_token
+
+
+def spec_max_tokens(spec: LayerSpec, max_model_len: int, in_flight_tokens: int) -> int | None:
+    """Tokens one request keeps for a windowed spec (None = full length)."""
+    if spec.kind == SLIDING and spec.window:
+        return min(spec.window - 1 + in_flight_tokens, max_model_len)
+    if spec.kind == CHUNKED and spec.window:
+        return min(spec.window + in_flight_tokens, max_model_len)
+    return None
+
+
+def spec_request_bytes(spec: LayerSpec, max_model_len: int, block_size: int, in_flight_tokens: int) -> float:
+    """``max_memory_usage_bytes`` of one layer for one request of ``max_model_len``."""
+    if spec.kind == MAMBA:
+        return spec.state_bytes
+    page = block_size * spec.bytes_per_token
+    w = spec_max_tokens(spec, max_model_len, in_flight_tokens)
+    if w is not None:
+        extra = 1 if spec.kind == SLIDING else 0
+        return (ceil_div(w, block_size) + extra) * page
+    return ceil_div(max_model_len, block_size) * page
+
+
+def request_bytes(lay: KVLayout, max_model_len: int, in_flight_tokens: int) -> float:
+    """KV bytes one request of ``max_model_len`` needs on this rank (sum over layers)."""
+    return sum(spec_request_bytes(s, max_model_len, lay.block_size, in_flight_tokens) for s in lay.specs)
+
+
+def blocks_per_request(lay: KVLayout, max_model_len: int, in_flight_tokens: int) -> int:
+    """Blocks (of ``bytes_per_block``) one request needs: Σ over groups (group-aware)."""
+    if lay.uniform:
+        return ceil_div(max_model_len, lay.block_size)
+    total = 0
+    for spec, _n in lay.groups:
+        total += ceil_div(
+            int(spec_request_bytes(spec, max_model_len, lay.block_size, in_flight_tokens)),
+            int(lay.page_bytes) or 1,
+        )
+    return total
+
+
+def max_concurrency(lay: KVLayout, num_blocks: int, max_model_len: int, in_flight_tokens: int) -> float:
+    """``get_max_concurrency_for_kv_cache_config`` ([0.19.1] vllm/v1/core/kv_cache_utils.py:802)."""
+    if lay.bytes_per_block <= 0:
+        return 0.0
+    if lay.uniform:
+        per_req = request_bytes(lay, max_model_len, in_flight_tokens)
+        return num_blocks / max(1, ceil_div(int(per_req), int(lay.bytes_per_block)))
+    per_layer_sum = sum(
+        spec_request_bytes(spec, max_model_len, lay.block_size, in_flight_tokens) for spec, _ in lay.groups
+    )
+    return num_blocks / max(1, ceil_div(int(per_layer_sum), int(lay.page_bytes) or 1))
+
+
+def kv_tokens(
+    lay: KVLayout,
+    num_blocks: int,
+    max_model_len: int,
+    in_flight_tokens: int,
+    *,
+    group_aware: bool,
+    engine: str,
+) -> int:
+    """The 'GPU KV cache size: N tokens' figure of a version."""
+    if engine == "V0" or (lay.uniform and not group_aware):
+        return num_blocks * lay.block_size
+    if not group_aware:
+        # [0.19.1] vllm/v1/core/kv_cache_utils.py:1302-1306
+        return num_blocks // lay.num_groups * lay.block_size
+    return int(max_concurrency(lay, num_blocks, max_model_len, in_flight_tokens) * max_model_len)
+
+
+def estimate_max_model_len(
+    lay: KVLayout, available_bytes: float, max_model_len: int, in_flight_tokens: int
+) -> int:
+    """vLLM's binary search for the longest length whose one-request KV fits
+    (``estimate_max_model_len``, [0.19.1] vllm/v1/core/kv_cache_utils.py:665-712)."""
+
+    def fits(n: int) -> bool:
+        return request_bytes(lay, n, in_flight_tokens) <= available_bytes
+
+    left, right = 1, max_model_len
+    if not fits(left):
+        return 0
+    result = 1
+    while left <= right:
+        mid = (left + right) // 2
+        if fits(mid):
+            result = mid
+            left = mid + 1
+        else:
+            right = mid - 1
+    return result
+
+
+__all__ = [
+    "MLA",
+    "KVLayout",
+    "LayerSpec",
+    "attention_block_size_for_hybrid",
+    "blocks_per_request",
+    "build_layout",
+    "estimate_max_model_len",
+    "kv_elem_bytes",
+    "kv_tokens",
+    "layer_specs",
+    "max_concurrency",
+    "pp_partition",
+    "request_bytes",
+]

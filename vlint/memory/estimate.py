@@ -122,6 +122,7 @@ class MemoryEstimate:
     stages: list[StageEstimate]
     assumptions: list[str]
     notes: list[str]
+    risks: list[str]  # things that may fail after startup accounting passes (estimates)
     max_gmu_free: float  # largest gpu_memory_utilization the startup free-memory check allows
 
     def as_dict(self) -> dict[str, Any]:
@@ -309,6 +310,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
     budget = total * gmu
     assumptions: list[str] = []
     notes: list[str] = []
+    risks: list[str] = []
     sd = _serving_dtype(inp)
     model_b = dtype_bytes(sd)
     kv_b = kv_elem_bytes(inp.kv_cache_dtype, model_b)
@@ -400,6 +402,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
     # ---- verdicts ---------------------------------------------------------------------
     pre = constants("pre_snapshot_gib", ver)
     ctx = pre["tp1"] + (pre["multi_gpu_extra"] if tp * pp > 1 else 0.0)
+    ctx_outside = 0.0 if (engine == "V0" and sw.get("v0_context_in_budget")) else ctx
     others = inp.other_gpu_usage_gib + sum(g * gpu.total_gib for g in inp.other_instances_gmu)
     free_start = gpu.total_gib - ctx - others
     max_gmu_free = max(0.0, free_start / gpu.total_gib)
@@ -474,12 +477,17 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
                 )
                 stage_fail = "kv_cache_check"
     # post-allocation risks
-    outside = gpu.total_gib * (1 - gmu) * GIB - ctx * GIB - others * GIB
+    outside = gpu.total_gib * (1 - gmu) * GIB - ctx_outside * GIB - others * GIB
     graphs_actual = s0.cuda_graph_gib * GIB
     if engine == "V1":
         gc = constants("cuda_graph", ver, "V1")
         graphs_actual *= gc.get("actual_over_estimate", 1.0)
     head_after = outside - (0.0 if est_graphs else graphs_actual)
+    if engine == "V0" and not inp.enforce_eager and 0 <= head_after < 0.5 * GIB:
+        risks.append(
+            f"V0 CUDA graphs (~{graphs_actual / GIB:.2f} GiB) leave only {head_after / GIB:.2f} GiB "
+            "outside the budget (estimate)"
+        )
     if failure is None and engine == "V0" and not inp.enforce_eager and head_after < 0:
         failure = (
             f"torch.OutOfMemoryError: CUDA out of memory during CUDA graph capture: V0 captures graphs "
@@ -495,17 +503,21 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         need = rows * a.vocab_size * wc["bytes_per_row_vocab"]
         last = stages[-1]
         room = last.activation_gib * GIB + head_after
-        if need > room:
+        margin_fail = wc.get("fail_margin_gib", 0.0) * GIB
+        margin_risk = wc.get("risk_margin_gib", 0.0) * GIB
+        need_g, room_g = need / GIB, room / GIB
+        if need > room + margin_fail:
             failure = (
-                "RuntimeError: CUDA out of memory occurred when warming "
-                f"up sampler with {rows} dummy requests. "
-                "Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."
+                f"RuntimeError: CUDA out of memory occurred when warming up sampler with {rows} dummy "
+                "requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when "
+                "initializing the engine."
             )
             stage_fail = "sampler_warmup"
-            need_g, room_g = need / GIB, room / GIB
-            assumptions.append(
-                f"sampler warm-up needs ~{need_g:.2f} GiB; {room_g:.2f} GiB left after the KV cache "
-                "and CUDA graphs (estimate)"
+        if need > room - margin_risk:
+            risks.append(
+                f"sampler warm-up with {rows} dummy requests needs ~{need_g:.2f} GiB and ~{room_g:.2f} GiB "
+                "is left after the KV cache and CUDA graphs: it may OOM after the KV cache is allocated "
+                "(estimate)"
             )
     if (
         a.has_state_layers
@@ -549,6 +561,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         stages=stages,
         assumptions=assumptions,
         notes=notes,
+        risks=risks,
         max_gmu_free=max_gmu_free,
     )
 

@@ -1,0 +1,136 @@
+"""Budget equation, verdicts and version switches of estimate_memory (hand-worked fixtures)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from vlint.memory import MemoryInputs, estimate_memory, max_model_len_that_fits
+from vlint.resolve.gpus import gpu_from_memory, lookup_gpu
+from vlint.resolve.model_arch import lookup_catalog
+from vlint.version import V
+
+GIB = 2**30
+
+
+@pytest.fixture
+def llama_h100() -> MemoryInputs:
+    return MemoryInputs(
+        arch=lookup_catalog("meta-llama/Llama-3.1-8B-Instruct"),
+        gpu=lookup_gpu("H100"),
+        version=V("0.19.0"),
+        max_model_len=8192,
+        gpu_memory_utilization=0.95,
+        max_num_seqs=1024,
+        max_num_batched_tokens=8192,
+    )
+
+
+def test_budget_equation(llama_h100):
+    e = estimate_memory(llama_h100)
+    assert e.budget_gib == pytest.approx(79.19 * 0.95)
+    assert e.kv_cache_gib == pytest.approx(e.budget_gib - e.weights_gib - e.non_torch_gib - e.activation_gib)
+    assert not e.cuda_graph_in_budget  # 0.19: estimate logged, not subtracted
+    # logged (r075): weights 14.99, KV 58.11 GiB, 476,016 tokens
+    assert e.weights_gib == pytest.approx(14.99, abs=0.02)
+    assert e.kv_cache_gib == pytest.approx(58.11, rel=0.01)
+    assert e.kv_cache_tokens == e.num_blocks * 16
+    assert e.starts
+
+
+def test_cuda_graphs_subtracted_from_020(llama_h100):
+    old = estimate_memory(llama_h100)
+    new = estimate_memory(replace(llama_h100, version=V("0.20.0")))
+    assert new.cuda_graph_in_budget
+    assert new.kv_cache_gib == pytest.approx(old.kv_cache_gib - new.cuda_graph_gib, abs=1e-6)
+    off = estimate_memory(replace(llama_h100, version=V("0.20.0"), estimate_cudagraphs=False))
+    assert off.kv_cache_gib == pytest.approx(old.kv_cache_gib)
+    eager = estimate_memory(replace(llama_h100, version=V("0.20.0"), enforce_eager=True))
+    assert eager.cuda_graph_gib == 0
+
+
+def test_kv_too_small_for_max_model_len_reports_estimated_length(llama_h100):
+    inp = replace(
+        llama_h100,
+        gpu=lookup_gpu("RTX 3090"),
+        gpu_memory_utilization=0.9,
+        max_model_len=131072,
+        max_num_seqs=256,
+        max_num_batched_tokens=2048,
+    )
+    e = estimate_memory(inp)
+    assert not e.starts and e.failure_stage == "kv_cache_check"
+    assert "estimated maximum model length is" in e.failure
+    # the estimate is the largest length whose block-rounded KV fits (16-token blocks of 128 KiB/token)
+    block = 16 * 128 * 1024
+    assert e.estimated_max_model_len == int(e.kv_cache_gib * GIB // block) * 16
+    assert max_model_len_that_fits(inp) == e.estimated_max_model_len
+
+
+def test_no_memory_for_kv(llama_h100):
+    e = estimate_memory(replace(llama_h100, gpu=gpu_from_memory(16.0), gpu_memory_utilization=0.9))
+    assert not e.starts and e.failure_stage in ("no_kv_memory", "weights")
+
+
+def test_free_memory_check_with_other_instance(llama_h100):
+    e = estimate_memory(replace(llama_h100, other_instances_gmu=(0.3,)))
+    assert e.failure_stage == "startup_free_memory"
+    assert "on startup is less than desired GPU memory utilization (0.95" in e.failure
+
+
+def test_v0_graphs_outside_budget(llama_h100):
+    v0 = replace(
+        llama_h100,
+        version=V("0.6.6"),
+        engine="V0",
+        max_num_seqs=256,
+        max_num_batched_tokens=8192,
+        gpu=gpu_from_memory(15.77),
+        tensor_parallel_size=2,
+        max_model_len=4096,
+    )
+    ok = estimate_memory(replace(v0, gpu_memory_utilization=0.85))
+    assert ok.starts and not ok.cuda_graph_in_budget and ok.cuda_graph_gib > 0
+    bad = estimate_memory(replace(v0, gpu_memory_utilization=0.97))
+    assert bad.failure_stage == "cuda_graph_capture"
+    eager = estimate_memory(replace(v0, gpu_memory_utilization=0.97, enforce_eager=True))
+    assert eager.starts
+
+
+def test_v0_kv_check_message(llama_h100):
+    e = estimate_memory(
+        replace(
+            llama_h100,
+            version=V("0.6.4"),
+            engine="V0",
+            gpu=lookup_gpu("RTX 3090"),
+            gpu_memory_utilization=0.9,
+            max_model_len=131072,
+            max_num_seqs=256,
+            max_num_batched_tokens=2048,
+        )
+    )
+    assert e.failure.startswith("ValueError: The model's max seq len (131072) is larger than")
+
+
+def test_kv_cache_memory_bytes_and_override(llama_h100):
+    e = estimate_memory(replace(llama_h100, kv_cache_memory_bytes=10 * GIB))
+    assert e.kv_cache_gib == pytest.approx(10.0)
+    e2 = estimate_memory(replace(llama_h100, num_gpu_blocks_override=100))
+    assert e2.num_blocks == 100 and e2.kv_cache_tokens == 1600
+
+
+def test_tp_and_pp_split(llama_h100):
+    tp2 = estimate_memory(replace(llama_h100, tensor_parallel_size=2))
+    assert tp2.weights_gib == pytest.approx(7.51, abs=0.02) and tp2.non_torch_gib > 1.5
+    pp4 = estimate_memory(replace(llama_h100, pipeline_parallel_size=4))
+    assert pp4.weights_gib == pytest.approx(4.26, abs=0.02)  # embeddings stay on the first stage
+    assert len(pp4.stages) == 4 and pp4.stages[0].activation_gib < pp4.stages[-1].activation_gib
+
+
+def test_cpu_offload_and_fp8_kv(llama_h100):
+    off = estimate_memory(replace(llama_h100, cpu_offload_gb=4))
+    assert off.weights_gib == pytest.approx(estimate_memory(llama_h100).weights_gib - 4, abs=1e-6)
+    fp8 = estimate_memory(replace(llama_h100, kv_cache_dtype="fp8"))
+    assert fp8.kv_bytes_per_token == 64 * 1024

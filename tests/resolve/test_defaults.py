@@ -1,0 +1,92 @@
+"""Defaults per version; each test names the vLLM source it reproduces."""
+
+from __future__ import annotations
+
+from vlint.resolve.defaults import resolve_defaults, resolve_engine
+from vlint.resolve.gpus import lookup_gpu
+from vlint.resolve.model_arch import lookup_catalog
+from vlint.version import V
+
+LLAMA = lookup_catalog("meta-llama/Llama-3.1-8B-Instruct")
+
+
+def r(version, gpu, ctx="OPENAI_API_SERVER", **user):
+    out = resolve_defaults(
+        V(version), gpu=lookup_gpu(gpu) if gpu else None, usage_context=ctx, arch=LLAMA, user=user
+    )
+    return {k: v.value for k, v in out.items()}, out
+
+
+def test_h100_serve_0191():
+    # [0.19.1] vllm/engine/arg_utils.py:2053-2062: >= 70 GiB, not A100 -> serve 8192 / 1024
+    v, out = r("0.19.1", "H100")
+    assert (v["max_num_batched_tokens"], v["max_num_seqs"]) == (8192, 1024)
+    assert v["gpu_memory_utilization"] == 0.9 and v["max_model_len"] == 131072
+    assert v["enable_chunked_prefill"] and v["enable_prefix_caching"] and v["engine"] == "V1"
+    assert out["max_num_seqs"].origin == "default" and "2053" in out["max_num_seqs"].why
+    assert v["max_cudagraph_capture_size"] == 512 and len(v["cudagraph_capture_sizes"]) == 51
+
+
+def test_h100_llm_class():
+    v, _ = r("0.19.1", "H100", ctx="LLM_CLASS")
+    assert (v["max_num_batched_tokens"], v["max_num_seqs"]) == (16384, 1024)
+
+
+def test_a100_excluded_by_name():
+    # [0.19.1] vllm/engine/arg_utils.py:2053: "a100" not in device_name (PR #17885)
+    v, _ = r("0.19.1", "A100-80GB")
+    assert (v["max_num_batched_tokens"], v["max_num_seqs"]) == (2048, 256)
+    v, _ = r("0.8.5", "A100-80GB")  # [0.8.5.post1] memory tier only, no name check yet
+    assert v["max_num_seqs"] == 1024
+
+
+def test_l4_small_tier_and_gmu_020():
+    # [0.20.0] vllm/config/cache.py:66 gmu 0.92; small tier 2048/256
+    v, _ = r("0.20.0", "L4")
+    assert v["gpu_memory_utilization"] == 0.92 and v["estimate_cudagraphs"]
+    assert (v["max_num_batched_tokens"], v["max_num_seqs"]) == (2048, 256)
+
+
+def test_b200_tiers():
+    # [0.28.0] vllm/engine/arg_utils.py:2582: >= 160 GiB -> 16384 / 1024 for serve too
+    v, _ = r("0.28.0", "B200")
+    assert (v["max_num_batched_tokens"], v["max_num_seqs"]) == (16384, 1024)
+    assert v["max_cudagraph_capture_size"] == 1024  # Blackwell cap ([0.28.0] vllm/config/vllm.py:1884)
+    v, _ = r("0.19.1", "B200")
+    assert (v["max_num_batched_tokens"], v["max_num_seqs"]) == (8192, 1024)
+
+
+def test_user_values_win_and_clamps():
+    # [0.19.1] vllm/engine/arg_utils.py:2180-2240: only MNBT set -> MNS = min(MNS, MNBT)
+    v, out = r("0.19.1", "H100", max_num_batched_tokens=512)
+    assert v["max_num_seqs"] == 512 and out["max_num_batched_tokens"].origin == "user"
+    v, _ = r("0.19.1", "H100", enable_chunked_prefill=False, max_model_len=32768)
+    assert v["max_num_batched_tokens"] == 32768  # chunked off -> raised to max_model_len
+
+
+def test_v0_defaults_and_long_context_rule():
+    # [0.6.6.post1] vllm/engine/arg_utils.py:1080-1110 and vllm/config.py:1427-1442
+    v, _ = r("0.6.6.post1", "RTX 3090", max_model_len=20000)
+    assert v["engine"] == "V0" and not v["enable_chunked_prefill"]
+    assert v["max_num_batched_tokens"] == 20000 and v["max_num_seqs"] == 256
+    v, _ = r("0.6.6.post1", "RTX 3090", max_model_len=40000)
+    assert v["enable_chunked_prefill"] and v["max_num_batched_tokens"] == 2048
+    v, _ = r("0.6.3", "RTX 3090", max_model_len=40000)
+    assert v["max_num_batched_tokens"] == 512
+
+
+def test_engine_selection_env():
+    assert resolve_engine(V("0.7.3"), {})[0] == "V0"
+    assert resolve_engine(V("0.7.3"), {"VLLM_USE_V1": "1"})[0] == "V1"
+    assert resolve_engine(V("0.9.2"), {"VLLM_USE_V1": "0"})[0] == "V0"
+    assert resolve_engine(V("0.12.0"), {"VLLM_USE_V1": "0"})[0] == "V1"
+    v, _ = r("0.19.1", "H100", env_VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS="1")
+    assert v["estimate_cudagraphs"]
+
+
+def test_unknown_gpu_does_not_crash():
+    v, out = r("0.19.1", None)
+    assert (v["max_num_batched_tokens"], v["max_num_seqs"]) == (2048, 256)
+    assert "unknown GPU" in out["max_num_seqs"].why
+    v2 = resolve_defaults(V("0.19.1"), gpu=None, usage_context="OPENAI_API_SERVER", arch=None, user={})
+    assert v2["max_model_len"].value is None

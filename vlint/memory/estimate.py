@@ -324,6 +324,9 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
     nt, ntn = _non_torch(inp)
     assumptions.append(ntn)
     est_graphs = inp.estimate_cudagraphs
+    env_flag = str(inp.env.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "")).strip().lower()
+    if est_graphs is None and env_flag:
+        est_graphs = env_flag in ("1", "true", "yes", "on")
     if est_graphs is None:
         est_graphs = engine == "V1" and ver >= V("0.20.0")
     if engine == "V0":

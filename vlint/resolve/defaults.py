@@ -50,6 +50,30 @@ def _env(user: Mapping[str, object]) -> dict[str, str]:
     return env
 
 
+def _as_int(v: object) -> int | None:
+    """User values arrive typed from the argv parser, but never crash on a stray string."""
+    if v is None or isinstance(v, bool):
+        return None
+    try:
+        return int(str(v).strip()) if not isinstance(v, (int, float)) else int(v)
+    except ValueError:
+        return None
+
+
+_INT_KEYS = (
+    "max_model_len",
+    "max_num_seqs",
+    "max_num_batched_tokens",
+    "block_size",
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "data_parallel_size",
+    "max_cudagraph_capture_size",
+    "num_gpu_blocks_override",
+    "kv_cache_memory_bytes",
+)
+
+
 def _truthy(s: str | None) -> bool | None:
     if s is None:
         return None
@@ -204,6 +228,10 @@ def resolve_defaults(
     """Every memory/scheduling setting as ``version`` resolves it."""
     out: dict[str, ResolvedValue] = {}
     env = _env(user)
+    user = dict(user)
+    for k in _INT_KEYS:
+        if k in user and not (k == "max_model_len" and str(user[k]).strip().lower() in ("-1", "auto")):
+            user[k] = _as_int(user[k])
     usage = usage_context if usage_context in ("OPENAI_API_SERVER", "LLM_CLASS") else "OTHER"
 
     def u(key: str) -> Any:
@@ -274,9 +302,7 @@ def resolve_defaults(
                 "gpu_memory_utilization", 0.92, "default 0.92 since 0.20.0 ([0.20.0] vllm/config/cache.py:66)"
             )
         else:
-            put(
-                "gpu_memory_utilization", 0.9, "default 0.9 before 0.20.0 ([0.19.1] vllm/config/cache.py:41)"
-            )
+            put("gpu_memory_utilization", 0.9, "default 0.9 before 0.20.0 ([0.19.1] vllm/config/cache.py:41)")
 
     # enforce_eager
     if not set_user("enforce_eager"):

@@ -1,0 +1,69 @@
+"""Check functions: the Python logic that rules name with ``check: module.function``.
+
+A check receives a :class:`CheckContext` and yields :class:`Hit` objects; the engine turns hits into
+findings with the rule's code, severity and message template. Checks never format output.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from vlint.finding import Fix
+from vlint.span import Span
+
+if TYPE_CHECKING:
+    from vlint.deployment import Deployment
+    from vlint.lint import FileContext
+    from vlint.rules import Rule
+
+
+@dataclass(slots=True)
+class Hit:
+    span: Span
+    data: dict[str, Any] = field(default_factory=dict)
+    #: replaces the rule's message template (for checks whose wording varies per case)
+    message: str | None = None
+    #: overrides the rule's severity for this hit (e.g. an error when it cannot start)
+    severity: str | None = None
+    fix: Fix | None = None
+
+
+@dataclass(slots=True)
+class CheckContext:
+    rule: Rule
+    dep: Deployment | None = None
+    file: FileContext | None = None
+
+
+CheckFn = Callable[[CheckContext], Iterable[Hit]]
+
+_REGISTRY: dict[str, CheckFn] = {}
+#: modules holding checks, imported on first lookup
+_MODULES = ("prefill", "memory_settings", "security", "hygiene")
+
+
+def check(name: str) -> Callable[[CheckFn], CheckFn]:
+    """Register a check under ``name`` (``prefill.chunking_disabled``)."""
+
+    def deco(fn: CheckFn) -> CheckFn:
+        if name in _REGISTRY:
+            raise ValueError(f"check {name} registered twice")
+        _REGISTRY[name] = fn
+        return fn
+
+    return deco
+
+
+def get_check(name: str) -> CheckFn | None:
+    if name not in _REGISTRY:
+        all_checks()
+    return _REGISTRY.get(name)
+
+
+def all_checks() -> dict[str, CheckFn]:
+    for m in _MODULES:
+        importlib.import_module(f"vlint.checks.{m}")
+    return dict(_REGISTRY)

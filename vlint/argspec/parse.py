@@ -1,0 +1,503 @@
+"""Parse an :class:`~vlint.invocation.Invocation` the way vLLM's ``FlexibleArgumentParser`` would.
+
+The steps mirror ``FlexibleArgumentParser.parse_args`` (vllm/utils/argparse_utils.py, 0.33.0
+lines 313-502) and then argparse itself:
+
+1. ``vllm serve --model X`` is moved to the positional model (with vLLM's deprecation warning);
+2. ``--config FILE`` is expanded into arguments placed after the positional model and before the
+   remaining command line (so the command line wins) — see :mod:`vlint.argspec.config_expand`;
+3. ``--a_b`` is rewritten to ``--a-b`` (the part before the first ``.``), ``-O3`` to
+   ``--optimization-level 3``, and dotted arguments ``--a.b.c v`` are merged into JSON for ``--a``;
+4. argparse: exact option, then unique-prefix abbreviation (``allow_abbrev``), ``--flag=value``,
+   nargs, the type conversion and choices of each argument; the last occurrence wins.
+
+Everything vLLM would reject is reported as an :class:`ArgIssue` with vLLM's wording.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from vlint.argspec import config_expand
+from vlint.argspec.spec import Argument, ArgSpec
+from vlint.argspec.values import ArgValueError, convert, human_readable_int
+from vlint.invocation import Entry, Invocation, Token
+from vlint.span import Span
+
+
+class _Unresolved:
+    """The value depends on something vlint cannot see (``$VAR``, a template)."""
+
+    _instance: _Unresolved | None = None
+
+    def __new__(cls) -> _Unresolved:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<unresolved>"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNRESOLVED: Any = _Unresolved()
+
+
+@dataclass(slots=True)
+class Setting:
+    """A value the launch gives one argument (by ``dest``), and where it was written."""
+
+    dest: str
+    value: Any
+    #: the option as written (``--max-num-seqs``, ``-tp``, a config key, a keyword argument)
+    option: str
+    #: the flag (or config key) and its value, for findings
+    span: Span
+    value_span: Span | None
+    #: ``cli``, ``config`` (from a --config YAML file) or ``kwargs`` (Python)
+    origin: str
+    raw: str | None = None
+
+    @property
+    def unresolved(self) -> bool:
+        return self.value is UNRESOLVED
+
+    @property
+    def full_span(self) -> Span:
+        if self.value_span is not None and self.value_span.path == self.span.path and (
+            self.value_span.line == self.span.line
+        ):
+            return self.span.to(self.value_span)
+        return self.span
+
+
+@dataclass(slots=True)
+class ArgIssue:
+    """Something vLLM's parser would reject or warn about."""
+
+    code: str
+    span: Span
+    message: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ParsedArgs:
+    #: final value per dest (last occurrence wins, as in argparse)
+    settings: dict[str, Setting] = field(default_factory=dict)
+    #: every occurrence per dest, in argv order
+    occurrences: dict[str, list[Setting]] = field(default_factory=dict)
+    issues: list[ArgIssue] = field(default_factory=list)
+    #: argv holds words vlint cannot see into: absence of a flag proves nothing
+    opaque: bool = False
+    #: config entries vLLM drops (``key: false`` with ``vllm serve``), with the reason
+    dropped: list[tuple[Entry, str]] = field(default_factory=list)
+
+    def get(self, dest: str) -> Setting | None:
+        return self.settings.get(dest)
+
+    def value(self, dest: str, default: Any = None) -> Any:
+        s = self.settings.get(dest)
+        return default if s is None else s.value
+
+
+@dataclass(slots=True)
+class _Item:
+    """An argv word on its way through vLLM's preprocessing."""
+
+    text: str
+    span: Span
+    unresolved: bool = False
+    origin: str = "cli"
+    entry: Entry | None = None
+    written: str | None = None  # the option as the user wrote it, before rewriting
+
+
+_NEG_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+_DOTTED_HEAD = re.compile(r"(?<=--)[^.]*")
+
+
+def parse_invocation(inv: Invocation, spec: ArgSpec) -> ParsedArgs:
+    """Parse one launch against one version's arguments."""
+    out = ParsedArgs(opaque=inv.opaque_args)
+    if inv.program == "LLM":
+        _parse_kwargs(inv.kwargs, spec, out)
+        return out
+    items = [_Item(t.text, t.span, t.unresolved) for t in inv.args]
+    serve = inv.program in ("vllm serve", "image")
+    if inv.program == "vllm serve":
+        items = _move_model_option(items, out, spec)
+    items = _expand_config(inv, items, spec, out, serve=serve)
+    items = _preprocess(items, spec, out)
+    _argparse(items, spec, out, allow_positional_model=serve)
+    _reconcile_model(out)
+    return out
+
+
+# -- step 1: vllm serve --model ------------------------------------------------------------------
+def _move_model_option(items: list[_Item], out: ParsedArgs, spec: ArgSpec) -> list[_Item]:
+    for k, it in enumerate(items):
+        if it.unresolved and not it.text.startswith("--model"):
+            continue
+        if it.text == "--model" or it.text.startswith("--model="):
+            msg = config_expand.serve_model_option_warning(spec.version)
+            if msg:
+                out.issues.append(ArgIssue("VL009", it.span, msg, {"option": "--model"}))
+            return items
+    return items
+
+
+# -- step 2: --config ----------------------------------------------------------------------------
+def _expand_config(inv: Invocation, items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, serve: bool
+                   ) -> list[_Item]:
+    config_at = next((k for k, it in enumerate(items) if it.text == "--config" or it.text.startswith("--config=")),
+                     None)
+    if inv.config is None:
+        if config_at is not None:
+            # the file could not be read: drop the reference, keep the rest
+            width = 1 if "=" in items[config_at].text else 2
+            return items[:config_at] + items[config_at + width :]
+        return items
+    cfg_items = [
+        _Item(text, span, unresolved, "config", entry)
+        for text, span, unresolved, entry in config_expand.expand(inv.config, spec, out.dropped, out.issues,
+                                                                  top_level=serve or inv.program == "config")
+    ]
+    if config_at is None:  # a bare config file
+        return cfg_items + items
+    width = 1 if "=" in items[config_at].text else 2
+    before, after = items[:config_at], items[config_at + width :]
+    if serve and before and not before[0].text.startswith("-"):
+        return [before[0], *cfg_items, *before[1:], *after]
+    return [*cfg_items, *before, *after]
+
+
+# -- step 3: FlexibleArgumentParser rewriting ----------------------------------------------------
+def _preprocess(items: list[_Item], spec: ArgSpec, out: ParsedArgs) -> list[_Item]:
+    rewritten: list[_Item] = []
+    for k, it in enumerate(items):
+        t = it.text
+        if t.startswith("--"):
+            key, eq, value = t.partition("=")
+            new_key = _DOTTED_HEAD.sub(lambda m: m.group(0).replace("_", "-"), key, count=1)
+            rewritten.append(_Item(new_key + eq + value, it.span, it.unresolved, it.origin, it.entry, written=key))
+        elif t.startswith("-O") and t != "-O" and not it.unresolved and spec.lookup("--optimization-level"):
+            level = t[3:] if t[2:3] == "=" else t[2:]
+            rewritten.append(_Item("--optimization-level", it.span, False, it.origin, it.entry, written=t))
+            rewritten.append(_Item(level, it.span, False, it.origin, it.entry))
+        else:
+            rewritten.append(it)
+    # dotted arguments: --a.b.c value → merged into one JSON value for --a, appended at the end
+    result: list[_Item] = []
+    dict_args: dict[str, tuple[dict[str, Any], _Item, bool]] = {}
+    skip = -1
+    for k, it in enumerate(rewritten):
+        if k == skip:
+            continue
+        t = it.text
+        head = t.split("=", 1)[0]
+        if t.startswith("-") and "." in head and not it.unresolved:
+            if "=" in t:
+                name, value_str = t.split("=", 1)
+                value_unresolved = False
+            elif k + 1 < len(rewritten):
+                name, value_str = t, rewritten[k + 1].text
+                value_unresolved = rewritten[k + 1].unresolved
+                skip = k + 1
+            else:
+                out.issues.append(ArgIssue("VL004", it.span, f"argument {t}: expected one argument",
+                                           {"option": t}))
+                continue
+            if name.endswith("+"):
+                name = name[:-1]
+                value_str = json.dumps(value_str.split(","))
+            key, *keys = name.split(".")
+            value: Any
+            try:
+                value = json.loads(value_str)
+            except (json.JSONDecodeError, RecursionError):
+                try:
+                    value = human_readable_int(value_str)
+                except (ValueError, ArgValueError):
+                    value = value_str
+            nested: Any = value
+            for sub in reversed(keys):
+                nested = {sub: nested}
+            base, first, unres = dict_args.get(key, ({}, it, False))
+            _merge(base, nested)
+            dict_args[key] = (base, first, unres or value_unresolved)
+            continue
+        result.append(it)
+    for key, (value, first, unres) in dict_args.items():
+        result.append(_Item(key, first.span, False, first.origin, first.entry, written=first.written))
+        result.append(_Item(json.dumps(value), first.span, unres, first.origin, first.entry))
+    return result
+
+
+def _merge(original: dict[str, Any], update: dict[str, Any]) -> None:
+    for k, v in update.items():
+        if isinstance(v, dict) and isinstance(original.get(k), dict):
+            _merge(original[k], v)
+        elif isinstance(v, list) and isinstance(original.get(k), list):
+            original[k] += v
+        else:
+            original[k] = v
+
+
+# -- step 4: argparse ----------------------------------------------------------------------------
+def _looks_like_option(it: _Item, spec: ArgSpec) -> bool:
+    t = it.text
+    if it.unresolved and not t.startswith("-"):
+        return False
+    if not t.startswith("-") or t == "-":
+        return False
+    if spec.lookup(t) is not None:
+        return True
+    if _NEG_NUMBER.match(t):
+        return False
+    return " " not in t
+
+
+def _match_option(it: _Item, spec: ArgSpec, out: ParsedArgs) -> tuple[Argument, bool, str, str | None] | None:
+    """(argument, negated, option string, explicit value) or None when unknown/ambiguous."""
+    t = it.text
+    hit = spec.lookup(t)
+    if hit is not None:
+        return hit[0], hit[1], t, None
+    explicit: str | None = None
+    name = t
+    if "=" in t:
+        name, explicit = t.split("=", 1)
+        hit = spec.lookup(name)
+        if hit is not None:
+            return hit[0], hit[1], name, explicit
+    written = it.written or name
+    if name.startswith("--") and len(name) > 2:
+        matches = spec.prefix_matches(name)
+        dests = {spec.options[m][0].dest + ("-" if spec.options[m][1] else "+") for m in matches}
+        if len(matches) == 1 or (matches and len(dests) == 1):
+            full = matches[0]
+            arg, negated = spec.options[full]
+            out.issues.append(ArgIssue(
+                "VL005", it.span,
+                f"{written} is an abbreviation of {full}: vLLM accepts it only through argparse prefix "
+                f"matching, and it breaks as soon as another flag starts the same way; write {full}",
+                {"option": written, "full": full},
+            ))
+            return arg, negated, full, explicit
+        if len(matches) > 1:
+            shown = ", ".join(matches[:6]) + (", …" if len(matches) > 6 else "")
+            out.issues.append(ArgIssue(
+                "VL006", it.span, f"ambiguous option: {written} could match {shown}",
+                {"option": written, "matches": matches},
+            ))
+            return None
+    if it.unresolved:
+        out.opaque = True
+        return None
+    suggestion = difflib.get_close_matches(name, list(spec.options), n=1, cutoff=0.75)
+    hint = f"; did you mean {suggestion[0]}?" if suggestion else ""
+    out.issues.append(ArgIssue(
+        "VL001", it.span, f"unrecognized arguments: {written}{hint}",
+        {"option": written, "suggestion": suggestion[0] if suggestion else None},
+    ))
+    return None
+
+
+def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_positional_model: bool) -> None:
+    positionals = [a for a in spec.positionals if allow_positional_model]
+    i = 0
+    n = len(items)
+    only_positional = False
+    while i < n:
+        it = items[i]
+        if not only_positional and it.text == "--" and not it.unresolved:
+            only_positional = True
+            i += 1
+            continue
+        if only_positional or not _looks_like_option(it, spec):
+            if it.unresolved and it.origin == "cli" and _could_be_many(it):
+                out.opaque = True
+                i += 1
+                continue
+            if positionals:
+                arg = positionals.pop(0)
+                value = UNRESOLVED if it.unresolved else it.text
+                _record(out, arg, value, arg.dest, it.span, it.span, it, raw=it.text)
+            else:
+                out.issues.append(ArgIssue("VL001", it.span, f"unrecognized arguments: {it.text}",
+                                           {"option": it.text, "positional": True}))
+            i += 1
+            continue
+        match = _match_option(it, spec, out)
+        if match is None:
+            i += 1
+            # an unknown flag's value would be rejected with it; don't report it twice
+            if i < n and "=" not in it.text and not _looks_like_option(items[i], spec) and not it.unresolved:
+                i += 1
+            continue
+        arg, negated, option, explicit = match
+        i += 1
+        if not arg.takes_value:
+            if explicit is not None:
+                out.issues.append(ArgIssue(
+                    "VL004", it.span, f"argument {option}: ignored explicit argument {explicit!r}",
+                    {"option": option, "value": explicit, "reason": "flag takes no value"},
+                ))
+                continue
+            value = _flag_value(arg, negated)
+            _record(out, arg, value, option, it.span, None, it)
+            continue
+        values: list[_Item] = []
+        if explicit is not None:
+            values = [_Item(explicit, it.span, it.unresolved, it.origin, it.entry)]
+        else:
+            want = arg.nargs
+            if want in (None, "?") or isinstance(want, int):
+                count = 1 if want in (None, "?") else int(want)
+                while len(values) < count and i < n and not _looks_like_option(items[i], spec):
+                    values.append(items[i])
+                    i += 1
+            else:  # "+", "*", "..."
+                while i < n and not _looks_like_option(items[i], spec):
+                    values.append(items[i])
+                    i += 1
+            if not values and want not in ("?", "*"):
+                n_word = "one argument" if want is None else "at least one argument" if want == "+" else \
+                    f"{want} arguments"
+                out.issues.append(ArgIssue("VL004", it.span, f"argument {option}: expected {n_word}",
+                                           {"option": option}))
+                continue
+        if not values:
+            _record(out, arg, arg.const, option, it.span, None, it)
+            continue
+        converted = _convert_values(arg, option, values, out)
+        if converted is _INVALID:
+            continue
+        value_span = values[0].span.to(values[-1].span) if values[-1].span.path == values[0].span.path else \
+            values[0].span
+        raw = " ".join(v.text for v in values)
+        _record(out, arg, converted, option, it.span, value_span, it, raw=raw)
+
+
+_INVALID = object()
+
+
+def _could_be_many(it: _Item) -> bool:
+    t = it.text
+    return t.startswith("$") or t.startswith("{{") or t.startswith('"$')
+
+
+def _flag_value(arg: Argument, negated: bool) -> Any:
+    if arg.action == "store_false":
+        return False
+    if arg.action == "store_const":
+        return arg.const
+    if arg.action == "count":
+        return 1
+    return not negated
+
+
+def _convert_values(arg: Argument, option: str, values: list[_Item], out: ParsedArgs) -> Any:
+    results: list[Any] = []
+    for v in values:
+        if v.unresolved:
+            results.append(UNRESOLVED)
+            continue
+        try:
+            value = convert(arg.kind, v.text, optional=arg.optional)
+        except ArgValueError as e:
+            out.issues.append(ArgIssue("VL004", v.span, f"argument {option}: {e}",
+                                       {"option": option, "value": v.text}))
+            return _INVALID
+        if arg.choices is not None and value is not None and value not in arg.choices:
+            shown = ", ".join(repr(c) for c in arg.choices)
+            out.issues.append(ArgIssue(
+                "VL004", v.span, f"argument {option}: invalid choice: {v.text!r} (choose from {shown})",
+                {"option": option, "value": v.text, "choices": list(arg.choices)},
+            ))
+            return _INVALID
+        results.append(value)
+    if arg.nargs in (None, "?"):
+        return results[0]
+    return results
+
+
+def _record(out: ParsedArgs, arg: Argument, value: Any, option: str, span: Span, value_span: Span | None,
+            it: _Item, raw: str | None = None) -> None:
+    written = it.written or option
+    if it.origin == "config" and it.entry is not None:
+        span = it.entry.key_span
+        value_span = it.entry.value_span
+        written = it.entry.key
+    s = Setting(arg.dest, value, written, span, value_span, it.origin, raw)
+    prev = out.occurrences.setdefault(arg.dest, [])
+    if prev and arg.action not in ("append", "count"):
+        last = prev[-1]
+        if last.origin == it.origin == "cli":
+            out.issues.append(ArgIssue(
+                "VL007", span,
+                f"{written} is given more than once; the last value wins ({_show(value)}, "
+                f"earlier {_show(last.value)} at line {last.span.line})",
+                {"option": written, "value": value, "previous": last.value, "previous_line": last.span.line},
+            ))
+    prev.append(s)
+    if arg.action == "count" and arg.dest in out.settings:
+        old = out.settings[arg.dest]
+        s.value = (old.value or 0) + 1
+    out.settings[arg.dest] = s
+
+
+def _show(value: Any) -> str:
+    if value is UNRESOLVED:
+        return "unresolved"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value) if isinstance(value, dict | list) else str(value)
+
+
+def _reconcile_model(out: ParsedArgs) -> None:
+    """``vllm serve MODEL`` puts the model in ``model_tag``; vLLM copies it to ``model``."""
+    tag = out.settings.pop("model_tag", None)
+    out.occurrences.pop("model_tag", None)
+    if tag is not None and tag.value is not None:
+        tag.dest = "model"
+        out.settings["model"] = tag
+        out.occurrences.setdefault("model", []).insert(0, tag)
+
+
+# -- Python keyword arguments --------------------------------------------------------------------
+def _parse_kwargs(entries: list[Entry], spec: ArgSpec, out: ParsedArgs) -> None:
+    from vlint.argspec.values import python_value_kind_ok
+
+    for e in entries:
+        arg = spec.by_dest.get(e.key)
+        if arg is None:
+            suggestion = difflib.get_close_matches(e.key, list(spec.by_dest), n=1, cutoff=0.75)
+            hint = f"; did you mean {suggestion[0]}?" if suggestion else ""
+            out.issues.append(ArgIssue(
+                "VL001", e.key_span,
+                f"EngineArgs.__init__() got an unexpected keyword argument {e.key!r}{hint}",
+                {"option": e.key, "suggestion": suggestion[0] if suggestion else None},
+            ))
+            continue
+        value = UNRESOLVED if e.unresolved else e.value
+        if value is not UNRESOLVED and not python_value_kind_ok(arg.kind, value):
+            out.issues.append(ArgIssue(
+                "VL004", e.value_span, f"{e.key}={value!r} is not a valid {arg.kind} value",
+                {"option": e.key, "value": value},
+            ))
+            continue
+        s = Setting(arg.dest, value, e.key, e.key_span, e.value_span, "kwargs")
+        out.occurrences.setdefault(arg.dest, []).append(s)
+        out.settings[arg.dest] = s
+
+
+def tokens_text(tokens: list[Token]) -> str:
+    return " ".join(t.text for t in tokens)

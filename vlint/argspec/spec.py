@@ -1,0 +1,163 @@
+"""vLLM's arguments for one release, read from the bundled schema ``schemas/vllm/<version>.json``.
+
+The schemas are generated from vLLM's own ``vllm serve`` parser by ``tools/gen_vllm_schema.py``
+(see ``tools/README.md`` for the layout of ``x-vlint``). This module only reads them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from vlint.paths import schemas_dir
+from vlint.version import Version
+
+#: actions that take no value on the command line
+NO_VALUE_ACTIONS = {"store_true", "store_false", "store_const", "boolean_optional", "enable_disable", "count",
+                    "help", "version", "append_const"}
+
+
+@dataclass(frozen=True, slots=True)
+class Argument:
+    """One vLLM argument (an argparse action)."""
+
+    dest: str
+    name: str
+    option_strings: tuple[str, ...]
+    negative_option_strings: tuple[str, ...] = ()
+    action: str = "store"
+    kind: str = "str"
+    optional: bool = False
+    choices: tuple[Any, ...] | None = None
+    nargs: Any = None
+    const: Any = None
+    default: Any = None
+    required: bool = False
+    metavar: Any = None
+    deprecated: str | None = None
+    help: str = ""
+    group: str = ""
+    positional: bool = False
+
+    @property
+    def takes_value(self) -> bool:
+        return self.action not in NO_VALUE_ACTIONS
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Argument:
+        choices = d.get("choices")
+        return cls(
+            dest=d["dest"],
+            name=d.get("name") or (d["option_strings"][0] if d.get("option_strings") else d["dest"]),
+            option_strings=tuple(d.get("option_strings") or ()),
+            negative_option_strings=tuple(d.get("negative_option_strings") or ()),
+            action=d.get("action") or "store",
+            kind=d.get("kind") or "str",
+            optional=bool(d.get("optional")),
+            choices=tuple(choices) if isinstance(choices, list) else None,
+            nargs=d.get("nargs"),
+            const=d.get("const"),
+            default=d.get("default"),
+            required=bool(d.get("required")),
+            metavar=d.get("metavar"),
+            deprecated=d.get("deprecated") or None,
+            help=d.get("help") or "",
+            group=d.get("group") or "",
+            positional=bool(d.get("positional")),
+        )
+
+
+@dataclass(slots=True)
+class ArgSpec:
+    """All arguments of one vLLM version's ``vllm serve`` parser."""
+
+    version: Version
+    arguments: list[Argument]
+    env_vars: dict[str, Any] = field(default_factory=dict)
+    quantization_methods: tuple[str, ...] = ()
+    kv_cache_dtypes: tuple[str, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict)
+    #: option string → (argument, negated)
+    options: dict[str, tuple[Argument, bool]] = field(default_factory=dict)
+    by_dest: dict[str, Argument] = field(default_factory=dict)
+    positionals: list[Argument] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for a in self.arguments:
+            if a.positional:
+                self.positionals.append(a)
+            else:
+                self.by_dest.setdefault(a.dest, a)
+            for o in a.option_strings:
+                self.options[o] = (a, o in a.negative_option_strings)
+            for o in a.negative_option_strings:
+                self.options[o] = (a, True)
+
+    def lookup(self, option: str) -> tuple[Argument, bool] | None:
+        return self.options.get(option)
+
+    def prefix_matches(self, prefix: str) -> list[str]:
+        """Long options that start with ``prefix`` (argparse's abbreviation matching)."""
+        if not prefix.startswith("--"):
+            return []
+        return sorted(o for o in self.options if o.startswith(prefix) and o.startswith("--"))
+
+    def knows_env(self, name: str) -> bool:
+        return name in self.env_vars
+
+    @property
+    def config_semantics(self) -> dict[str, Any]:
+        return dict(self.meta.get("config_yaml_semantics") or {})
+
+
+def schema_path(version: Version) -> Path:
+    return schemas_dir() / "vllm" / f"{version}.json"
+
+
+@cache
+def bundled_versions() -> tuple[Version, ...]:
+    """The vLLM releases vlint has a schema for, oldest first."""
+    folder = schemas_dir() / "vllm"
+    if not folder.is_dir():
+        return ()
+    out = []
+    for p in folder.glob("*.json"):
+        v = Version.try_parse(p.stem)
+        if v is not None:
+            out.append(v)
+    return tuple(sorted(out))
+
+
+@cache
+def load_spec(version: Version) -> ArgSpec:
+    """The argument spec of a bundled version (exact version; see :func:`pick_version`)."""
+    with schema_path(version).open(encoding="utf-8") as f:
+        doc = json.load(f)
+    meta = doc.get("x-vlint") or {}
+    args = [Argument.from_json(a) for a in meta.get("arguments", [])]
+    return ArgSpec(
+        version=version,
+        arguments=args,
+        env_vars=dict(meta.get("env_vars") or {}),
+        quantization_methods=tuple(meta.get("quantization_methods") or ()),
+        kv_cache_dtypes=tuple(meta.get("kv_cache_dtypes") or ()),
+        meta={k: v for k, v in meta.items() if k not in ("arguments", "env_vars")},
+    )
+
+
+def pick_version(wanted: Version | None) -> tuple[Version, bool]:
+    """The bundled schema to use for ``wanted``: the newest at or below it (exact=False when it is
+    not the same release). ``None`` means the newest bundled version."""
+    versions = bundled_versions()
+    if not versions:
+        raise RuntimeError("no vLLM argument schemas are bundled (schemas/vllm/*.json)")
+    if wanted is None:
+        return versions[-1], True
+    below = [v for v in versions if v <= wanted]
+    if not below:
+        return versions[0], False
+    best = below[-1]
+    return best, best == wanted

@@ -1,0 +1,83 @@
+"""Memory-related settings that need no memory model (VL2xx): gpu_memory_utilization and
+max_model_len."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from vlint.checks import CheckContext, Hit, check
+from vlint.finding import Fix
+
+HIGH_GMU = 0.95
+#: contexts up to this are "short": leaving max_model_len unset costs little
+SHORT_CONTEXT = 8192
+
+
+@check("memory.gmu_headroom")
+def gmu_headroom(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    s = dep.setting("gpu_memory_utilization")
+    if s is None or isinstance(s.value, bool) or not isinstance(s.value, int | float):
+        return
+    v = float(s.value)
+    if not math.isfinite(v) or v < HIGH_GMU or v > 1.0:
+        return
+    total = dep.gpu.total_gib if dep.gpu is not None else None
+    if total:
+        left_text = f"{(1 - v) * total:.2f} GiB of the {dep.gpu.name}'s {total:.2f} GiB"  # type: ignore[union-attr]
+    else:
+        left_text = f"{(1 - v) * 100:.0f}% of the GPU's memory"
+    yield Hit(
+        s.full_span,
+        {"gpu_memory_utilization": v, "left_gib": (1 - v) * total if total else None, "left_gib_text": left_text,
+         "tp": dep.value("tensor_parallel_size")},
+        severity="error" if v >= 1.0 else "warning",
+        fix=Fix("use --gpu-memory-utilization 0.9 (or lower on GPUs shared with other processes)",
+                s.value_span, "0.9", unsafe=True),
+    )
+
+
+@check("memory.gmu_range")
+def gmu_range(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    s = dep.setting("gpu_memory_utilization")
+    if s is None or isinstance(s.value, bool) or not isinstance(s.value, int | float):
+        return
+    v = float(s.value)
+    if math.isfinite(v) and 0 < v <= 1:
+        return
+    reason = "Input should be greater than 0" if math.isfinite(v) and v <= 0 else \
+        "Input should be less than or equal to 1" if v > 1 else "Input should be a finite number"
+    yield Hit(s.full_span, {"gpu_memory_utilization": s.raw or str(v), "reason": reason},
+              fix=Fix("gpu_memory_utilization is a fraction of the GPU's total memory in (0, 1], e.g. 0.9",
+                      s.value_span, "0.9", unsafe=True))
+
+
+@check("memory.max_model_len_unset")
+def max_model_len_unset(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    if dep.is_set("max_model_len") or dep.args.opaque or dep.invocation.program == "config":
+        return
+    if dep.model is None:
+        return
+    derived = None
+    if dep.arch is not None:
+        r = dep.resolved.get("max_model_len")
+        derived = r.value if r is not None else None
+        if isinstance(derived, int) and derived <= SHORT_CONTEXT:
+            return
+    if derived is not None:
+        yield Hit(dep.invocation.span, {"model": dep.model, "derived": derived,
+                                        "context": f"its full {derived:,}-token context"},
+                  fix=Fix("set --max-model-len to the longest prompt + output you serve, e.g. "
+                          "--max-model-len 16384", unsafe=True))
+    else:
+        yield Hit(dep.invocation.span, {"model": dep.model, "derived": None,
+                                        "context": "the context length from its config.json (vlint does not "
+                                                   "know this model)"},
+                  severity="info",
+                  fix=Fix("set --max-model-len to the longest prompt + output you serve", unsafe=True))

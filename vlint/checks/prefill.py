@@ -1,0 +1,101 @@
+"""Chunked prefill and the token budget (VL1xx).
+
+vLLM's startup checks: ``SchedulerConfig.verify_max_model_len`` (vllm/config/scheduler.py, 0.33.0
+lines 317-362). Defaults come from the target version (:mod:`vlint.resolve.defaults`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from vlint.argspec.parse import UNRESOLVED
+from vlint.checks import CheckContext, Hit, check
+from vlint.finding import Fix
+
+#: a max_model_len at or above this is "long context": V0 turned chunked prefill on by itself above
+#: 32768 tokens ([0.6.6.post1] vllm/engine/arg_utils.py:1080-1110)
+LONG_CONTEXT = 32768
+
+
+def _int(v: object) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+@check("prefill.chunking_disabled")
+def chunking_disabled(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    s = dep.setting("enable_chunked_prefill")
+    if s is None or s.value is not False:
+        return
+    mml = _int(dep.value("max_model_len"))
+    mnbt = _int(dep.value("max_num_batched_tokens"))
+    tokens = max(x for x in (mml, mnbt, 0) if x is not None)
+    long = mml is not None and mml >= LONG_CONTEXT
+    if mml is not None:
+        detail = (f"one prefill step may carry a whole {mml:,}-token prompt, so the activation peak grows "
+                  f"with the prompt instead of a fixed chunk")
+    else:
+        detail = "one prefill step carries a whole prompt, so the activation peak grows with prompt length"
+    yield Hit(
+        s.full_span,
+        {"tokens": tokens, "max_model_len": mml, "long_context": long, "option": s.option, "detail": detail},
+        severity="warning" if long or mml is None else "info",
+        fix=Fix(f"remove {s.option} (chunked prefill is on by default in vLLM's V1 engine)", s.full_span, "",
+                unsafe=False),
+    )
+
+
+@check("prefill.budget_covers_context")
+def budget_covers_context(ctx: CheckContext) -> Iterator[Hit]:
+    """Chunking on, but max_num_batched_tokens ≥ a long max_model_len: no prompt is ever split."""
+    dep = ctx.dep
+    assert dep is not None
+    s = dep.setting("max_num_batched_tokens")
+    if s is None or dep.value("enable_chunked_prefill") is not True:
+        return
+    mnbt = _int(s.value)
+    mml = _int(dep.value("max_model_len"))
+    if mnbt is None or mml is None or mml < LONG_CONTEXT or mnbt < mml:
+        return
+    yield Hit(s.full_span, {"max_num_batched_tokens": mnbt, "max_model_len": mml, "option": s.option},
+              fix=Fix("use a chunk of 8192-16384 tokens (vLLM's defaults), e.g. --max-num-batched-tokens 16384",
+                      unsafe=True))
+
+
+@check("prefill.budget_below_context_unchunked")
+def budget_below_context_unchunked(ctx: CheckContext) -> Iterator[Hit]:
+    """Chunking off and a user-set max_num_batched_tokens < max_model_len: vLLM refuses to start."""
+    dep = ctx.dep
+    assert dep is not None
+    s = dep.setting("max_num_batched_tokens")
+    if s is None or dep.value("enable_chunked_prefill") is not False:
+        return
+    mnbt = _int(s.value)
+    mml = _int(dep.value("max_model_len"))
+    if mnbt is None or mml is None or mnbt >= mml:
+        return
+    yield Hit(s.full_span, {"max_num_batched_tokens": mnbt, "max_model_len": mml,
+                            "chunked_why": dep.why("enable_chunked_prefill")},
+              fix=Fix(f"raise --max-num-batched-tokens to at least {mml}, or enable chunked prefill",
+                      unsafe=True))
+
+
+@check("prefill.budget_below_max_seqs")
+def budget_below_max_seqs(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    mnbt = dep.value("max_num_batched_tokens")
+    mns = dep.value("max_num_seqs")
+    if mnbt is UNRESOLVED or mns is UNRESOLVED:
+        return
+    mnbt, mns = _int(mnbt), _int(mns)
+    if mnbt is None or mns is None or mnbt >= mns:
+        return
+    if not (dep.is_set("max_num_batched_tokens") or dep.is_set("max_num_seqs")):
+        return
+    s = dep.setting("max_num_seqs") or dep.setting("max_num_batched_tokens")
+    assert s is not None
+    yield Hit(s.full_span, {"max_num_batched_tokens": mnbt, "max_num_seqs": mns,
+                            "mnbt_why": dep.why("max_num_batched_tokens"), "mns_why": dep.why("max_num_seqs")},
+              fix=Fix(f"set --max-num-batched-tokens to at least {mns} or lower --max-num-seqs", unsafe=True))

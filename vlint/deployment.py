@@ -1,0 +1,98 @@
+"""A resolved launch: the invocation, the target vLLM version, typed settings with the defaults that
+version fills in, the model architecture and the GPU. Rules read deployments, never raw argv."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from vlint.argspec.parse import UNRESOLVED, ParsedArgs, Setting
+from vlint.argspec.spec import ArgSpec
+from vlint.invocation import Invocation, Token
+from vlint.version import Version
+
+if TYPE_CHECKING:
+    from vlint.memory import MemoryEstimate
+    from vlint.resolve.defaults import ResolvedValue
+    from vlint.resolve.gpus import GpuSpec
+    from vlint.resolve.model_arch import ModelArch
+
+
+@dataclass(slots=True)
+class Deployment:
+    invocation: Invocation
+    version: Version
+    #: why this version: "--vllm-version 0.10", "image tag vllm/vllm-openai:v0.10.2", …
+    version_reason: str
+    #: False when the schema used is the nearest bundled release below the one asked for
+    version_exact: bool
+    spec: ArgSpec
+    args: ParsedArgs
+    model: str | None = None
+    arch: ModelArch | None = None
+    gpu: GpuSpec | None = None
+    gpu_count: int | None = None
+    gpu_reason: str = ""
+    #: environment variable → value (UNRESOLVED when unknown)
+    env: dict[str, Any] = field(default_factory=dict)
+    #: settings as this version resolves them (user value or the version's default, with why)
+    resolved: dict[str, ResolvedValue] = field(default_factory=dict)
+    _memory: Any = None
+    _memory_done: bool = False
+
+    # -- reading settings ----------------------------------------------------------------------
+    def setting(self, dest: str) -> Setting | None:
+        """The value the user wrote for ``dest`` (None when not written)."""
+        return self.args.settings.get(dest)
+
+    def is_set(self, dest: str) -> bool:
+        return dest in self.args.settings
+
+    def user_value(self, dest: str, default: Any = None) -> Any:
+        s = self.args.settings.get(dest)
+        return default if s is None else s.value
+
+    def value(self, dest: str, default: Any = None) -> Any:
+        """The effective value: what the user wrote, else this version's default (resolved)."""
+        s = self.args.settings.get(dest)
+        if s is not None:
+            return s.value
+        r = self.resolved.get(dest)
+        if r is not None:
+            return r.value
+        arg = self.spec.by_dest.get(dest)
+        if arg is not None and arg.default is not None:
+            return arg.default
+        return default
+
+    def why(self, dest: str) -> str:
+        """Where the effective value comes from, for messages."""
+        s = self.args.settings.get(dest)
+        if s is not None:
+            return "set in " + ("the config file" if s.origin == "config" else "the launch")
+        r = self.resolved.get(dest)
+        if r is not None:
+            return f"vLLM {self.version} default: {r.why}"
+        return f"vLLM {self.version} default"
+
+    def known(self, *dests: str) -> bool:
+        """True when every named value is resolved (not a ``$VAR`` vlint cannot see)."""
+        return all(self.value(d) is not UNRESOLVED and self.value(d) is not None for d in dests)
+
+    @property
+    def path(self) -> str:
+        return self.invocation.path
+
+    @property
+    def env_tokens(self) -> dict[str, Token]:
+        return self.invocation.env
+
+    @property
+    def memory(self) -> MemoryEstimate | None:
+        """The memory model's estimate, computed once (None when model or GPU is unknown)."""
+        if not self._memory_done:
+            self._memory_done = True
+            from vlint.resolve.memory_inputs import estimate_for
+
+            self._memory = estimate_for(self)
+        return self._memory

@@ -1,0 +1,83 @@
+"""Rule documentation: the page ``vlint rule CODE`` prints and ``tools/gen_docs.py`` writes to
+``docs/rules/<CODE>.md``. The bad/good examples show vlint's actual output on each case."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from vlint.finding import Finding
+from vlint.rules import Rule, RuleCase
+
+
+def run_case(case: RuleCase, rule: Rule | None = None) -> list[Finding]:
+    """Lint one rule case in a scratch folder; return every finding (all rules)."""
+
+    from vlint.cli import _parse_gpu
+    from vlint.engine import Engine, Selection
+    from vlint.lint import LintOptions, lint_paths
+    from vlint.resolve.resolver import ResolveOptions
+    from vlint.rules import load_catalog
+    from vlint.version import Version
+
+    opts = ResolveOptions()
+    args = list(case.args)
+    select: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        val = args[i + 1] if i + 1 < len(args) else ""
+        if a == "--vllm-version":
+            opts.vllm_version = Version.parse(val)
+        elif a == "--gpu":
+            opts.gpu, opts.gpu_count = _parse_gpu(val)
+        elif a == "--gpu-memory-gib":
+            opts.gpu_memory_gib = float(val)
+        elif a == "--extend-select":
+            select.append(val)
+        else:
+            raise ValueError(f"rule case option not supported: {a}")
+        i += 2
+    catalog = load_catalog()
+    extend = tuple(select) + ((rule.code,) if rule is not None and not rule.enabled else ())
+    engine = Engine(catalog, Selection(extend_select=extend))
+    with tempfile.TemporaryDirectory(prefix="vlint-case-") as tmp:
+        root = Path(tmp)
+        for name, content in ((case.file, case.content), *case.files):
+            target = root / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        report = lint_paths([root / case.file], engine, LintOptions(resolve=opts, root=root))
+    return report.findings
+
+
+def case_output(findings: list[Finding]) -> str:
+    if not findings:
+        return "(no findings)"
+    return "\n".join(f"{f.span.path}:{f.span.line}:{f.span.column}: {f.code} [{f.severity}] {f.message}"
+                     for f in findings)
+
+
+def rule_page(rule: Rule) -> str:
+    lines = [f"# {rule.code} {rule.name}", "", f"**Severity:** {rule.severity}"
+             + ("" if rule.enabled else " (off by default: enable with `--extend-select`)"), "",
+             rule.summary, ""]
+    if rule.docs:
+        lines += ["## Why", "", rule.docs.strip(), ""]
+    for kind, title in (("bad", "Flagged"), ("good", "Not flagged")):
+        cases = [c for c in rule.cases if c.doc == kind]
+        if not cases:
+            continue
+        lines += [f"## {title}", ""]
+        for c in cases:
+            lang = "yaml" if c.file.endswith((".yaml", ".yml")) else "bash"
+            lines += [f"### {c.title}", "", f"`{c.file}`:", "", f"```{lang}", c.content.rstrip("\n"), "```", ""]
+            for name, content in c.files:
+                lines += [f"`{name}`:", "", "```yaml", content.rstrip("\n"), "```", ""]
+            if c.args:
+                lines += [f"vlint options: `{' '.join(c.args)}`", ""]
+            own = [f for f in run_case(c, rule) if f.code == rule.code]
+            lines += ["Output:", "", "```text", case_output(own), "```", ""]
+    if rule.references:
+        lines += ["## References", ""] + [f"- {r}" for r in rule.references] + [""]
+    return "\n".join(lines)

@@ -1,0 +1,152 @@
+"""Runs the rule catalog over deployments and files, applying selection and severity overrides.
+
+Rules never touch output formats; the engine turns their hits into :class:`Finding` objects.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from vlint.checks import CheckContext, Hit, get_check
+from vlint.finding import SEVERITIES, Finding
+from vlint.rules import Catalog, Rule, RuleError
+from vlint.span import Span
+
+if TYPE_CHECKING:
+    from vlint.deployment import Deployment
+    from vlint.lint import FileContext
+
+
+@dataclass(slots=True)
+class Selection:
+    """Which rules run: ``select`` replaces the default set, ``extend_select`` adds to it."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: dict[str, str] = field(default_factory=dict)
+
+
+class _Formatter(string.Formatter):
+    def get_value(self, key: Any, args: Any, kwargs: Any) -> Any:
+        if isinstance(key, str):
+            return kwargs[key]
+        return super().get_value(key, args, kwargs)
+
+
+_FMT = _Formatter()
+
+
+def render_message(template: str, data: dict[str, Any], fallback: str) -> str:
+    try:
+        return _FMT.vformat(template, (), data)
+    except (KeyError, IndexError, ValueError, TypeError, AttributeError):
+        return fallback
+
+
+class Engine:
+    def __init__(self, catalog: Catalog, selection: Selection | None = None) -> None:
+        self.catalog = catalog
+        sel = selection or Selection()
+        if sel.select is not None:
+            chosen = {r.code for ref in sel.select for r in self._resolve(ref)}
+        else:
+            chosen = {r.code for r in catalog.rules if r.enabled}
+        chosen |= {r.code for ref in sel.extend_select for r in self._resolve(ref)}
+        chosen -= {r.code for ref in sel.ignore for r in self._resolve(ref)}
+        self.active: list[Rule] = [r for r in catalog.rules if r.code in chosen]
+        self.active_codes = frozenset(chosen)
+        self.severity: dict[str, str] = {}
+        for ref, sev in sel.severity.items():
+            if sev not in SEVERITIES:
+                raise RuleError(f"severity for {ref} must be one of {', '.join(SEVERITIES)}, not {sev!r}")
+            for r in self._resolve(ref):
+                self.severity[r.code] = sev
+        for r in self.active:
+            if r.check and not r.builtin and get_check(r.check) is None:
+                raise RuleError(f"{r.path}: check {r.check!r} does not exist")
+
+    def _resolve(self, ref: str) -> list[Rule]:
+        rules = self.catalog.resolve_selector(ref)
+        if not rules:
+            raise RuleError(f"unknown rule {ref!r} (use a code such as VL101, a prefix such as VL1, or a name)")
+        return rules
+
+    # -- findings -----------------------------------------------------------------------------
+    def _finding(self, rule: Rule, hit: Hit, context: str = "") -> Finding:
+        data = dict(hit.data)
+        message = hit.message or render_message(rule.message, data, rule.summary)
+        severity = self.severity.get(rule.code) or hit.severity or rule.severity
+        return Finding(rule.code, rule.name, severity, hit.span, message, data, hit.fix, context)
+
+    def builtin_finding(self, code: str, span: Span, message: str, data: dict[str, Any], context: str = ""
+                        ) -> Finding | None:
+        """A finding the parser or a source reported itself (``check: builtin`` rules)."""
+        if code not in self.active_codes:
+            return None
+        rule = self.catalog.by_code.get(code)
+        if rule is None:  # pragma: no cover - every emitted code has a rule file (tested)
+            raise RuleError(f"no rule file for code {code}")
+        return self._finding(rule, Hit(span, data, message=message), context)
+
+    def run_deployment(self, dep: Deployment) -> list[Finding]:
+        from vlint.when import matches, settings_document
+
+        context = describe(dep)
+        out: list[Finding] = []
+        for issue in dep.args.issues:
+            f = self.builtin_finding(issue.code, issue.span, issue.message, issue.data, context)
+            if f is not None:
+                out.append(f)
+        for p in dep.invocation.problems:
+            f = self.builtin_finding(p.code, p.span, p.message, p.data, context)
+            if f is not None:
+                out.append(f)
+        doc: dict[str, Any] | None = None
+        for rule in self.active:
+            if rule.scope != "deployment" or rule.builtin:
+                continue
+            if rule.when is not None:
+                if doc is None:
+                    doc = settings_document(dep)
+                if matches(rule.when, doc):
+                    span = dep.invocation.span
+                    data: dict[str, Any] = {"model": dep.model, "vllm_version": str(dep.version)}
+                    if rule.at:
+                        s = dep.setting(rule.at)
+                        if s is not None:
+                            span = s.full_span
+                        data["value"] = doc["settings"].get(rule.at)
+                        data[rule.at] = doc["settings"].get(rule.at)
+                    out.append(self._finding(rule, Hit(span, data), context))
+                continue
+            fn = get_check(rule.check or "")
+            if fn is None:
+                continue
+            for hit in fn(CheckContext(rule, dep=dep)):
+                out.append(self._finding(rule, hit, context))
+        return out
+
+    def run_file(self, file: FileContext) -> list[Finding]:
+        out: list[Finding] = []
+        for rule in self.active:
+            if rule.scope != "file" or rule.builtin:
+                continue
+            fn = get_check(rule.check or "")
+            if fn is None:
+                continue
+            for hit in fn(CheckContext(rule, file=file)):
+                out.append(self._finding(rule, hit))
+        for p in file.problems:
+            f = self.builtin_finding(p.code, p.span, p.message, p.data)
+            if f is not None:
+                out.append(f)
+        return out
+
+
+def describe(dep: Deployment) -> str:
+    inv = dep.invocation
+    label = inv.label or inv.program
+    return f"{label} at line {inv.span.line}"

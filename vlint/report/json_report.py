@@ -1,0 +1,91 @@
+"""The JSON report (``--format json``). Its shape is versioned by ``format_version``; see
+``docs/guide.md`` ("JSON output") for every field."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from vlint import __version__
+from vlint.finding import Finding
+from vlint.lint import LintReport
+from vlint.secrets import redact
+
+FORMAT_VERSION = 1
+
+
+def jsonable(value: Any, secrets: list[str] | None = None) -> Any:
+    """Findings' data as JSON: unresolved values and non-finite numbers become strings, secrets masked."""
+    if isinstance(value, str):
+        return redact(value, secrets) if secrets else value
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [jsonable(v, secrets) for v in value]
+    return jsonable(str(value), secrets)
+
+
+def finding_dict(f: Finding, secrets: list[str] | None = None) -> dict[str, Any]:
+    fix = None
+    if f.fix is not None:
+        fix = {"description": jsonable(f.fix.description, secrets), "replacement": jsonable(f.fix.replacement, secrets),
+               "unsafe": f.fix.unsafe}
+        if f.fix.span is not None:
+            fix["span"] = {"line": f.fix.span.line, "column": f.fix.span.column, "end_line": f.fix.span.end_line,
+                           "end_column": f.fix.span.end_column}
+    return {
+        "code": f.code,
+        "name": f.name,
+        "severity": f.severity,
+        "path": f.span.path,
+        "line": f.span.line,
+        "column": f.span.column,
+        "end_line": f.span.end_line,
+        "end_column": f.span.end_column,
+        "message": jsonable(f.message, secrets),
+        "context": f.context,
+        "data": jsonable(f.data, secrets),
+        "fix": fix,
+    }
+
+
+def report_dict(report: LintReport) -> dict[str, Any]:
+    files = []
+    for fr in report.files:
+        files.append({
+            "path": fr.path,
+            "launches": fr.launches,
+            "error": None if fr.error is None else {
+                "message": fr.error.message, "line": fr.error.line, "column": fr.error.column},
+            "sources": list(fr.sources),
+            "linked": list(fr.linked),
+            "used_by": list(fr.used_by),
+            "vllm_versions": sorted({str(d.version) for d in fr.deployments}),
+        })
+    secrets = sorted(report.secret_values)
+    counts = {s: 0 for s in ("error", "warning", "info")}
+    for f in report.findings:
+        counts[f.severity] += 1
+    return {
+        "format_version": FORMAT_VERSION,
+        "version": __version__,
+        "files": files,
+        "findings": [finding_dict(f, secrets) for f in report.findings],
+        "summary": {
+            "files": len(report.files),
+            "launches": sum(fr.launches for fr in report.files),
+            "file_errors": sum(1 for fr in report.files if fr.error is not None),
+            "errors": counts["error"],
+            "warnings": counts["warning"],
+            "info": counts["info"],
+        },
+    }
+
+
+def render(report: LintReport) -> str:
+    return json.dumps(report_dict(report), indent=2, ensure_ascii=False) + "\n"

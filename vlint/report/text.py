@@ -1,0 +1,105 @@
+"""Text report like ruff: ``path:line:col: CODE [severity] message`` with a code frame."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from vlint.finding import Finding
+from vlint.lint import LintReport
+from vlint.secrets import redact
+
+_SEV_COLOR = {"error": "red", "warning": "yellow", "info": "blue"}
+
+
+class Styler:
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def __call__(self, text: str, **kw: object) -> str:
+        if not self.color:
+            return text
+        import click
+
+        return click.style(text, **kw)  # type: ignore[arg-type]
+
+
+def _frame(f: Finding, lines: list[str] | None, st: Styler, secrets: list[str]) -> list[str]:
+    if not lines or f.span.line < 1 or f.span.line > len(lines):
+        return []
+    line = redact(lines[f.span.line - 1].rstrip("\n").replace("\t", " "), secrets)
+    width = len(str(f.span.line))
+    gutter = " " * width
+    start = max(f.span.column, 1)
+    end = f.span.end_column if f.span.end_line == f.span.line and f.span.end_column > start else len(line) + 1
+    end = min(max(end, start + 1), max(len(line) + 1, start + 1))
+    if len(line) > 160:  # keep long lines readable: a window around the span
+        lo = max(0, start - 60)
+        line = ("…" if lo else "") + line[lo : lo + 140] + "…"
+        shift = lo - (1 if lo else 0)
+        start, end = start - shift, min(end - shift, len(line) + 1)
+    caret = " " * (start - 1) + "^" * max(1, end - start)
+    return [
+        f"{gutter} {st('|', fg='blue')}",
+        f"{st(str(f.span.line), fg='blue')} {st('|', fg='blue')} {line}",
+        f"{gutter} {st('|', fg='blue')} {st(caret, fg=_SEV_COLOR[f.severity], bold=True)}",
+    ]
+
+
+def render(
+    report: LintReport,
+    *,
+    color: bool = False,
+    quiet: bool = False,
+    source_lines: Callable[[str], list[str] | None] = lambda p: None,
+) -> str:
+    st = Styler(color)
+    secrets = sorted(report.secret_values)
+    out: list[str] = []
+    for fr in report.files:
+        if fr.error is not None:
+            loc = f"{fr.path}:{fr.error.line}" if fr.error.line else fr.path
+            out.append(f"{st(loc, bold=True)}: {st('error', fg='red', bold=True)}: {fr.error.message}")
+    for f in report.findings:
+        head = (
+            f"{st(f'{f.span.path}:{f.span.line}:{f.span.column}', bold=True)}: "
+            f"{st(f.code, fg=_SEV_COLOR[f.severity], bold=True)} [{f.severity}] {redact(f.message, secrets)}"
+        )
+        out.append(head)
+        if quiet:
+            continue
+        out.extend(_frame(f, source_lines(f.span.path), st, secrets))
+        if f.fix is not None:
+            fix = redact(f.fix.description, secrets)
+            out.append(f"{' ' * len(str(f.span.line))} = {st('fix', fg='green')}: {fix}")
+        out.append("")
+    out.append(summary(report, st))
+    return "\n".join(out) + "\n"
+
+
+def summary(report: LintReport, st: Styler | None = None) -> str:
+    st = st or Styler(False)
+    counts = {"error": 0, "warning": 0, "info": 0}
+    for f in report.findings:
+        counts[f.severity] += 1
+    n = len(report.findings)
+    files_with = len({f.span.path for f in report.findings})
+    launches = sum(fr.launches for fr in report.files)
+    broken = sum(1 for fr in report.files if fr.error is not None)
+    versions = sorted({str(d.version) for fr in report.files for d in fr.deployments})
+    reasons = sorted({d.version_reason for fr in report.files for d in fr.deployments})
+    parts = []
+    if n:
+        detail = ", ".join(f"{c} {k}{'s' if c != 1 and k != 'info' else ''}" for k, c in counts.items() if c)
+        parts.append(st(f"Found {n} problem{'s' if n != 1 else ''} ({detail}) in {files_with} "
+                        f"file{'s' if files_with != 1 else ''}.", bold=True))
+    else:
+        parts.append(st("No problems found.", fg="green", bold=True))
+    checked = f"{len(report.files)} file{'s' if len(report.files) != 1 else ''} checked, " \
+              f"{launches} vLLM launch{'es' if launches != 1 else ''}"
+    if broken:
+        checked += f", {broken} could not be read"
+    parts.append(checked + ".")
+    if versions:
+        why = reasons[0] if len(reasons) == 1 else "per launch"
+        parts.append(f"Target vLLM {', '.join(versions)} ({why}).")
+    return " ".join(parts)

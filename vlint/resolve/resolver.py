@@ -1,0 +1,160 @@
+"""Invocation → Deployment: pick the vLLM version, parse the arguments, find model and GPU, fill the
+version's defaults."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vlint.argspec.parse import UNRESOLVED, parse_invocation
+from vlint.argspec.spec import bundled_versions, load_spec, pick_version
+from vlint.deployment import Deployment
+from vlint.invocation import Invocation
+from vlint.version import Version
+
+
+@dataclass(slots=True)
+class ResolveOptions:
+    """What the user told vlint (command line and ``[tool.vlint]`` config)."""
+
+    vllm_version: Version | None = None
+    vllm_version_source: str = ""
+    gpu: str | None = None
+    gpu_count: int | None = None
+    gpu_memory_gib: float | None = None
+    model_paths: dict[str, str] = field(default_factory=dict)
+    online: bool = False
+    #: overrides of settings (``--set key=value``), by dest
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+
+def installed_vllm_version() -> Version | None:
+    """The installed ``vllm`` package's version, read from its metadata (never imported)."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+    except ImportError:  # pragma: no cover
+        return None
+    try:
+        return Version.try_parse(version("vllm"))
+    except PackageNotFoundError:
+        return None
+    except Exception:  # broken metadata must not break linting
+        return None
+
+
+def choose_version(inv: Invocation, opts: ResolveOptions) -> tuple[Version, bool, str]:
+    """(schema version, exact, reason) by precedence: CLI/config > image tag > installed > newest."""
+    wanted: Version | None = None
+    reason = ""
+    if opts.vllm_version is not None:
+        wanted, reason = opts.vllm_version, opts.vllm_version_source or f"--vllm-version {opts.vllm_version}"
+    elif "vllm_version" in inv.facts and Version.try_parse(str(inv.facts["vllm_version"].value)):
+        fact = inv.facts["vllm_version"]
+        wanted = Version.parse(str(fact.value))
+        reason = fact.detail or f"image tag ({fact.value})"
+    else:
+        installed = installed_vllm_version()
+        if installed is not None:
+            wanted, reason = installed, f"installed vllm {installed}"
+    if wanted is None:
+        newest = bundled_versions()[-1]
+        return newest, True, "the newest bundled release; pass --vllm-version to check another"
+    chosen, exact = pick_version(wanted)
+    if not exact:
+        if chosen > wanted:
+            reason += f"; no schema that old is bundled, using the oldest ({chosen})"
+        else:
+            reason += f"; nearest bundled schema at or below it is {chosen}"
+    return chosen, exact, reason
+
+
+_GPU_COUNT_ALL = re.compile(r"^\s*all\s*$", re.IGNORECASE)
+
+
+def _count_devices(text: str) -> int | None:
+    """``0,1,2`` → 3; ``device=0,1`` → 2; ``"device=1"`` → 1; ``2`` → 2 (docker --gpus)."""
+    t = text.strip().strip("'\"")
+    if t.startswith("device="):
+        t = t[len("device=") :]
+        return len([x for x in t.split(",") if x.strip()])
+    if t.isdigit():
+        return int(t)
+    return None
+
+
+def gpu_count_from(inv: Invocation) -> tuple[int | None, str]:
+    fact = inv.facts.get("gpu_count")
+    if fact is not None and isinstance(fact.value, int):
+        return fact.value, fact.detail or "GPU request"
+    for name in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"):
+        tok = inv.env.get(name)
+        if tok is not None and not tok.unresolved and tok.text.strip() and not _GPU_COUNT_ALL.match(tok.text):
+            ids = [x for x in tok.text.split(",") if x.strip()]
+            if ids and all(re.fullmatch(r"\s*[\w-]+\s*", x) for x in ids):
+                return len(ids), f"{name}={tok.text}"
+    gpus = inv.facts.get("gpus")
+    if gpus is not None:
+        n = _count_devices(str(gpus.value))
+        if n is not None:
+            return n, f"--gpus {gpus.value}"
+    return None, ""
+
+
+def resolve(inv: Invocation, opts: ResolveOptions, *, base_dir: Path | None = None) -> Deployment:
+    version, exact, reason = choose_version(inv, opts)
+    spec = load_spec(version)
+    args = parse_invocation(inv, spec)
+    dep = Deployment(inv, version, reason, exact, spec, args)
+    dep.env = {k: (UNRESOLVED if t.unresolved else t.text) for k, t in inv.env.items()}
+    model = args.value("model")
+    dep.model = model if isinstance(model, str) and model else None
+    _resolve_hardware(dep, opts)
+    _resolve_model(dep, opts, base_dir)
+    _resolve_defaults(dep, opts)
+    return dep
+
+
+def _resolve_hardware(dep: Deployment, opts: ResolveOptions) -> None:
+    from vlint.resolve.gpus import gpu_from_memory, lookup_gpu
+
+    inv = dep.invocation
+    if opts.gpu_memory_gib is not None:
+        dep.gpu = gpu_from_memory(opts.gpu_memory_gib, opts.gpu or "custom")
+        dep.gpu_reason = f"--gpu-memory-gib {opts.gpu_memory_gib}"
+    elif opts.gpu:
+        dep.gpu = lookup_gpu(opts.gpu)
+        dep.gpu_reason = f"--gpu {opts.gpu}"
+    elif "gpu_type" in inv.facts:
+        fact = inv.facts["gpu_type"]
+        dep.gpu = lookup_gpu(str(fact.value))
+        dep.gpu_reason = fact.detail or f"GPU type {fact.value}"
+    count, why = gpu_count_from(inv)
+    if opts.gpu_count is not None:
+        count, why = opts.gpu_count, "--gpu NAME:COUNT"
+    dep.gpu_count = count
+    if why:
+        dep.gpu_reason = (dep.gpu_reason + "; " if dep.gpu_reason else "") + f"{count} GPU(s) from {why}"
+
+
+def _resolve_model(dep: Deployment, opts: ResolveOptions, base_dir: Path | None) -> None:
+    if dep.model is None:
+        return
+    from vlint.resolve.model_arch import load_model_arch
+
+    dep.arch = load_model_arch(dep.model, base_dir=base_dir, model_paths=opts.model_paths, online=opts.online)
+
+
+def _resolve_defaults(dep: Deployment, opts: ResolveOptions) -> None:
+    from vlint.resolve.defaults import resolve_defaults
+
+    user: dict[str, Any] = {}
+    for dest, s in dep.args.settings.items():
+        if s.value is not UNRESOLVED:
+            user[dest] = s.value
+    user.update(opts.overrides)
+    user["env"] = {k: v for k, v in dep.env.items() if v is not UNRESOLVED}
+    dep.resolved = resolve_defaults(
+        dep.version, gpu=dep.gpu, usage_context=dep.invocation.usage_context, arch=dep.arch, user=user
+    )

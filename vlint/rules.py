@@ -1,0 +1,195 @@
+"""The rule catalog: one YAML file per rule (``rules/VL101-chunked-prefill-disabled.yaml``).
+
+A rule holds everything about itself: code, name, severity, summary, message template, docs,
+references, its logic (``check:`` naming a function in :mod:`vlint.checks`, ``when:`` a JSON Schema
+over the resolved settings document, or ``check: builtin`` for findings the argument parser and the
+sources report themselves), and the bad/good ``cases`` that drive both its tests and its docs page.
+Files are validated against ``schemas/rule.schema.json``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from vlint.paths import rules_dir, schemas_dir
+
+try:
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _Loader = yaml.SafeLoader
+
+BUILTIN = "builtin"
+
+
+class RuleError(ValueError):
+    """A rule file is invalid (wrong shape, unknown check, duplicate code/name)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleCase:
+    title: str
+    doc: str  # "bad" | "good"
+    file: str
+    content: str
+    expect: tuple[str, ...]
+    args: tuple[str, ...] = ()
+    #: extra files next to ``file`` (a --config YAML, a .env)
+    files: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    code: str
+    name: str
+    severity: str
+    summary: str
+    message: str
+    docs: str = ""
+    check: str | None = None
+    when: dict[str, Any] | None = None
+    #: for ``when:`` rules: the setting whose span a finding points at
+    at: str | None = None
+    scope: str = "deployment"  # "deployment" | "file"
+    enabled: bool = True
+    references: tuple[str, ...] = ()
+    fix: str | None = None
+    cases: tuple[RuleCase, ...] = ()
+    path: str = ""
+    #: loaded from the user's --rules-dir (not shipped with vlint)
+    custom: bool = False
+
+    @property
+    def builtin(self) -> bool:
+        return self.check == BUILTIN
+
+
+_CODE = re.compile(r"^[A-Z][A-Z0-9]*[0-9]{3}$")
+
+
+def _rule_from_dict(d: dict[str, Any], path: Path, custom: bool) -> Rule:
+    cases = []
+    for c in d.get("cases") or []:
+        files = tuple((str(k), str(v)) for k, v in (c.get("files") or {}).items())
+        cases.append(RuleCase(
+            title=str(c.get("title", "")),
+            doc=str(c.get("doc", "bad")),
+            file=str(c.get("file", "start.sh")),
+            content=str(c.get("content", "")),
+            expect=tuple(str(x) for x in c.get("expect") or ()),
+            args=tuple(str(x) for x in c.get("args") or ()),
+            files=files,
+        ))
+    return Rule(
+        code=str(d["code"]),
+        name=str(d["name"]),
+        severity=str(d["severity"]),
+        summary=str(d["summary"]).strip(),
+        message=str(d.get("message", "{message}")),
+        docs=str(d.get("docs", "")).strip(),
+        check=d.get("check"),
+        when=d.get("when"),
+        at=d.get("at"),
+        scope=str(d.get("scope", "deployment")),
+        enabled=bool(d.get("enabled", True)),
+        references=tuple(str(r) for r in d.get("references") or ()),
+        fix=d.get("fix"),
+        cases=tuple(cases),
+        path=str(path),
+        custom=custom,
+    )
+
+
+@cache
+def rule_schema() -> dict[str, Any]:
+    import json
+
+    with (schemas_dir() / "rule.schema.json").open(encoding="utf-8") as f:
+        return dict(json.load(f))
+
+
+def validate_rule_dict(d: Any, path: Path, *, custom: bool) -> None:
+    """Validate one rule document (jsonschema, imported only here)."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(rule_schema())
+    errors = sorted(validator.iter_errors(d), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        where = "/".join(str(p) for p in e.absolute_path) or "(top level)"
+        raise RuleError(f"{path}: {where}: {e.message}")
+    if custom and d.get("check"):
+        raise RuleError(f"{path}: custom rules use `when:` (a JSON Schema); `check:` is for vlint's own rules")
+    if custom and d.get("when") is not None:
+        jsonschema.Draft202012Validator.check_schema(d["when"])
+
+
+def load_rule_file(path: Path, *, custom: bool = False, validate: bool = False) -> Rule:
+    try:
+        with path.open(encoding="utf-8") as f:
+            d = yaml.load(f, Loader=_Loader)
+    except (OSError, yaml.YAMLError) as e:
+        raise RuleError(f"{path}: cannot read rule: {e}") from None
+    if not isinstance(d, dict):
+        raise RuleError(f"{path}: a rule file is a mapping")
+    if validate:
+        validate_rule_dict(d, path, custom=custom)
+    else:
+        for key in ("code", "name", "severity", "summary"):
+            if key not in d:
+                raise RuleError(f"{path}: missing `{key}`")
+    return _rule_from_dict(d, path, custom)
+
+
+def load_rules_from(folder: Path, *, custom: bool = False, validate: bool = False) -> list[Rule]:
+    if not folder.is_dir():
+        raise RuleError(f"{folder}: not a directory")
+    return [load_rule_file(p, custom=custom, validate=validate)
+            for p in sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))]
+
+
+@dataclass(slots=True)
+class Catalog:
+    rules: list[Rule]
+    by_code: dict[str, Rule] = field(default_factory=dict)
+    by_name: dict[str, Rule] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for r in self.rules:
+            if r.code in self.by_code:
+                raise RuleError(f"{r.path}: rule code {r.code} already used by {self.by_code[r.code].path}")
+            if r.name in self.by_name:
+                raise RuleError(f"{r.path}: rule name {r.name} already used by {self.by_name[r.name].path}")
+            self.by_code[r.code] = r
+            self.by_name[r.name] = r
+
+    def find(self, ref: str) -> Rule | None:
+        """A rule by code (``VL101``) or name (``chunked-prefill-disabled``)."""
+        return self.by_code.get(ref.upper()) or self.by_name.get(ref)
+
+    def resolve_selector(self, ref: str) -> list[Rule]:
+        """Rules matched by a selector: a code, a name, a code prefix (``VL1``, ``VL``) or ``ALL``."""
+        r = self.find(ref)
+        if r is not None:
+            return [r]
+        up = ref.upper()
+        if up == "ALL":
+            return list(self.rules)
+        return [x for x in self.rules if x.code.startswith(up)] if re.fullmatch(r"[A-Z]+\d{0,3}", up) else []
+
+
+def load_catalog(extra_dirs: tuple[Path, ...] = ()) -> Catalog:
+    rules = list(_bundled_rules())
+    for d in extra_dirs:
+        rules.extend(load_rules_from(d, custom=True, validate=True))
+    return Catalog(sorted(rules, key=lambda r: r.code))
+
+
+@cache
+def _bundled_rules() -> tuple[Rule, ...]:
+    return tuple(load_rules_from(rules_dir()))

@@ -1,0 +1,29 @@
+"""All sources, and which of them apply to a file."""
+
+from __future__ import annotations
+
+from vlint.sources import shell, vllm_yaml
+from vlint.sources.base import Source, SourceText
+
+
+def _is_yaml(src: SourceText) -> bool:
+    return src.abspath.suffix.lower() in (".yaml", ".yml")
+
+
+def _sniff_vllm_config(src: SourceText) -> bool:
+    if not _is_yaml(src):
+        return False
+    from vlint.argspec.history import is_known_option
+
+    return vllm_yaml.looks_like_vllm_config(src, is_known_option)
+
+
+SOURCES: tuple[Source, ...] = (
+    Source(shell.NAME, shell.sniff, shell.extract),
+    Source(vllm_yaml.NAME, _sniff_vllm_config, vllm_yaml.extract),
+)
+
+
+def sources_for(src: SourceText, *, explicit: bool = False) -> list[Source]:
+    """Sources whose sniffing accepts the file, most specific first."""
+    return [s for s in SOURCES if s.sniff(src)]

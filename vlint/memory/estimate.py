@@ -75,6 +75,7 @@ class MemoryInputs:
     async_scheduling: bool = True
     disable_hybrid_kv_cache_manager: bool = False
     num_speculative_tokens: int = 0
+    auto_fit_max_model_len: bool = False  # --max-model-len -1 / auto (fit to KV memory at startup)
     other_gpu_usage_gib: float = 0.0  # memory other processes hold on the same GPU at start
     other_instances_gmu: tuple[float, ...] = ()  # gpu_memory_utilization of co-located vLLMs
     env: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
@@ -464,7 +465,29 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
             cap = avail_min if not inp.num_gpu_blocks_override else num_blocks * lay.bytes_per_block
             if sw.get("null_block_reserved"):
                 cap -= lay.bytes_per_block
-            if needed > cap:
+            if needed > cap and inp.auto_fit_max_model_len and ver >= V("0.19.0"):
+                # _auto_fit_max_model_len ([0.19.1] vllm/v1/core/kv_cache_utils.py): shrink to what fits
+                est_len = estimate_max_model_len(lay, cap, mml, inflight)
+                if est_len <= 0:
+                    failure = (
+                        "ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve "
+                        "even a single token. Try increasing `gpu_memory_utilization`."
+                    )
+                    stage_fail = "kv_cache_check"
+                else:
+                    notes.append(f"Auto-fit max_model_len: reduced from {mml} to {est_len}")
+                    mml = est_len
+                    needed = request_bytes(lay, mml, inflight)
+                    tokens = kv_tokens(
+                        lay,
+                        num_blocks,
+                        mml,
+                        inflight,
+                        group_aware=bool(sw.get("kv_tokens_group_aware")),
+                        engine=engine,
+                    )
+                    conc = max_concurrency(lay, num_blocks, mml, inflight)
+            elif needed > cap:
                 est_len = estimate_max_model_len(lay, cap, mml, inflight)
                 est_msg = (
                     f"Based on the available memory, the estimated maximum model length is {est_len}. "
@@ -642,6 +665,7 @@ def inputs_from_resolved(
         async_scheduling=bool(val("async_scheduling", True)),
         disable_hybrid_kv_cache_manager=bool(val("disable_hybrid_kv_cache_manager", False)),
         num_speculative_tokens=nspec,
+        auto_fit_max_model_len=str(getattr(resolved.get("max_model_len"), "why", "")).find("-1/auto") >= 0,
         env=dict(env),
     )
     kw.update(extra)

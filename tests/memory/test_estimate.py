@@ -134,3 +134,11 @@ def test_cpu_offload_and_fp8_kv(llama_h100):
     assert off.weights_gib == pytest.approx(estimate_memory(llama_h100).weights_gib - 4, abs=1e-6)
     fp8 = estimate_memory(replace(llama_h100, kv_cache_dtype="fp8"))
     assert fp8.kv_bytes_per_token == 64 * 1024
+
+
+def test_auto_fit_max_model_len(llama_h100):
+    inp = replace(llama_h100, gpu=lookup_gpu("RTX 3090"), gpu_memory_utilization=0.9, max_model_len=131072,
+                  max_num_seqs=256, max_num_batched_tokens=2048, auto_fit_max_model_len=True)
+    e = estimate_memory(inp)
+    assert e.starts and 0 < e.estimated_max_model_len < 131072
+    assert e.max_concurrency == pytest.approx(1.0, abs=0.01)

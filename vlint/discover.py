@@ -10,14 +10,46 @@ from pathlib import Path
 
 #: folders never descended into
 DEFAULT_EXCLUDE_DIRS = {
-    ".git", ".hg", ".svn", "node_modules", ".venv", "venv", "env", "__pycache__", ".tox", ".nox", ".mypy_cache",
-    ".pytest_cache", ".ruff_cache", "site-packages", "dist", "build", ".eggs", ".idea", ".vscode", ".terraform",
-    ".cache", ".hypothesis",
+    ".git",
+    ".hg",
+    ".svn",
+    "node_modules",
+    ".venv",
+    "venv",
+    "env",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "site-packages",
+    "dist",
+    "build",
+    ".eggs",
+    ".idea",
+    ".vscode",
+    ".terraform",
+    ".cache",
+    ".hypothesis",
 }
 #: file name patterns read when walking a directory
 DEFAULT_INCLUDE = (
-    "*.sh", "*.bash", "*.zsh", "*.ps1", "*.yaml", "*.yml", "Dockerfile", "Dockerfile.*", "*.Dockerfile",
-    "*.dockerfile", "Containerfile", "*.env", ".env", ".env.*", "*.py",
+    "*.sh",
+    "*.bash",
+    "*.zsh",
+    "*.ps1",
+    "*.yaml",
+    "*.yml",
+    "Dockerfile",
+    "Dockerfile.*",
+    "*.Dockerfile",
+    "*.dockerfile",
+    "Containerfile",
+    "*.env",
+    ".env",
+    ".env.*",
+    "*.py",
 )
 
 

@@ -13,7 +13,7 @@ from vlint.rules import Rule, RuleCase
 def run_case(case: RuleCase, rule: Rule | None = None) -> list[Finding]:
     """Lint one rule case in a scratch folder; return every finding (all rules)."""
 
-    from vlint.cli import _parse_gpu
+    from vlint.commands.check import parse_gpu
     from vlint.engine import Engine, Selection
     from vlint.lint import LintOptions, lint_paths
     from vlint.resolve.resolver import ResolveOptions
@@ -30,7 +30,7 @@ def run_case(case: RuleCase, rule: Rule | None = None) -> list[Finding]:
         if a == "--vllm-version":
             opts.vllm_version = Version.parse(val)
         elif a == "--gpu":
-            opts.gpu, opts.gpu_count = _parse_gpu(val)
+            opts.gpu, opts.gpu_count = parse_gpu(val)
         elif a == "--gpu-memory-gib":
             opts.gpu_memory_gib = float(val)
         elif a == "--extend-select":
@@ -54,14 +54,20 @@ def run_case(case: RuleCase, rule: Rule | None = None) -> list[Finding]:
 def case_output(findings: list[Finding]) -> str:
     if not findings:
         return "(no findings)"
-    return "\n".join(f"{f.span.path}:{f.span.line}:{f.span.column}: {f.code} [{f.severity}] {f.message}"
-                     for f in findings)
+    return "\n".join(
+        f"{f.span.path}:{f.span.line}:{f.span.column}: {f.code} [{f.severity}] {f.message}" for f in findings
+    )
 
 
 def rule_page(rule: Rule) -> str:
-    lines = [f"# {rule.code} {rule.name}", "", f"**Severity:** {rule.severity}"
-             + ("" if rule.enabled else " (off by default: enable with `--extend-select`)"), "",
-             rule.summary, ""]
+    lines = [
+        f"# {rule.code} {rule.name}",
+        "",
+        f"**Severity:** {rule.severity}" + ("" if rule.enabled else " (off by default: enable with `--extend-select`)"),
+        "",
+        rule.summary,
+        "",
+    ]
     if rule.docs:
         lines += ["## Why", "", rule.docs.strip(), ""]
     for kind, title in (("bad", "Flagged"), ("good", "Not flagged")):

@@ -81,8 +81,9 @@ class Engine:
         severity = self.severity.get(rule.code) or hit.severity or rule.severity
         return Finding(rule.code, rule.name, severity, hit.span, message, data, hit.fix, context)
 
-    def builtin_finding(self, code: str, span: Span, message: str, data: dict[str, Any], context: str = ""
-                        ) -> Finding | None:
+    def builtin_finding(
+        self, code: str, span: Span, message: str, data: dict[str, Any], context: str = ""
+    ) -> Finding | None:
         """A finding the parser or a source reported itself (``check: builtin`` rules)."""
         if code not in self.active_codes:
             return None

@@ -75,7 +75,7 @@ def display_path(path: Path, root: Path) -> str:
 def decode(data: bytes) -> str:
     """Text of a file: UTF-8 (with or without BOM) or UTF-16 with a BOM; anything else is an error."""
     if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
+        data = data[len(codecs.BOM_UTF8) :]
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         try:
             return data.decode("utf-16")

@@ -76,15 +76,17 @@ def _rule_from_dict(d: dict[str, Any], path: Path, custom: bool) -> Rule:
     cases = []
     for c in d.get("cases") or []:
         files = tuple((str(k), str(v)) for k, v in (c.get("files") or {}).items())
-        cases.append(RuleCase(
-            title=str(c.get("title", "")),
-            doc=str(c.get("doc", "bad")),
-            file=str(c.get("file", "start.sh")),
-            content=str(c.get("content", "")),
-            expect=tuple(str(x) for x in c.get("expect") or ()),
-            args=tuple(str(x) for x in c.get("args") or ()),
-            files=files,
-        ))
+        cases.append(
+            RuleCase(
+                title=str(c.get("title", "")),
+                doc=str(c.get("doc", "bad")),
+                file=str(c.get("file", "start.sh")),
+                content=str(c.get("content", "")),
+                expect=tuple(str(x) for x in c.get("expect") or ()),
+                args=tuple(str(x) for x in c.get("args") or ()),
+                files=files,
+            )
+        )
     return Rule(
         code=str(d["code"]),
         name=str(d["name"]),
@@ -149,8 +151,10 @@ def load_rule_file(path: Path, *, custom: bool = False, validate: bool = False) 
 def load_rules_from(folder: Path, *, custom: bool = False, validate: bool = False) -> list[Rule]:
     if not folder.is_dir():
         raise RuleError(f"{folder}: not a directory")
-    return [load_rule_file(p, custom=custom, validate=validate)
-            for p in sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))]
+    return [
+        load_rule_file(p, custom=custom, validate=validate)
+        for p in sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
+    ]
 
 
 @dataclass(slots=True)

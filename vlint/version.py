@@ -70,7 +70,7 @@ class Version:
     @property
     def minor(self) -> tuple[int, int]:
         """``(major, minor)``: 0.10.2 → (0, 10)."""
-        r = self.release + (0, 0)
+        r = (*self.release, 0, 0)
         return (r[0], r[1])
 
     def __str__(self) -> str:
@@ -86,6 +86,6 @@ class Version:
         return f"{self.minor[0]}.{self.minor[1]}"
 
 
-def V(text: str) -> Version:  # noqa: N802 - short constructor used in tables
+def V(text: str) -> Version:
     """Shorthand: ``V("0.10.2")``."""
     return Version.parse(text)

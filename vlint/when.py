@@ -28,10 +28,37 @@ if TYPE_CHECKING:
     from vlint.deployment import Deployment
 
 _SUPPORTED = {
-    "type", "const", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-    "minLength", "maxLength", "pattern", "properties", "required", "additionalProperties", "items",
-    "contains", "minItems", "maxItems", "not", "anyOf", "allOf", "oneOf", "if", "then", "else",
-    "description", "title", "$comment", "default", "examples", "$schema",
+    "type",
+    "const",
+    "enum",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "contains",
+    "minItems",
+    "maxItems",
+    "not",
+    "anyOf",
+    "allOf",
+    "oneOf",
+    "if",
+    "then",
+    "else",
+    "description",
+    "title",
+    "$comment",
+    "default",
+    "examples",
+    "$schema",
 }
 
 
@@ -83,9 +110,11 @@ def _uses_only_supported(schema: Any) -> bool:
             return False
         if k == "properties" and not all(_uses_only_supported(s) for s in v.values()):
             return False
-        if k in ("not", "items", "contains", "if", "then", "else", "additionalProperties") and not isinstance(
-            v, bool
-        ) and not _uses_only_supported(v):
+        if (
+            k in ("not", "items", "contains", "if", "then", "else", "additionalProperties")
+            and not isinstance(v, bool)
+            and not _uses_only_supported(v)
+        ):
             return False
         if k in ("anyOf", "allOf", "oneOf") and not all(_uses_only_supported(s) for s in v):
             return False
@@ -142,7 +171,7 @@ def _num(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-def _valid(s: Any, v: Any) -> bool:  # noqa: C901 - one branch per keyword, like the spec
+def _valid(s: Any, v: Any) -> bool:
     if s is True:
         return True
     if s is False:

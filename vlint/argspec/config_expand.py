@@ -80,20 +80,26 @@ def expand(
         if isinstance(value, list):
             norm = key.replace("_", "-")
             if norm in _JSON_LIST_OPTIONS:
-                issues.append(ArgIssue(
-                    "VL012", e.value_span,
-                    f"{key}: a YAML list becomes separate words, but --{norm} takes one JSON value: vLLM fails "
-                    f"with 'invalid loads value'; write it as a JSON string: {key}: '{json.dumps(value)}'",
-                    {"option": key, "value": value},
-                ))
+                issues.append(
+                    ArgIssue(
+                        "VL012",
+                        e.value_span,
+                        f"{key}: a YAML list becomes separate words, but --{norm} takes one JSON value: vLLM fails "
+                        f"with 'invalid loads value'; write it as a JSON string: {key}: '{json.dumps(value)}'",
+                        {"option": key, "value": value},
+                    )
+                )
                 continue
             if version < LISTS_SINCE:
-                issues.append(ArgIssue(
-                    "VL012", e.value_span,
-                    f"{key}: vLLM {version} passes a YAML list as the single word {str(value)!r} (lists are "
-                    f"expanded from {LISTS_SINCE} on)",
-                    {"option": key, "value": value},
-                ))
+                issues.append(
+                    ArgIssue(
+                        "VL012",
+                        e.value_span,
+                        f"{key}: vLLM {version} passes a YAML list as the single word {str(value)!r} (lists are "
+                        f"expanded from {LISTS_SINCE} on)",
+                        {"option": key, "value": value},
+                    )
+                )
                 yield flag, e.key_span, False, e
                 yield str(value), e.value_span, True, e
                 continue
@@ -108,12 +114,15 @@ def expand(
         if isinstance(value, dict):
             yield flag, e.key_span, False, e
             if version < MAPPINGS_AS_JSON_SINCE:
-                issues.append(ArgIssue(
-                    "VL012", e.value_span,
-                    f"{key}: vLLM {version} passes a YAML mapping as its Python repr, which is not JSON "
-                    f"(mappings become JSON from {MAPPINGS_AS_JSON_SINCE}); write the value as a JSON string",
-                    {"option": key},
-                ))
+                issues.append(
+                    ArgIssue(
+                        "VL012",
+                        e.value_span,
+                        f"{key}: vLLM {version} passes a YAML mapping as its Python repr, which is not JSON "
+                        f"(mappings become JSON from {MAPPINGS_AS_JSON_SINCE}); write the value as a JSON string",
+                        {"option": key},
+                    )
+                )
                 yield str(value), e.value_span, True, e
                 continue
             yield json.dumps(value), e.value_span, False, e

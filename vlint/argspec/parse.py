@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vlint.argspec import config_expand
-from vlint.argspec.spec import Argument, ArgSpec
+from vlint.argspec.spec import ArgSpec, Argument
 from vlint.argspec.values import ArgValueError, convert, human_readable_int
 from vlint.invocation import Entry, Invocation, Token
 from vlint.span import Span
@@ -70,8 +70,10 @@ class Setting:
 
     @property
     def full_span(self) -> Span:
-        if self.value_span is not None and self.value_span.path == self.span.path and (
-            self.value_span.line == self.span.line
+        if (
+            self.value_span is not None
+            and self.value_span.path == self.span.path
+            and (self.value_span.line == self.span.line)
         ):
             return self.span.to(self.value_span)
         return self.span
@@ -142,7 +144,7 @@ def parse_invocation(inv: Invocation, spec: ArgSpec) -> ParsedArgs:
 
 # -- step 1: vllm serve --model ------------------------------------------------------------------
 def _move_model_option(items: list[_Item], out: ParsedArgs, spec: ArgSpec) -> list[_Item]:
-    for k, it in enumerate(items):
+    for it in items:
         if it.unresolved and not it.text.startswith("--model"):
             continue
         if it.text == "--model" or it.text.startswith("--model="):
@@ -154,10 +156,10 @@ def _move_model_option(items: list[_Item], out: ParsedArgs, spec: ArgSpec) -> li
 
 
 # -- step 2: --config ----------------------------------------------------------------------------
-def _expand_config(inv: Invocation, items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, serve: bool
-                   ) -> list[_Item]:
-    config_at = next((k for k, it in enumerate(items) if it.text == "--config" or it.text.startswith("--config=")),
-                     None)
+def _expand_config(inv: Invocation, items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, serve: bool) -> list[_Item]:
+    config_at = next(
+        (k for k, it in enumerate(items) if it.text == "--config" or it.text.startswith("--config=")), None
+    )
     if inv.config is None:
         if config_at is not None:
             # the file could not be read: drop the reference, keep the rest
@@ -166,8 +168,9 @@ def _expand_config(inv: Invocation, items: list[_Item], spec: ArgSpec, out: Pars
         return items
     cfg_items = [
         _Item(text, span, unresolved, "config", entry)
-        for text, span, unresolved, entry in config_expand.expand(inv.config, spec, out.dropped, out.issues,
-                                                                  top_level=serve or inv.program == "config")
+        for text, span, unresolved, entry in config_expand.expand(
+            inv.config, spec, out.dropped, out.issues, top_level=serve or inv.program == "config"
+        )
     ]
     if config_at is None:  # a bare config file
         return cfg_items + items
@@ -181,7 +184,7 @@ def _expand_config(inv: Invocation, items: list[_Item], spec: ArgSpec, out: Pars
 # -- step 3: FlexibleArgumentParser rewriting ----------------------------------------------------
 def _preprocess(items: list[_Item], spec: ArgSpec, out: ParsedArgs) -> list[_Item]:
     rewritten: list[_Item] = []
-    for k, it in enumerate(items):
+    for it in items:
         t = it.text
         if t.startswith("--"):
             key, eq, value = t.partition("=")
@@ -211,8 +214,7 @@ def _preprocess(items: list[_Item], spec: ArgSpec, out: ParsedArgs) -> list[_Ite
                 value_unresolved = rewritten[k + 1].unresolved
                 skip = k + 1
             else:
-                out.issues.append(ArgIssue("VL004", it.span, f"argument {t}: expected one argument",
-                                           {"option": t}))
+                out.issues.append(ArgIssue("VL004", it.span, f"argument {t}: expected one argument", {"option": t}))
                 continue
             if name.endswith("+"):
                 name = name[:-1]
@@ -284,29 +286,40 @@ def _match_option(it: _Item, spec: ArgSpec, out: ParsedArgs) -> tuple[Argument, 
         if len(matches) == 1 or (matches and len(dests) == 1):
             full = matches[0]
             arg, negated = spec.options[full]
-            out.issues.append(ArgIssue(
-                "VL005", it.span,
-                f"{written} is an abbreviation of {full}: vLLM accepts it only through argparse prefix "
-                f"matching, and it breaks as soon as another flag starts the same way; write {full}",
-                {"option": written, "full": full},
-            ))
+            out.issues.append(
+                ArgIssue(
+                    "VL005",
+                    it.span,
+                    f"{written} is an abbreviation of {full}: vLLM accepts it only through argparse prefix "
+                    f"matching, and it breaks as soon as another flag starts the same way; write {full}",
+                    {"option": written, "full": full},
+                )
+            )
             return arg, negated, full, explicit
         if len(matches) > 1:
             shown = ", ".join(matches[:6]) + (", …" if len(matches) > 6 else "")
-            out.issues.append(ArgIssue(
-                "VL006", it.span, f"ambiguous option: {written} could match {shown}",
-                {"option": written, "matches": matches},
-            ))
+            out.issues.append(
+                ArgIssue(
+                    "VL006",
+                    it.span,
+                    f"ambiguous option: {written} could match {shown}",
+                    {"option": written, "matches": matches},
+                )
+            )
             return None
     if it.unresolved:
         out.opaque = True
         return None
     suggestion = difflib.get_close_matches(name, list(spec.options), n=1, cutoff=0.75)
     hint = f"; did you mean {suggestion[0]}?" if suggestion else ""
-    out.issues.append(ArgIssue(
-        "VL001", it.span, f"unrecognized arguments: {written}{hint}",
-        {"option": written, "suggestion": suggestion[0] if suggestion else None},
-    ))
+    out.issues.append(
+        ArgIssue(
+            "VL001",
+            it.span,
+            f"unrecognized arguments: {written}{hint}",
+            {"option": written, "suggestion": suggestion[0] if suggestion else None},
+        )
+    )
     return None
 
 
@@ -331,8 +344,11 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
                 value = UNRESOLVED if it.unresolved else it.text
                 _record(out, arg, value, arg.dest, it.span, it.span, it, raw=it.text)
             else:
-                out.issues.append(ArgIssue("VL001", it.span, f"unrecognized arguments: {it.text}",
-                                           {"option": it.text, "positional": True}))
+                out.issues.append(
+                    ArgIssue(
+                        "VL001", it.span, f"unrecognized arguments: {it.text}", {"option": it.text, "positional": True}
+                    )
+                )
             i += 1
             continue
         match = _match_option(it, spec, out)
@@ -346,10 +362,14 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
         i += 1
         if not arg.takes_value:
             if explicit is not None:
-                out.issues.append(ArgIssue(
-                    "VL004", it.span, f"argument {option}: ignored explicit argument {explicit!r}",
-                    {"option": option, "value": explicit, "reason": "flag takes no value"},
-                ))
+                out.issues.append(
+                    ArgIssue(
+                        "VL004",
+                        it.span,
+                        f"argument {option}: ignored explicit argument {explicit!r}",
+                        {"option": option, "value": explicit, "reason": "flag takes no value"},
+                    )
+                )
                 continue
             value = _flag_value(arg, negated)
             _record(out, arg, value, option, it.span, None, it)
@@ -369,10 +389,12 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
                     values.append(items[i])
                     i += 1
             if not values and want not in ("?", "*"):
-                n_word = "one argument" if want is None else "at least one argument" if want == "+" else \
-                    f"{want} arguments"
-                out.issues.append(ArgIssue("VL004", it.span, f"argument {option}: expected {n_word}",
-                                           {"option": option}))
+                n_word = (
+                    "one argument" if want is None else "at least one argument" if want == "+" else f"{want} arguments"
+                )
+                out.issues.append(
+                    ArgIssue("VL004", it.span, f"argument {option}: expected {n_word}", {"option": option})
+                )
                 continue
         if not values:
             _record(out, arg, arg.const, option, it.span, None, it)
@@ -380,8 +402,9 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
         converted = _convert_values(arg, option, values, out)
         if converted is _INVALID:
             continue
-        value_span = values[0].span.to(values[-1].span) if values[-1].span.path == values[0].span.path else \
-            values[0].span
+        value_span = (
+            values[0].span.to(values[-1].span) if values[-1].span.path == values[0].span.path else values[0].span
+        )
         raw = " ".join(v.text for v in values)
         _record(out, arg, converted, option, it.span, value_span, it, raw=raw)
 
@@ -413,15 +436,18 @@ def _convert_values(arg: Argument, option: str, values: list[_Item], out: Parsed
         try:
             value = convert(arg.kind, v.text, optional=arg.optional)
         except ArgValueError as e:
-            out.issues.append(ArgIssue("VL004", v.span, f"argument {option}: {e}",
-                                       {"option": option, "value": v.text}))
+            out.issues.append(ArgIssue("VL004", v.span, f"argument {option}: {e}", {"option": option, "value": v.text}))
             return _INVALID
         if arg.choices is not None and value is not None and value not in arg.choices:
             shown = ", ".join(repr(c) for c in arg.choices)
-            out.issues.append(ArgIssue(
-                "VL004", v.span, f"argument {option}: invalid choice: {v.text!r} (choose from {shown})",
-                {"option": option, "value": v.text, "choices": list(arg.choices)},
-            ))
+            out.issues.append(
+                ArgIssue(
+                    "VL004",
+                    v.span,
+                    f"argument {option}: invalid choice: {v.text!r} (choose from {shown})",
+                    {"option": option, "value": v.text, "choices": list(arg.choices)},
+                )
+            )
             return _INVALID
         results.append(value)
     if arg.nargs in (None, "?"):
@@ -429,8 +455,16 @@ def _convert_values(arg: Argument, option: str, values: list[_Item], out: Parsed
     return results
 
 
-def _record(out: ParsedArgs, arg: Argument, value: Any, option: str, span: Span, value_span: Span | None,
-            it: _Item, raw: str | None = None) -> None:
+def _record(
+    out: ParsedArgs,
+    arg: Argument,
+    value: Any,
+    option: str,
+    span: Span,
+    value_span: Span | None,
+    it: _Item,
+    raw: str | None = None,
+) -> None:
     written = it.written or option
     if it.origin == "config" and it.entry is not None:
         span = it.entry.key_span
@@ -441,12 +475,15 @@ def _record(out: ParsedArgs, arg: Argument, value: Any, option: str, span: Span,
     if prev and arg.action not in ("append", "count"):
         last = prev[-1]
         if last.origin == it.origin == "cli":
-            out.issues.append(ArgIssue(
-                "VL007", span,
-                f"{written} is given more than once; the last value wins ({_show(value)}, "
-                f"earlier {_show(last.value)} at line {last.span.line})",
-                {"option": written, "value": value, "previous": last.value, "previous_line": last.span.line},
-            ))
+            out.issues.append(
+                ArgIssue(
+                    "VL007",
+                    span,
+                    f"{written} is given more than once; the last value wins ({_show(value)}, "
+                    f"earlier {_show(last.value)} at line {last.span.line})",
+                    {"option": written, "value": value, "previous": last.value, "previous_line": last.span.line},
+                )
+            )
     prev.append(s)
     if arg.action == "count" and arg.dest in out.settings:
         old = out.settings[arg.dest]
@@ -481,18 +518,25 @@ def _parse_kwargs(entries: list[Entry], spec: ArgSpec, out: ParsedArgs) -> None:
         if arg is None:
             suggestion = difflib.get_close_matches(e.key, list(spec.by_dest), n=1, cutoff=0.75)
             hint = f"; did you mean {suggestion[0]}?" if suggestion else ""
-            out.issues.append(ArgIssue(
-                "VL001", e.key_span,
-                f"EngineArgs.__init__() got an unexpected keyword argument {e.key!r}{hint}",
-                {"option": e.key, "suggestion": suggestion[0] if suggestion else None},
-            ))
+            out.issues.append(
+                ArgIssue(
+                    "VL001",
+                    e.key_span,
+                    f"EngineArgs.__init__() got an unexpected keyword argument {e.key!r}{hint}",
+                    {"option": e.key, "suggestion": suggestion[0] if suggestion else None},
+                )
+            )
             continue
         value = UNRESOLVED if e.unresolved else e.value
         if value is not UNRESOLVED and not python_value_kind_ok(arg.kind, value):
-            out.issues.append(ArgIssue(
-                "VL004", e.value_span, f"{e.key}={value!r} is not a valid {arg.kind} value",
-                {"option": e.key, "value": value},
-            ))
+            out.issues.append(
+                ArgIssue(
+                    "VL004",
+                    e.value_span,
+                    f"{e.key}={value!r} is not a valid {arg.kind} value",
+                    {"option": e.key, "value": value},
+                )
+            )
             continue
         s = Setting(arg.dest, value, e.key, e.key_span, e.value_span, "kwargs")
         out.occurrences.setdefault(arg.dest, []).append(s)

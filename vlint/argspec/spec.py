@@ -16,8 +16,17 @@ from vlint.paths import schemas_dir
 from vlint.version import Version
 
 #: actions that take no value on the command line
-NO_VALUE_ACTIONS = {"store_true", "store_false", "store_const", "boolean_optional", "enable_disable", "count",
-                    "help", "version", "append_const"}
+NO_VALUE_ACTIONS = {
+    "store_true",
+    "store_false",
+    "store_const",
+    "boolean_optional",
+    "enable_disable",
+    "count",
+    "help",
+    "version",
+    "append_const",
+}
 
 
 @dataclass(frozen=True, slots=True)

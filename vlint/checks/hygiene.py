@@ -15,9 +15,11 @@ def enforce_eager(ctx: CheckContext) -> Iterator[Hit]:
     s = dep.setting("enforce_eager")
     if s is None or s.value is not True:
         return
-    yield Hit(s.full_span, {"option": s.option},
-              fix=Fix(f"remove {s.option} unless you are debugging or short of memory for CUDA graphs",
-                      s.full_span, ""))
+    yield Hit(
+        s.full_span,
+        {"option": s.option},
+        fix=Fix(f"remove {s.option} unless you are debugging or short of memory for CUDA graphs", s.full_span, ""),
+    )
 
 
 @check("hygiene.config_false_ignored")
@@ -36,12 +38,21 @@ def config_false_ignored(ctx: CheckContext) -> Iterator[Hit]:
         argument = arg[0]
         effective = dep.resolved.get(argument.dest)
         default = effective.value if effective is not None and effective.origin == "default" else argument.default
-        if default is False or default is None and argument.action in ("store_true",):
+        if default is False or (default is None and argument.action in ("store_true",)):
             continue  # false is already the default: dropping it changes nothing
-        negatives = [o for o in argument.negative_option_strings if o.startswith("--no-")] or \
-            list(argument.negative_option_strings)
+        negatives = [o for o in argument.negative_option_strings if o.startswith("--no-")] or list(
+            argument.negative_option_strings
+        )
         hint = f"pass {negatives[0]} on the command line" if negatives else "remove the key"
-        yield Hit(entry.key_span.to(entry.value_span), {
-            "key": key, "dest": argument.dest, "default": default, "reason": reason, "hint": hint,
-            "default_text": "on" if default is True else repr(default),
-        }, fix=Fix(f"{hint} (and delete `{key}: false`)", unsafe=False))
+        yield Hit(
+            entry.key_span.to(entry.value_span),
+            {
+                "key": key,
+                "dest": argument.dest,
+                "default": default,
+                "reason": reason,
+                "hint": hint,
+                "default_text": "on" if default is True else repr(default),
+            },
+            fix=Fix(f"{hint} (and delete `{key}: false`)", unsafe=False),
+        )

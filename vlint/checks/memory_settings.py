@@ -31,11 +31,19 @@ def gmu_headroom(ctx: CheckContext) -> Iterator[Hit]:
         left_text = f"{(1 - v) * 100:.0f}% of the GPU's memory"
     yield Hit(
         s.full_span,
-        {"gpu_memory_utilization": v, "left_gib": (1 - v) * total if total else None, "left_gib_text": left_text,
-         "tp": dep.value("tensor_parallel_size")},
+        {
+            "gpu_memory_utilization": v,
+            "left_gib": (1 - v) * total if total else None,
+            "left_gib_text": left_text,
+            "tp": dep.value("tensor_parallel_size"),
+        },
         severity="error" if v >= 1.0 else "warning",
-        fix=Fix("use --gpu-memory-utilization 0.9 (or lower on GPUs shared with other processes)",
-                s.value_span, "0.9", unsafe=True),
+        fix=Fix(
+            "use --gpu-memory-utilization 0.9 (or lower on GPUs shared with other processes)",
+            s.value_span,
+            "0.9",
+            unsafe=True,
+        ),
     )
 
 
@@ -49,11 +57,23 @@ def gmu_range(ctx: CheckContext) -> Iterator[Hit]:
     v = float(s.value)
     if math.isfinite(v) and 0 < v <= 1:
         return
-    reason = "Input should be greater than 0" if math.isfinite(v) and v <= 0 else \
-        "Input should be less than or equal to 1" if v > 1 else "Input should be a finite number"
-    yield Hit(s.full_span, {"gpu_memory_utilization": s.raw or str(v), "reason": reason},
-              fix=Fix("gpu_memory_utilization is a fraction of the GPU's total memory in (0, 1], e.g. 0.9",
-                      s.value_span, "0.9", unsafe=True))
+    reason = (
+        "Input should be greater than 0"
+        if math.isfinite(v) and v <= 0
+        else "Input should be less than or equal to 1"
+        if v > 1
+        else "Input should be a finite number"
+    )
+    yield Hit(
+        s.full_span,
+        {"gpu_memory_utilization": s.raw or str(v), "reason": reason},
+        fix=Fix(
+            "gpu_memory_utilization is a fraction of the GPU's total memory in (0, 1], e.g. 0.9",
+            s.value_span,
+            "0.9",
+            unsafe=True,
+        ),
+    )
 
 
 @check("memory.max_model_len_unset")
@@ -71,13 +91,21 @@ def max_model_len_unset(ctx: CheckContext) -> Iterator[Hit]:
         if isinstance(derived, int) and derived <= SHORT_CONTEXT:
             return
     if derived is not None:
-        yield Hit(dep.invocation.span, {"model": dep.model, "derived": derived,
-                                        "context": f"its full {derived:,}-token context"},
-                  fix=Fix("set --max-model-len to the longest prompt + output you serve, e.g. "
-                          "--max-model-len 16384", unsafe=True))
+        yield Hit(
+            dep.invocation.span,
+            {"model": dep.model, "derived": derived, "context": f"its full {derived:,}-token context"},
+            fix=Fix(
+                "set --max-model-len to the longest prompt + output you serve, e.g. --max-model-len 16384", unsafe=True
+            ),
+        )
     else:
-        yield Hit(dep.invocation.span, {"model": dep.model, "derived": None,
-                                        "context": "the context length from its config.json (vlint does not "
-                                                   "know this model)"},
-                  severity="info",
-                  fix=Fix("set --max-model-len to the longest prompt + output you serve", unsafe=True))
+        yield Hit(
+            dep.invocation.span,
+            {
+                "model": dep.model,
+                "derived": None,
+                "context": "the context length from its config.json (vlint does not know this model)",
+            },
+            severity="info",
+            fix=Fix("set --max-model-len to the longest prompt + output you serve", unsafe=True),
+        )

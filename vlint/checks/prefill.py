@@ -33,16 +33,19 @@ def chunking_disabled(ctx: CheckContext) -> Iterator[Hit]:
     tokens = max(x for x in (mml, mnbt, 0) if x is not None)
     long = mml is not None and mml >= LONG_CONTEXT
     if mml is not None:
-        detail = (f"one prefill step may carry a whole {mml:,}-token prompt, so the activation peak grows "
-                  f"with the prompt instead of a fixed chunk")
+        detail = (
+            f"one prefill step may carry a whole {mml:,}-token prompt, so the activation peak grows "
+            f"with the prompt instead of a fixed chunk"
+        )
     else:
         detail = "one prefill step carries a whole prompt, so the activation peak grows with prompt length"
     yield Hit(
         s.full_span,
         {"tokens": tokens, "max_model_len": mml, "long_context": long, "option": s.option, "detail": detail},
         severity="warning" if long or mml is None else "info",
-        fix=Fix(f"remove {s.option} (chunked prefill is on by default in vLLM's V1 engine)", s.full_span, "",
-                unsafe=False),
+        fix=Fix(
+            f"remove {s.option} (chunked prefill is on by default in vLLM's V1 engine)", s.full_span, "", unsafe=False
+        ),
     )
 
 
@@ -58,9 +61,11 @@ def budget_covers_context(ctx: CheckContext) -> Iterator[Hit]:
     mml = _int(dep.value("max_model_len"))
     if mnbt is None or mml is None or mml < LONG_CONTEXT or mnbt < mml:
         return
-    yield Hit(s.full_span, {"max_num_batched_tokens": mnbt, "max_model_len": mml, "option": s.option},
-              fix=Fix("use a chunk of 8192-16384 tokens (vLLM's defaults), e.g. --max-num-batched-tokens 16384",
-                      unsafe=True))
+    yield Hit(
+        s.full_span,
+        {"max_num_batched_tokens": mnbt, "max_model_len": mml, "option": s.option},
+        fix=Fix("use a chunk of 8192-16384 tokens (vLLM's defaults), e.g. --max-num-batched-tokens 16384", unsafe=True),
+    )
 
 
 @check("prefill.budget_below_context_unchunked")
@@ -75,10 +80,11 @@ def budget_below_context_unchunked(ctx: CheckContext) -> Iterator[Hit]:
     mml = _int(dep.value("max_model_len"))
     if mnbt is None or mml is None or mnbt >= mml:
         return
-    yield Hit(s.full_span, {"max_num_batched_tokens": mnbt, "max_model_len": mml,
-                            "chunked_why": dep.why("enable_chunked_prefill")},
-              fix=Fix(f"raise --max-num-batched-tokens to at least {mml}, or enable chunked prefill",
-                      unsafe=True))
+    yield Hit(
+        s.full_span,
+        {"max_num_batched_tokens": mnbt, "max_model_len": mml, "chunked_why": dep.why("enable_chunked_prefill")},
+        fix=Fix(f"raise --max-num-batched-tokens to at least {mml}, or enable chunked prefill", unsafe=True),
+    )
 
 
 @check("prefill.budget_below_max_seqs")
@@ -96,6 +102,13 @@ def budget_below_max_seqs(ctx: CheckContext) -> Iterator[Hit]:
         return
     s = dep.setting("max_num_seqs") or dep.setting("max_num_batched_tokens")
     assert s is not None
-    yield Hit(s.full_span, {"max_num_batched_tokens": mnbt, "max_num_seqs": mns,
-                            "mnbt_why": dep.why("max_num_batched_tokens"), "mns_why": dep.why("max_num_seqs")},
-              fix=Fix(f"set --max-num-batched-tokens to at least {mns} or lower --max-num-seqs", unsafe=True))
+    yield Hit(
+        s.full_span,
+        {
+            "max_num_batched_tokens": mnbt,
+            "max_num_seqs": mns,
+            "mnbt_why": dep.why("max_num_batched_tokens"),
+            "mns_why": dep.why("max_num_seqs"),
+        },
+        fix=Fix(f"set --max-num-batched-tokens to at least {mns} or lower --max-num-seqs", unsafe=True),
+    )

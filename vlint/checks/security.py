@@ -19,10 +19,18 @@ def trust_remote_code(ctx: CheckContext) -> Iterator[Hit]:
         return
     revision = dep.user_value("code_revision") or dep.user_value("revision")
     pinned = isinstance(revision, str) and bool(re.fullmatch(r"[0-9a-f]{40}", revision))
-    yield Hit(s.full_span, {"model": dep.model, "pinned": pinned,
-                            "pin": "pinned to a commit" if pinned else "not pinned to a commit (--revision)"},
-              fix=Fix("remove --trust-remote-code unless the model needs its own code; if it does, pin "
-                      "--revision to a reviewed commit"))
+    yield Hit(
+        s.full_span,
+        {
+            "model": dep.model,
+            "pinned": pinned,
+            "pin": "pinned to a commit" if pinned else "not pinned to a commit (--revision)",
+        },
+        fix=Fix(
+            "remove --trust-remote-code unless the model needs its own code; if it does, pin "
+            "--revision to a reviewed commit"
+        ),
+    )
 
 
 @check("security.plaintext_secret")
@@ -30,6 +38,11 @@ def plaintext_secret(ctx: CheckContext) -> Iterator[Hit]:
     file = ctx.file
     assert file is not None
     for s in find_secrets(file):
-        yield Hit(s.span, {"name": s.name, "masked": s.masked, "where": s.where},
-                  fix=Fix(f"read {s.name} from a secret store or the environment at run time "
-                          "(a Kubernetes Secret, an --env-file outside the repository, CI secrets)"))
+        yield Hit(
+            s.span,
+            {"name": s.name, "masked": s.masked, "where": s.where},
+            fix=Fix(
+                f"read {s.name} from a secret store or the environment at run time "
+                "(a Kubernetes Secret, an --env-file outside the repository, CI secrets)"
+            ),
+        )

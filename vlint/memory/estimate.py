@@ -151,9 +151,7 @@ def _weights_per_stage(inp: MemoryInputs, parts: list[int]) -> tuple[list[float]
     ck = dtype_bytes(a.dtype)
     total = estimated_checkpoint_bytes(a)
     if a.weight_bytes:
-        notes.append(
-            f"weights from exact checkpoint size {a.weight_bytes} B ({a.weight_bytes_source or 'given'})"
-        )
+        notes.append(f"weights from exact checkpoint size {a.weight_bytes} B ({a.weight_bytes_source or 'given'})")
     else:
         notes.append(
             "weights estimated from the parameter count"
@@ -175,9 +173,7 @@ def _weights_per_stage(inp: MemoryInputs, parts: list[int]) -> tuple[list[float]
         h = a.hidden_size
         padded = -(-h // mult) * mult
         if padded != h:
-            expert_bytes = (
-                a.num_moe_layers * a.num_experts * 3 * h * (a.moe_intermediate_size or 0) * (0.5 + 1 / 32)
-            )
+            expert_bytes = a.num_moe_layers * a.num_experts * 3 * h * (a.moe_intermediate_size or 0) * (0.5 + 1 / 32)
             total += expert_bytes * (padded / h - 1)
             notes.append(f"mxfp4 experts padded {h}→{padded} on the hidden dim (estimate)")
     emb_b = a.vocab_size * a.hidden_size * (sb if not quantized else 2)
@@ -200,14 +196,10 @@ def _weights_per_stage(inp: MemoryInputs, parts: list[int]) -> tuple[list[float]
             w += lm_b if lm_b else (emb_b if pp > 1 else 0.0)
         out.append(w / tp + rope_b)
     if rope_b > 0.01 * GIB:
-        notes.append(
-            f"rotary cos/sin cache {rope_b / GIB:.2f} GiB per rank (max_position_embeddings × rotary_dim)"
-        )
+        notes.append(f"rotary cos/sin cache {rope_b / GIB:.2f} GiB per rank (max_position_embeddings × rotary_dim)")
     if inp.cpu_offload_gb:
         out = [max(0.0, w - inp.cpu_offload_gb * GIB) for w in out]
-        notes.append(
-            f"--cpu-offload-gb {inp.cpu_offload_gb:g}: up to that many GiB of weights stay in CPU memory"
-        )
+        notes.append(f"--cpu-offload-gb {inp.cpu_offload_gb:g}: up to that many GiB of weights stay in CPU memory")
     return out, notes
 
 
@@ -247,9 +239,7 @@ def _activation(inp: MemoryInputs, stage: int, pp: int, layers: int) -> tuple[fl
     moe_ws = 0.0
     if a.is_moe and a.quant_method not in ("mxfp4", "gpt_oss_mxfp4") and a.num_moe_layers and layers:
         t = min(tokens, int(c.get("moe_chunk_tokens", 32768)))
-        moe_ws = (
-            t * max(1, a.num_experts_per_tok) * 3 * (a.moe_intermediate_size or a.intermediate_size) / tp * 2
-        )
+        moe_ws = t * max(1, a.num_experts_per_tok) * 3 * (a.moe_intermediate_size or a.intermediate_size) / tp * 2
     mm = c.get("multimodal_extra_gib", 0.0) * GIB if a.is_multimodal and stage == 0 else 0.0
     act = max(fwd, sampler) + moe_ws + c["base_gib"] * GIB + mm
     notes = [
@@ -332,9 +322,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         est_graphs = engine == "V1" and ver >= V("0.20.0")
     if engine == "V0":
         est_graphs = False
-    hybrid_mgr = (
-        bool(sw.get("hybrid_kv_manager")) and engine == "V1" and not inp.disable_hybrid_kv_cache_manager
-    )
+    hybrid_mgr = bool(sw.get("hybrid_kv_manager")) and engine == "V1" and not inp.disable_hybrid_kv_cache_manager
     legacy_v1 = engine == "V1" and not sw.get("snapshot_profiler")
     if legacy_v1:
         assumptions.append("V1 before the snapshot profiler: non-torch includes the CUDA context (estimate)")
@@ -369,15 +357,11 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
             avail = budget - weights[i] - nt_s - act - (graphs if est_graphs else 0.0)
         nb = int(avail // lay.bytes_per_block) if lay.bytes_per_block > 0 and avail > 0 else 0
         stages.append(
-            StageEstimate(
-                i, n, weights[i] / GIB, act / GIB, nt, graphs / GIB, avail / GIB, nb, lay.bytes_per_block
-            )
+            StageEstimate(i, n, weights[i] / GIB, act / GIB, nt, graphs / GIB, avail / GIB, nb, lay.bytes_per_block)
         )
     if inp.kv_cache_memory_bytes:
         notes.append("kv_cache_memory_bytes set: KV size fixed, gpu_memory_utilization ignored for KV sizing")
-    tight = min(
-        range(len(stages)), key=lambda j: stages[j].num_blocks if layouts[j].bytes_per_block else 1 << 62
-    )
+    tight = min(range(len(stages)), key=lambda j: stages[j].num_blocks if layouts[j].bytes_per_block else 1 << 62)
     lay = layouts[tight]
     num_blocks = stages[tight].num_blocks
     if inp.num_gpu_blocks_override is not None:
@@ -385,12 +369,8 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         notes.append(f"num_gpu_blocks_override={num_blocks} replaces the profiled block count")
     inflight = _in_flight_tokens(inp, sw)
     mml = int(inp.max_model_len)
-    tokens = kv_tokens(
-        lay, num_blocks, mml, inflight, group_aware=bool(sw.get("kv_tokens_group_aware")), engine=engine
-    )
-    conc = (
-        (tokens / mml if engine == "V0" else max_concurrency(lay, num_blocks, mml, inflight)) if mml else 0.0
-    )
+    tokens = kv_tokens(lay, num_blocks, mml, inflight, group_aware=bool(sw.get("kv_tokens_group_aware")), engine=engine)
+    conc = (tokens / mml if engine == "V0" else max_concurrency(lay, num_blocks, mml, inflight)) if mml else 0.0
     by_kind: dict[str, float] = {}
     for s in layouts[0].specs:
         by_kind[s.kind] = by_kind.get(s.kind, 0.0) + (s.bytes_per_token or 0.0)
@@ -545,13 +525,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
                 "is left after the KV cache and CUDA graphs: it may OOM after the KV cache is allocated "
                 "(estimate)"
             )
-    if (
-        a.has_state_layers
-        and engine == "V1"
-        and failure is None
-        and num_blocks
-        and num_blocks < inp.max_num_seqs
-    ):
+    if a.has_state_layers and engine == "V1" and failure is None and num_blocks and num_blocks < inp.max_num_seqs:
         failure = (
             f"ValueError: max_num_seqs ({inp.max_num_seqs}) exceeds "
             f"available Mamba cache blocks ({num_blocks}). "
@@ -600,9 +574,7 @@ def max_model_len_that_fits(inp: MemoryInputs, *, upper: int | None = None) -> i
     tp, pp = max(1, inp.tensor_parallel_size), max(1, inp.pipeline_parallel_size)
     parts = pp_partition(a.num_layers, pp)
     sw = switches(inp.version)
-    hybrid = (
-        bool(sw.get("hybrid_kv_manager")) and inp.engine == "V1" and not inp.disable_hybrid_kv_cache_manager
-    )
+    hybrid = bool(sw.get("hybrid_kv_manager")) and inp.engine == "V1" and not inp.disable_hybrid_kv_cache_manager
     model_b = dtype_bytes(_serving_dtype(inp))
     best = upper or inp.max_model_len
     start = 0

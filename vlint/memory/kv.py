@@ -272,9 +272,7 @@ def kv_tokens(
     return int(max_concurrency(lay, num_blocks, max_model_len, in_flight_tokens) * max_model_len)
 
 
-def estimate_max_model_len(
-    lay: KVLayout, available_bytes: float, max_model_len: int, in_flight_tokens: int
-) -> int:
+def estimate_max_model_len(lay: KVLayout, available_bytes: float, max_model_len: int, in_flight_tokens: int) -> int:
     """vLLM's binary search for the longest length whose one-request KV fits
     (``estimate_max_model_len``, [0.19.1] vllm/v1/core/kv_cache_utils.py:665-712)."""
 

@@ -33,11 +33,18 @@ def jsonable(value: Any, secrets: list[str] | None = None) -> Any:
 def finding_dict(f: Finding, secrets: list[str] | None = None) -> dict[str, Any]:
     fix = None
     if f.fix is not None:
-        fix = {"description": jsonable(f.fix.description, secrets), "replacement": jsonable(f.fix.replacement, secrets),
-               "unsafe": f.fix.unsafe}
+        fix = {
+            "description": jsonable(f.fix.description, secrets),
+            "replacement": jsonable(f.fix.replacement, secrets),
+            "unsafe": f.fix.unsafe,
+        }
         if f.fix.span is not None:
-            fix["span"] = {"line": f.fix.span.line, "column": f.fix.span.column, "end_line": f.fix.span.end_line,
-                           "end_column": f.fix.span.end_column}
+            fix["span"] = {
+                "line": f.fix.span.line,
+                "column": f.fix.span.column,
+                "end_line": f.fix.span.end_line,
+                "end_column": f.fix.span.end_column,
+            }
     return {
         "code": f.code,
         "name": f.name,
@@ -57,16 +64,19 @@ def finding_dict(f: Finding, secrets: list[str] | None = None) -> dict[str, Any]
 def report_dict(report: LintReport) -> dict[str, Any]:
     files = []
     for fr in report.files:
-        files.append({
-            "path": fr.path,
-            "launches": fr.launches,
-            "error": None if fr.error is None else {
-                "message": fr.error.message, "line": fr.error.line, "column": fr.error.column},
-            "sources": list(fr.sources),
-            "linked": list(fr.linked),
-            "used_by": list(fr.used_by),
-            "vllm_versions": sorted({str(d.version) for d in fr.deployments}),
-        })
+        files.append(
+            {
+                "path": fr.path,
+                "launches": fr.launches,
+                "error": None
+                if fr.error is None
+                else {"message": fr.error.message, "line": fr.error.line, "column": fr.error.column},
+                "sources": list(fr.sources),
+                "linked": list(fr.linked),
+                "used_by": list(fr.used_by),
+                "vllm_versions": sorted({str(d.version) for d in fr.deployments}),
+            }
+        )
     secrets = sorted(report.secret_values)
     counts = {s: 0 for s in ("error", "warning", "info")}
     for f in report.findings:

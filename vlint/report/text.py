@@ -90,12 +90,19 @@ def summary(report: LintReport, st: Styler | None = None) -> str:
     parts = []
     if n:
         detail = ", ".join(f"{c} {k}{'s' if c != 1 and k != 'info' else ''}" for k, c in counts.items() if c)
-        parts.append(st(f"Found {n} problem{'s' if n != 1 else ''} ({detail}) in {files_with} "
-                        f"file{'s' if files_with != 1 else ''}.", bold=True))
+        parts.append(
+            st(
+                f"Found {n} problem{'s' if n != 1 else ''} ({detail}) in {files_with} "
+                f"file{'s' if files_with != 1 else ''}.",
+                bold=True,
+            )
+        )
     else:
         parts.append(st("No problems found.", fg="green", bold=True))
-    checked = f"{len(report.files)} file{'s' if len(report.files) != 1 else ''} checked, " \
-              f"{launches} vLLM launch{'es' if launches != 1 else ''}"
+    checked = (
+        f"{len(report.files)} file{'s' if len(report.files) != 1 else ''} checked, "
+        f"{launches} vLLM launch{'es' if launches != 1 else ''}"
+    )
     if broken:
         checked += f", {broken} could not be read"
     parts.append(checked + ".")

@@ -96,9 +96,7 @@ def resolve_engine(version: Version, env: Mapping[str, str]) -> tuple[str, str]:
     return "V1", f"only the V1 engine exists from 0.11.0 (VLLM_USE_V1 removed in 0.11.1); {version}"
 
 
-def _tier(
-    version: Version, gpu: GpuSpec | None, usage: str, engine: str
-) -> tuple[int | None, int | None, str]:
+def _tier(version: Version, gpu: GpuSpec | None, usage: str, engine: str) -> tuple[int | None, int | None, str]:
     """Default (max_num_batched_tokens, max_num_seqs) for V1 before clamping, and why."""
     ctx_llm = usage == "LLM_CLASS"
     if gpu is None:
@@ -258,11 +256,7 @@ def resolve_defaults(
     ck = normalize_dtype(arch.dtype) if arch else None
     if not set_user("dtype") or str(u("dtype")).lower() == "auto":
         d = arch.serving_dtype_default if arch else "bfloat16"
-        why = (
-            f"--dtype auto: the checkpoint dtype ({ck})"
-            if arch
-            else "--dtype auto; model unknown, bf16 assumed"
-        )
+        why = f"--dtype auto: the checkpoint dtype ({ck})" if arch else "--dtype auto; model unknown, bf16 assumed"
         cc = gpu.cc_major_minor if gpu else None
         if d == "bfloat16" and cc is not None and cc < (8, 0):
             d, why = "float16", why + f"; {gpu.name if gpu else ''} lacks bf16, vLLM falls back to float16"
@@ -298,9 +292,7 @@ def resolve_defaults(
     # [0.20.0] vllm/config/cache.py:66)
     if not set_user("gpu_memory_utilization"):
         if version >= V("0.20.0"):
-            put(
-                "gpu_memory_utilization", 0.92, "default 0.92 since 0.20.0 ([0.20.0] vllm/config/cache.py:66)"
-            )
+            put("gpu_memory_utilization", 0.92, "default 0.92 since 0.20.0 ([0.20.0] vllm/config/cache.py:66)")
         else:
             put("gpu_memory_utilization", 0.9, "default 0.9 before 0.20.0 ([0.19.1] vllm/config/cache.py:41)")
 
@@ -388,9 +380,7 @@ def resolve_defaults(
         if mns_user is not None:
             put("max_num_seqs", int(mns_user), "set by the user", "user")
         else:
-            put(
-                "max_num_seqs", 256, "V0 SchedulerConfig default 256 ([0.6.6.post1] vllm/engine/arg_utils.py)"
-            )
+            put("max_num_seqs", 256, "V0 SchedulerConfig default 256 ([0.6.6.post1] vllm/engine/arg_utils.py)")
         if mnbt_user is not None:
             put("max_num_batched_tokens", int(mnbt_user), "set by the user", "user")
         elif chunked:
@@ -405,8 +395,7 @@ def resolve_defaults(
             put(
                 "max_num_batched_tokens",
                 n,
-                "V0 without chunked prefill: max(max_model_len, 2048) "
-                "([0.6.6.post1] vllm/config.py:1427-1442)",
+                "V0 without chunked prefill: max(max_model_len, 2048) ([0.6.6.post1] vllm/config.py:1427-1442)",
             )
     else:
         mnbt, mns, twhy = _tier(version, gpu, usage, engine)
@@ -499,8 +488,7 @@ def resolve_defaults(
         put(
             "estimate_cudagraphs",
             on,
-            "CUDA-graph memory subtracted from the KV budget by default from 0.20.0 "
-            "([0.20.0] vllm/envs.py:1724)"
+            "CUDA-graph memory subtracted from the KV budget by default from 0.20.0 ([0.20.0] vllm/envs.py:1724)"
             if on
             else "CUDA-graph memory not budgeted by default before 0.20.0",
         )
@@ -510,9 +498,7 @@ def resolve_defaults(
         put(
             "swap_space",
             4 if version < V("0.18.0") else None,
-            "default 4 GiB (CPU blocks, V0 only)"
-            if version < V("0.18.0")
-            else "--swap-space removed in 0.18.0",
+            "default 4 GiB (CPU blocks, V0 only)" if version < V("0.18.0") else "--swap-space removed in 0.18.0",
         )
     for key, dflt_v in (
         ("cpu_offload_gb", 0),
@@ -534,8 +520,7 @@ def resolve_defaults(
         put(
             "disable_hybrid_kv_cache_manager",
             True,
-            "chunked local attention disables the hybrid KV cache "
-            "manager by default (vllm/config/vllm.py:2240-2257)",
+            "chunked local attention disables the hybrid KV cache manager by default (vllm/config/vllm.py:2240-2257)",
         )
     put("env", dict(env), "environment passed with the launch")
     put("usage_context", usage, "OPENAI_API_SERVER for vllm serve, LLM_CLASS for LLM(...)")

@@ -617,10 +617,7 @@ def model_arch_from_config(
     is_mm = (
         nested
         or bool(config.get("vision_config"))
-        or any(
-            "ConditionalGeneration" in a or "VL" in a or "Vision" in a
-            for a in config.get("architectures") or []
-        )
+        or any("ConditionalGeneration" in a or "VL" in a or "Vision" in a for a in config.get("architectures") or [])
     )
     if model_type.startswith("gemma3") and outer_type == "gemma3":
         is_mm = True

@@ -25,7 +25,7 @@ from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.images import default_entrypoint, image_vllm_version, parse_image
 from vlint.sources.shell_eval import Command, ShellEvaluator, Var, Word
 from vlint.sources.shell_lexer import ShellSyntaxError
-from vlint.span import PositionMap, Span
+from vlint.span import PositionMap
 
 NAME = "shell"
 
@@ -53,20 +53,63 @@ _WRAPPERS: dict[str, set[str]] = {
     "stdbuf": {"-i", "-o", "-e"},
     "sudo": {"-u", "-g", "-h", "-p", "-C", "-U", "-r", "-t", "-T", "-D"},
     "env": {"-u", "--unset", "-C", "--chdir", "-S"},
-    "numactl": {"-N", "-m", "-C", "-i", "-p", "--cpunodebind", "--membind", "--physcpubind", "--interleave",
-                "--preferred"},
+    "numactl": {
+        "-N",
+        "-m",
+        "-C",
+        "-i",
+        "-p",
+        "--cpunodebind",
+        "--membind",
+        "--physcpubind",
+        "--interleave",
+        "--preferred",
+    },
     "taskset": set(),
     "timeout": {"-s", "--signal", "-k", "--kill-after"},
-    "srun": {"-N", "-n", "-c", "-p", "-t", "-J", "-G", "-w", "-A", "-q", "--gpus", "--nodes", "--ntasks",
-             "--cpus-per-task", "--partition", "--time", "--job-name", "--gres", "--account", "--mem"},
+    "srun": {
+        "-N",
+        "-n",
+        "-c",
+        "-p",
+        "-t",
+        "-J",
+        "-G",
+        "-w",
+        "-A",
+        "-q",
+        "--gpus",
+        "--nodes",
+        "--ntasks",
+        "--cpus-per-task",
+        "--partition",
+        "--time",
+        "--job-name",
+        "--gres",
+        "--account",
+        "--mem",
+    },
     "mpirun": {"-np", "-n", "-H", "--host", "-x"},
     "xvfb-run": set(),
     "catchsegv": set(),
 }
 # "X run" style runners: name -> options that take a value
 _RUNNERS: dict[str, set[str]] = {
-    "uv": {"--with", "--python", "-p", "--project", "--directory", "--env-file", "--extra", "--group", "--index",
-           "--index-url", "--extra-index-url", "--with-requirements", "--package"},
+    "uv": {
+        "--with",
+        "--python",
+        "-p",
+        "--project",
+        "--directory",
+        "--env-file",
+        "--extra",
+        "--group",
+        "--index",
+        "--index-url",
+        "--extra-index-url",
+        "--with-requirements",
+        "--package",
+    },
     "poetry": {"-C", "--directory", "-P", "--project"},
     "pipenv": set(),
     "pdm": {"-p", "--project"},
@@ -78,19 +121,96 @@ _RUNNERS: dict[str, set[str]] = {
     "mamba": {"-n", "--name", "-p", "--prefix", "--cwd"},
 }
 _DOCKER_VALUE_OPTS = {
-    "-a", "--attach", "--add-host", "--annotation", "--blkio-weight", "--cap-add", "--cap-drop",
-    "--cgroup-parent", "--cgroupns", "--cidfile", "-c", "--cpu-shares", "--cpus", "--cpuset-cpus",
-    "--cpuset-mems", "--device", "--device-cgroup-rule", "--dns", "--dns-option", "--dns-search", "--domainname",
-    "--entrypoint", "-e", "--env", "--env-file", "--expose", "--gpus", "--group-add", "--health-cmd",
-    "--health-interval", "--health-retries", "--health-start-period", "--health-timeout", "-h", "--hostname",
-    "--ip", "--ip6", "--ipc", "--isolation", "--kernel-memory", "-l", "--label", "--label-file", "--link",
-    "--log-driver", "--log-opt", "--mac-address", "-m", "--memory", "--memory-reservation", "--memory-swap",
-    "--memory-swappiness", "--mount", "--name", "--network", "--net", "--network-alias", "--oom-score-adj",
-    "--pid", "--pids-limit", "--platform", "-p", "--publish", "--pull", "--restart", "--runtime",
-    "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt", "--sysctl", "--tmpfs",
-    "--ulimit", "-u", "--user", "--userns", "--uts", "-v", "--volume", "--volumes-from", "-w", "--workdir",
-    "--device-read-bps", "--device-write-bps", "--cpu-period", "--cpu-quota", "--cpu-rt-period",
-    "--cpu-rt-runtime", "--gpus-per-task",
+    "-a",
+    "--attach",
+    "--add-host",
+    "--annotation",
+    "--blkio-weight",
+    "--cap-add",
+    "--cap-drop",
+    "--cgroup-parent",
+    "--cgroupns",
+    "--cidfile",
+    "-c",
+    "--cpu-shares",
+    "--cpus",
+    "--cpuset-cpus",
+    "--cpuset-mems",
+    "--device",
+    "--device-cgroup-rule",
+    "--dns",
+    "--dns-option",
+    "--dns-search",
+    "--domainname",
+    "--entrypoint",
+    "-e",
+    "--env",
+    "--env-file",
+    "--expose",
+    "--gpus",
+    "--group-add",
+    "--health-cmd",
+    "--health-interval",
+    "--health-retries",
+    "--health-start-period",
+    "--health-timeout",
+    "-h",
+    "--hostname",
+    "--ip",
+    "--ip6",
+    "--ipc",
+    "--isolation",
+    "--kernel-memory",
+    "-l",
+    "--label",
+    "--label-file",
+    "--link",
+    "--log-driver",
+    "--log-opt",
+    "--mac-address",
+    "-m",
+    "--memory",
+    "--memory-reservation",
+    "--memory-swap",
+    "--memory-swappiness",
+    "--mount",
+    "--name",
+    "--network",
+    "--net",
+    "--network-alias",
+    "--oom-score-adj",
+    "--pid",
+    "--pids-limit",
+    "--platform",
+    "-p",
+    "--publish",
+    "--pull",
+    "--restart",
+    "--runtime",
+    "--security-opt",
+    "--shm-size",
+    "--stop-signal",
+    "--stop-timeout",
+    "--storage-opt",
+    "--sysctl",
+    "--tmpfs",
+    "--ulimit",
+    "-u",
+    "--user",
+    "--userns",
+    "--uts",
+    "-v",
+    "--volume",
+    "--volumes-from",
+    "-w",
+    "--workdir",
+    "--device-read-bps",
+    "--device-write-bps",
+    "--cpu-period",
+    "--cpu-quota",
+    "--cpu-rt-period",
+    "--cpu-rt-runtime",
+    "--gpus-per-task",
 }
 
 
@@ -117,7 +237,10 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     powershell = src.abspath.suffix.lower() == ".ps1"
     text = src.text.lstrip("\ufeff")
     return extract_from_text(
-        text, PositionMap.for_text(src.path, text), base_dir=src.abspath.parent, read_file=read_file,
+        text,
+        PositionMap.for_text(src.path, text),
+        base_dir=src.abspath.parent,
+        read_file=read_file,
         powershell=powershell,
     )
 
@@ -380,7 +503,7 @@ def _docker_run(words: list[Word], i: int, env: dict[str, Word]) -> _Launch | No
         program = "image"  # an image named like vLLM, given vLLM flags: its entrypoint runs the server
     if program is None:
         return None
-    if rest and rest[0].text == "serve" or (len(rest) > 1 and rest[0].text == "vllm" and rest[1].text == "serve"):
+    if (rest and rest[0].text == "serve") or (len(rest) > 1 and rest[0].text == "vllm" and rest[1].text == "serve"):
         facts["duplicate_serve"] = (True, rest[0], "arguments repeat the image's entrypoint")
     return _Launch(program, image_word, rest, env, facts)
 
@@ -400,8 +523,7 @@ def _to_invocation(
         if var.exported:
             text = var.value if isinstance(var.value, str) else (" ".join(var.value) if var.value else "")
             tok_span = posmap.span(var.start, var.end) if var.start >= 0 else span
-            inv.env[name] = Token(text if var.value is not None else "$" + name, tok_span,
-                                  unresolved=var.value is None)
+            inv.env[name] = Token(text if var.value is not None else "$" + name, tok_span, unresolved=var.value is None)
     for name, w in launch.env.items():
         inv.env[name] = _token(w, posmap)
     for key, (value, word, detail) in launch.facts.items():
@@ -421,24 +543,43 @@ def _attach_config(inv: Invocation, ev: ShellEvaluator, base_dir: Path, read_fil
     if ref is None:
         return
     if ref.unresolved:
-        inv.problems.append(Problem("VL010", ref.span, f"config file {ref.text} cannot be resolved; its settings "
-                                    "are not checked", {"config": ref.text}))
+        inv.problems.append(
+            Problem(
+                "VL010",
+                ref.span,
+                f"config file {ref.text} cannot be resolved; its settings are not checked",
+                {"config": ref.text},
+            )
+        )
         inv.opaque_args = True
         return
     heredoc = ev.heredoc_files.get(ref.text)
     try:
         if heredoc is not None:
-            inv.config = vllm_yaml.load_config(heredoc.text, heredoc.posmap.path, posmap=heredoc.posmap,
-                                               unresolved=heredoc.unresolved)
+            inv.config = vllm_yaml.load_config(
+                heredoc.text, heredoc.posmap.path, posmap=heredoc.posmap, unresolved=heredoc.unresolved
+            )
             return
         linked = read_file(vllm_yaml.resolve_config_path(ref.text, base_dir))
     except SourceError as e:
         if e.line is None:
-            inv.problems.append(Problem("VL010", ref.span, f"config file {ref.text} not found or unreadable: "
-                                        f"{e.message}; its settings are not checked", {"config": ref.text}))
+            inv.problems.append(
+                Problem(
+                    "VL010",
+                    ref.span,
+                    f"config file {ref.text} not found or unreadable: {e.message}; its settings are not checked",
+                    {"config": ref.text},
+                )
+            )
         else:
-            inv.problems.append(Problem("VL010", ref.span, f"config file {ref.text} is not valid: {e.message} "
-                                        f"(line {e.line})", {"config": ref.text}))
+            inv.problems.append(
+                Problem(
+                    "VL010",
+                    ref.span,
+                    f"config file {ref.text} is not valid: {e.message} (line {e.line})",
+                    {"config": ref.text},
+                )
+            )
         inv.opaque_args = True
         return
     try:
@@ -446,6 +587,7 @@ def _attach_config(inv: Invocation, ev: ShellEvaluator, base_dir: Path, read_fil
         inv.facts["config_path"] = Fact(str(linked.abspath), ref.span, "--config")
     except SourceError as e:
         where = f" (line {e.line})" if e.line else ""
-        inv.problems.append(Problem("VL010", ref.span, f"config file {ref.text} is not valid: {e.message}{where}",
-                                    {"config": ref.text}))
+        inv.problems.append(
+            Problem("VL010", ref.span, f"config file {ref.text} is not valid: {e.message}{where}", {"config": ref.text})
+        )
         inv.opaque_args = True

@@ -22,9 +22,9 @@ from vlint.sources.shell_lexer import (
     Part,
     RawCommand,
     RawWord,
+    ShellSyntaxError,
     _ArrayLit,
     _is_assignment_name,
-    ShellSyntaxError,
     lex,
 )
 from vlint.span import PositionMap
@@ -301,8 +301,17 @@ class ShellEvaluator:
         value_parts: list[Part] = ([Lit(rest)] if rest else []) + list(w.parts[1:])
         return name, append, RawWord(value_parts, w.start + len(name) + (2 if append else 1), w.end)
 
-    def _assign(self, name: str, append: bool, value_word: RawWord, *, exported: bool, conditional: bool,
-                name_start: int, record: bool = True) -> Word:
+    def _assign(
+        self,
+        name: str,
+        append: bool,
+        value_word: RawWord,
+        *,
+        exported: bool,
+        conditional: bool,
+        name_start: int,
+        record: bool = True,
+    ) -> Word:
         array = next((p for p in value_word.parts if isinstance(p, _ArrayLit)), None)
         value: str | list[str] | None
         expanded: Word
@@ -394,7 +403,7 @@ class ShellEvaluator:
                 a = self._assignment(words[0])
                 if a is None:
                     break
-                name, append, value = a
+                name, _append, value = a
                 words.pop(0)
                 # prefix assignments before a command do not change the shell's own variables
                 prefix[name] = self._expand_assignment_value(value)
@@ -424,8 +433,9 @@ class ShellEvaluator:
                 lit = words[1].literal()
                 if lit:
                     self.vars[lit] = Var(None)
-            if first == "set" and any((w.literal() or "").startswith("-") and "a" in (w.literal() or "")
-                                      for w in words[1:]):
+            if first == "set" and any(
+                (w.literal() or "").startswith("-") and "a" in (w.literal() or "") for w in words[1:]
+            ):
                 self._auto_export = True
             expanded = self.expand_all(words)
             heredocs = [r.heredoc for r in rc.redirects if r.heredoc]
@@ -450,8 +460,9 @@ class ShellEvaluator:
             self._assign(name, append, value, exported=False, conditional=conditional, name_start=w.start)
 
     def _declare(self, kind: str, words: list[RawWord], conditional: bool) -> None:
-        exported = kind == "export" or any((w.literal() or "").startswith("-") and "x" in (w.literal() or "")
-                                           for w in words)
+        exported = kind == "export" or any(
+            (w.literal() or "").startswith("-") and "x" in (w.literal() or "") for w in words
+        )
         for w in words:
             lit = w.literal()
             if lit is not None and lit.startswith("-"):
@@ -459,8 +470,14 @@ class ShellEvaluator:
             a = self._assignment(w)
             if a is not None:
                 name, append, value = a
-                self._assign(name, append, value, exported=exported, conditional=conditional or kind == "local",
-                             name_start=w.start)
+                self._assign(
+                    name,
+                    append,
+                    value,
+                    exported=exported,
+                    conditional=conditional or kind == "local",
+                    name_start=w.start,
+                )
             elif lit and _is_assignment_name(lit):
                 var = self.vars.get(lit)
                 if var is not None:
@@ -483,7 +500,7 @@ class ShellEvaluator:
         unresolved: list[tuple[int, int]] = []
         offset = 0
         for part in hd.parts:
-            src = hd.body_start + max(part.pos, 0) if isinstance(part, Lit | Param | CmdSubst | Arith) else hd.body_start
+            src = hd.body_start + max(getattr(part, "pos", 0), 0)
             if isinstance(part, Lit):
                 # a literal spans several lines: map each line start
                 pm_line, pm_col = self.posmap.position(src)

@@ -192,9 +192,7 @@ class Lexer:
                     target = self._word()
                     if target is None:
                         raise ShellSyntaxError("here-document without a delimiter", start)
-                    delim = "".join(
-                        p.text if isinstance(p, Lit) else getattr(p, "raw", "") for p in target.parts
-                    )
+                    delim = "".join(p.text if isinstance(p, Lit) else getattr(p, "raw", "") for p in target.parts)
                     heredoc = HereDoc(delim, target.is_quoted, op == "<<-", start=start)
                     self._pending_heredocs.append(heredoc)
                 else:
@@ -246,9 +244,7 @@ class Lexer:
             c = self.s[self.i]
             if c in " \t\f\v" or (c == "\r" and self._peek(1) != "\n"):
                 self.i += 1
-            elif self.s.startswith(self.escape + "\n", self.i) or self.s.startswith(
-                self.escape + "\r\n", self.i
-            ):
+            elif self.s.startswith(self.escape + "\n", self.i) or self.s.startswith(self.escape + "\r\n", self.i):
                 self._skip_continuations()
             else:
                 break

@@ -127,7 +127,7 @@ def looks_like_vllm_config(src: SourceText, known_option: object) -> bool:
     known = sum(1 for k in normalized if known_option(k))  # type: ignore[operator]
     if known == 0:
         return False
-    return known >= 2 and known / len(normalized) >= 0.6 or (len(normalized) == 1 and known == 1)
+    return (known >= 2 and known / len(normalized) >= 0.6) or (len(normalized) == 1 and known == 1)
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:

@@ -1,0 +1,27 @@
+"""Shared fixtures. Tests that read ../shared (corpus, calibration) skip with a reason when it is absent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def shared_dir() -> Path | None:
+    """The shared data folder (corpus, calibration): $VLINT_SHARED or ../shared next to the repo."""
+    env = os.environ.get("VLINT_SHARED")
+    for cand in ([Path(env)] if env else []) + [ROOT.parent / "shared", Path("/work/shared")]:
+        if (cand / "corpus").is_dir():
+            return cand
+    return None
+
+
+@pytest.fixture
+def shared() -> Path:
+    d = shared_dir()
+    if d is None:
+        pytest.skip("shared data (../shared with corpus/ and calibration/) is not present in this checkout")
+    return d

@@ -1,0 +1,1 @@
+"""The subcommands of ``vlint`` (one module each)."""

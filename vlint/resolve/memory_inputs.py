@@ -1,0 +1,55 @@
+"""Deployment → memory-model inputs: the one place that decides whether an estimate is possible."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vlint.argspec.parse import UNRESOLVED
+
+if TYPE_CHECKING:
+    from vlint.deployment import Deployment
+    from vlint.memory import MemoryEstimate
+
+#: settings the memory model needs; an unresolved value for any of them makes the estimate a guess
+NEEDED = (
+    "max_model_len",
+    "gpu_memory_utilization",
+    "max_num_seqs",
+    "max_num_batched_tokens",
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "kv_cache_dtype",
+    "block_size",
+    "enforce_eager",
+    "dtype",
+    "quantization",
+    "cpu_offload_gb",
+    "kv_cache_memory_bytes",
+    "num_gpu_blocks_override",
+    "enable_chunked_prefill",
+)
+
+
+def blocked_by(dep: Deployment) -> str | None:
+    """Why no estimate can be made (unknown model/GPU, unresolved setting), or None."""
+    if dep.arch is None:
+        return "the model is unknown to vlint" if dep.model else "no model is named"
+    if dep.gpu is None:
+        return "the GPU type is unknown (pass --gpu)"
+    for d in NEEDED:
+        s = dep.setting(d)
+        if s is not None and s.value is UNRESOLVED:
+            return f"{d} is not resolved ({s.raw or s.option})"
+    return None
+
+
+def estimate_for(dep: Deployment) -> MemoryEstimate | None:
+    if blocked_by(dep) is not None:
+        return None
+    from vlint.memory import estimate_memory, inputs_from_resolved
+
+    assert dep.arch is not None and dep.gpu is not None
+    env = {k: v for k, v in dep.env.items() if isinstance(v, str)}
+    extra = {"gpu_count": dep.gpu_count, "env": env}
+    inputs = inputs_from_resolved(dep.arch, dep.gpu, dep.version, dep.resolved, **extra)
+    return estimate_memory(inputs)

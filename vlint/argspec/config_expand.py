@@ -136,13 +136,10 @@ def _scalar_text(value: Any) -> str:
     return str(value)
 
 
-#: vLLM warns when ``vllm serve`` gets ``--model`` (0.33.0 vllm/utils/argparse_utils.py:324-356).
-SERVE_MODEL_WARNING_SINCE = V("0.8.0")
-
-
 def serve_model_option_warning(version: Version) -> str | None:
-    if version < SERVE_MODEL_WARNING_SINCE:
-        return None
+    """vLLM moves ``vllm serve --model X`` to the positional model and warns (0.33.0
+    vllm/utils/argparse_utils.py:324-356); the schema generator records whether a version does
+    (``parser_features.model_flag_rewrite``), the caller checks that."""
     return (
         "with vllm serve, give the model as the positional argument (vllm serve MODEL …) or in a config "
         "file: vLLM warns that the --model option will be removed in a future version"

@@ -143,7 +143,14 @@ def parse_invocation(inv: Invocation, spec: ArgSpec) -> ParsedArgs:
 
 
 # -- step 1: vllm serve --model ------------------------------------------------------------------
+def _features(spec: ArgSpec) -> dict[str, Any]:
+    """What this version's FlexibleArgumentParser does (recorded by the schema generator)."""
+    return dict(spec.meta.get("parser_features") or {})
+
+
 def _move_model_option(items: list[_Item], out: ParsedArgs, spec: ArgSpec) -> list[_Item]:
+    if not _features(spec).get("model_flag_rewrite", True):
+        return items
     for it in items:
         if it.unresolved and not it.text.startswith("--model"):
             continue
@@ -183,6 +190,8 @@ def _expand_config(inv: Invocation, items: list[_Item], spec: ArgSpec, out: Pars
 
 # -- step 3: FlexibleArgumentParser rewriting ----------------------------------------------------
 def _preprocess(items: list[_Item], spec: ArgSpec, out: ParsedArgs) -> list[_Item]:
+    features = _features(spec)
+    dotted = features.get("dotted_args", True)
     rewritten: list[_Item] = []
     for it in items:
         t = it.text
@@ -190,7 +199,13 @@ def _preprocess(items: list[_Item], spec: ArgSpec, out: ParsedArgs) -> list[_Ite
             key, eq, value = t.partition("=")
             new_key = _DOTTED_HEAD.sub(lambda m: m.group(0).replace("_", "-"), key, count=1)
             rewritten.append(_Item(new_key + eq + value, it.span, it.unresolved, it.origin, it.entry, written=key))
-        elif t.startswith("-O") and t != "-O" and not it.unresolved and spec.lookup("--optimization-level"):
+        elif (
+            t.startswith("-O")
+            and t != "-O"
+            and not it.unresolved
+            and features.get("O_shorthand", True)
+            and spec.lookup("--optimization-level")
+        ):
             level = t[3:] if t[2:3] == "=" else t[2:]
             rewritten.append(_Item("--optimization-level", it.span, False, it.origin, it.entry, written=t))
             rewritten.append(_Item(level, it.span, False, it.origin, it.entry))
@@ -205,7 +220,7 @@ def _preprocess(items: list[_Item], spec: ArgSpec, out: ParsedArgs) -> list[_Ite
             continue
         t = it.text
         head = t.split("=", 1)[0]
-        if t.startswith("-") and "." in head and not it.unresolved:
+        if dotted and t.startswith("-") and "." in head and not it.unresolved:
             if "=" in t:
                 name, value_str = t.split("=", 1)
                 value_unresolved = False
@@ -310,17 +325,70 @@ def _match_option(it: _Item, spec: ArgSpec, out: ParsedArgs) -> tuple[Argument, 
     if it.unresolved:
         out.opaque = True
         return None
+    out.issues.append(unknown_option_issue(name, written, spec, it.span, from_config=it.origin == "config"))
+    return None
+
+
+def _former_flag_note(name: str, spec: ArgSpec) -> str:
+    """`` (--device was its own option until vLLM 0.9.2)`` when an abbreviation is a removed flag."""
+    from vlint.argspec.history import history
+
+    older = [v for v in history().present_in(name) if v < spec.version]
+    return f" ({name} was its own option until vLLM {older[-1]})" if older else ""
+
+
+def unknown_option_issue(name: str, written: str, spec: ArgSpec, span: Span, *, from_config: bool = False) -> ArgIssue:
+    """VL002 (removed), VL003 (newer than the target) or VL001 (never existed), from the bundled history."""
+    from vlint.argspec.history import history
+    from vlint.argspec.replacements import replacement_for
+
+    h = history()
+    present = h.present_in(name)
+    target = spec.version
+    before = [v for v in present if v < target]
+    after = [v for v in present if v > target]
+    if before:
+        last = before[-1]
+        gone = next((v for v in h.versions if v > last and v not in present), target)
+        advice = replacement_for(name)
+        msg = f"unrecognized arguments: {written}: removed in vLLM {gone} (last seen in {last})"
+        if advice:
+            msg += f"; use {advice}"
+        return ArgIssue(
+            "VL002",
+            span,
+            msg,
+            {
+                "option": written,
+                "removed_in": str(gone),
+                "last_in": str(last),
+                "replacement": advice,
+                "target": str(target),
+            },
+        )
+    if after:
+        first = after[0]
+        msg = f"unrecognized arguments: {written}: not available before vLLM {first} (checking against {target})"
+        return ArgIssue("VL003", span, msg, {"option": written, "available_from": str(first), "target": str(target)})
+    short = spec.lookup("-" + name[2:]) if from_config and name.startswith("--") else None
+    if short is not None:
+        full = short[0].name
+        key = full[2:]
+        return ArgIssue(
+            "VL001",
+            span,
+            f"unrecognized arguments: {written}: short aliases are not config keys "
+            f"(the key becomes --{name[2:]}, not -{name[2:]}); write {key}",
+            {"option": written, "suggestion": full},
+        )
     suggestion = difflib.get_close_matches(name, list(spec.options), n=1, cutoff=0.75)
     hint = f"; did you mean {suggestion[0]}?" if suggestion else ""
-    out.issues.append(
-        ArgIssue(
-            "VL001",
-            it.span,
-            f"unrecognized arguments: {written}{hint}",
-            {"option": written, "suggestion": suggestion[0] if suggestion else None},
-        )
+    return ArgIssue(
+        "VL001",
+        span,
+        f"unrecognized arguments: {written}{hint}",
+        {"option": written, "suggestion": suggestion[0] if suggestion else None},
     )
-    return None
 
 
 def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_positional_model: bool) -> None:
@@ -360,6 +428,15 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
             continue
         arg, negated, option, explicit = match
         i += 1
+        if arg.deprecated:
+            out.issues.append(
+                ArgIssue(
+                    "VL009",
+                    it.span,
+                    f"{it.written or option} is deprecated in vLLM {spec.version}: {arg.deprecated}",
+                    {"option": option},
+                )
+            )
         if not arg.takes_value:
             if explicit is not None:
                 out.issues.append(

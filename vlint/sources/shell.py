@@ -271,7 +271,8 @@ def extract_from_text(
         line, col = posmap.position(e.offset)
         result.error = SourceError(f"shell syntax error: {e}", line, col)
     for a in ev.assignments:
-        result.assignments.append((a.name, _token(a.value, posmap)))
+        value = a.value
+        result.assignments.append((a.name, Token(value.text, posmap.span(a.name_start, value.end), value.unresolved)))
     return result
 
 
@@ -357,7 +358,7 @@ def _skip_wrappers(words: list[Word], i: int, env: dict[str, Word]) -> int:
         text = w.text
         if _is_assignment(text):
             name, _, value = text.partition("=")
-            env[name] = Word(value, w.start, w.end, w.unresolved)
+            env[name] = Word(value, w.start, w.end, w.unresolved)  # spans the whole NAME=value
             i += 1
             continue
         base = text.rsplit("/", 1)[-1]

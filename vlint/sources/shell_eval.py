@@ -346,7 +346,7 @@ class ShellEvaluator:
                 value = None
         prev = self.vars.get(name)
         exported = exported or self._auto_export or (prev.exported if prev else False)
-        self.vars[name] = Var(value, exported, value_word.start, value_word.end)
+        self.vars[name] = Var(value, exported, name_start, value_word.end)
         self.unset.discard(name)
         if record:
             self.assignments.append(Assignment(name, expanded, name_start, exported))
@@ -404,9 +404,9 @@ class ShellEvaluator:
                 if a is None:
                     break
                 name, _append, value = a
-                words.pop(0)
+                word = words.pop(0)
                 # prefix assignments before a command do not change the shell's own variables
-                prefix[name] = self._expand_assignment_value(value)
+                prefix[name] = self._expand_assignment_value(value, word.start)
             if not words:
                 # a pure assignment command: NAME=value …
                 self._apply_pure_assignments(rc, conditional)
@@ -443,10 +443,11 @@ class ShellEvaluator:
                 self._record_heredoc_files(expanded, rc, heredocs)
             yield Command(expanded, prefix, rc, conditional, heredocs)
 
-    def _expand_assignment_value(self, value: RawWord) -> Word:
+    def _expand_assignment_value(self, value: RawWord, start: int) -> Word:
+        """The value of ``NAME=value``, spanning the whole assignment (from ``start``)."""
         fields = self.expand(value) if value.parts else []
         text = "".join(f.text for f in fields)
-        return Word(text, value.start, value.end, unresolved=any(f.unresolved for f in fields), quoted=True)
+        return Word(text, start, value.end, unresolved=any(f.unresolved for f in fields), quoted=True)
 
     def _apply_pure_assignments(self, rc: RawCommand, conditional: bool) -> None:
         for w in rc.words:

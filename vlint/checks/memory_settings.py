@@ -109,3 +109,39 @@ def max_model_len_unset(ctx: CheckContext) -> Iterator[Hit]:
             severity="info",
             fix=Fix("set --max-model-len to the longest prompt + output you serve", unsafe=True),
         )
+
+
+@check("memory.max_model_len_over_derived")
+def max_model_len_over_derived(ctx: CheckContext) -> Iterator[Hit]:
+    """User max_model_len above what vLLM derives from config.json (vllm/config/model.py:2653-2683, 0.33.0)."""
+    dep = ctx.dep
+    assert dep is not None
+    s = dep.setting("max_model_len")
+    derived = dep.resolved.get("derived_max_model_len")
+    if s is None or derived is None or not isinstance(s.value, int) or isinstance(s.value, bool):
+        return
+    limit = derived.value
+    if not isinstance(limit, int) or s.value <= limit or s.value == -1:
+        return
+    allow = str(dep.env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "")).strip().lower() in ("1", "true")
+    key = derived.why.split("config.json ", 1)[-1].split(" (", 1)[0] if "config.json" in derived.why else "config"
+    yield Hit(
+        s.full_span,
+        {
+            "max_model_len": s.value,
+            "derived": limit,
+            "key": key,
+            "allowed": allow,
+            "model": dep.model,
+            "consequence": "vLLM only warns because VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set"
+            if allow
+            else "vLLM refuses to start",
+        },
+        severity="warning" if allow else "error",
+        fix=Fix(
+            f"use --max-model-len {limit} or less (or extend the context with rope scaling via --hf-overrides)",
+            s.value_span,
+            str(limit),
+            unsafe=True,
+        ),
+    )

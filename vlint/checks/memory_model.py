@@ -1,0 +1,214 @@
+"""Rules on the memory model's estimate (VL21x): will it start, how many requests fit, what eats the memory.
+
+All numbers are per GPU rank, GiB = 2**30 bytes, like vLLM's logs. The estimate is computed once per
+deployment (:attr:`vlint.deployment.Deployment.memory`); these checks only read it. They stay silent
+when the model or the GPU is unknown (``vlint explain`` says why).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from vlint.checks import CheckContext, Hit, check
+from vlint.finding import Fix
+from vlint.span import Span
+
+if TYPE_CHECKING:
+    from vlint.deployment import Deployment
+    from vlint.memory import MemoryEstimate
+
+GIB = 2**30
+#: a chunk size vLLM itself uses by default on large GPUs (vllm/engine/arg_utils.py:2939-3039, 0.33.0)
+REFERENCE_CHUNK = 8192
+
+
+def _span(dep: Deployment, *dests: str) -> Span:
+    for d in dests:
+        s = dep.setting(d)
+        if s is not None:
+            return s.full_span
+    return dep.invocation.span
+
+
+def memory_data(dep: Deployment, m: MemoryEstimate) -> dict[str, Any]:
+    """The numbers every memory finding carries (for JSON/SARIF consumers)."""
+    return {
+        "gpu": dep.gpu.name if dep.gpu else None,
+        "total_gib": round(m.total_gib, 2),
+        "budget_gib": round(m.budget_gib, 2),
+        "weights_gib": round(m.weights_gib, 2),
+        "activation_gib": round(m.activation_gib, 2),
+        "non_torch_gib": round(m.non_torch_gib, 2),
+        "cuda_graph_gib": round(m.cuda_graph_gib, 2),
+        "kv_cache_gib": round(m.kv_cache_gib, 2),
+        "kv_cache_tokens": m.kv_cache_tokens,
+        "max_concurrency": round(m.max_concurrency, 2),
+        "max_model_len": dep.value("max_model_len"),
+        "estimated_max_model_len": m.estimated_max_model_len,
+        "engine": m.engine,
+        "vllm_version": str(dep.version),
+    }
+
+
+def _where(dep: Deployment) -> str:
+    gpu = dep.gpu.name if dep.gpu else "?"
+    tp = dep.value("tensor_parallel_size") or 1
+    pp = dep.value("pipeline_parallel_size") or 1
+    par = f", TP{tp}" + (f" PP{pp}" if pp and pp > 1 else "") if (tp and tp > 1) or (pp and pp > 1) else ""
+    return f"{gpu}{par}, vLLM {dep.version}"
+
+
+@check("memory_model.will_not_start")
+def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    m = dep.memory
+    if m is None or m.starts:
+        return
+    data = memory_data(dep, m)
+    data.update(failure=m.failure, stage=m.failure_stage, where=_where(dep))
+    stage = m.failure_stage or ""
+    fix: Fix | None = None
+    if stage == "kv_cache_check" and m.estimated_max_model_len:
+        span = _span(dep, "max_model_len")
+        fix = Fix(
+            f"set --max-model-len {m.estimated_max_model_len} (the largest that fits, as vLLM computes it), "
+            "or use a larger/extra GPU, --kv-cache-dtype fp8, or a higher --gpu-memory-utilization",
+            unsafe=True,
+        )
+    elif stage in ("kv_cache_check", "no_kv_memory", "weights"):
+        span = _span(dep, "tensor_parallel_size", "gpu_memory_utilization", "max_model_len")
+        fix = Fix(
+            "the weights leave no room: use more GPUs (--tensor-parallel-size), a quantized checkpoint, or a "
+            "GPU with more memory",
+            unsafe=True,
+        )
+    elif stage == "startup_free_memory":
+        span = _span(dep, "gpu_memory_utilization")
+        fix = Fix(f"lower --gpu-memory-utilization to at most {m.max_gmu_free:.2f}", unsafe=True)
+    elif stage == "sampler_warmup":
+        span = _span(dep, "max_num_seqs", "gpu_memory_utilization")
+        fix = Fix("lower --max-num-seqs (the sampler warms up with that many dummy requests)", unsafe=True)
+    elif stage == "cuda_graph_capture":
+        span = _span(dep, "gpu_memory_utilization")
+        fix = Fix(
+            "lower --gpu-memory-utilization (V0 captures CUDA graphs outside the budget) or use --enforce-eager",
+            unsafe=True,
+        )
+    elif stage == "mamba_blocks":
+        span = _span(dep, "max_num_seqs")
+        fix = Fix("lower --max-num-seqs", unsafe=True)
+    else:
+        span = dep.invocation.span
+    yield Hit(span, data, fix=fix)
+
+
+@check("memory_model.low_concurrency")
+def low_concurrency(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    m = dep.memory
+    if m is None or not m.starts or m.max_concurrency >= 2 or m.max_concurrency <= 0:
+        return
+    data = memory_data(dep, m)
+    data["where"] = _where(dep)
+    yield Hit(
+        _span(dep, "max_model_len"),
+        data,
+        fix=Fix(
+            "lower --max-model-len to the longest request you serve, use --kv-cache-dtype fp8, or add "
+            "GPUs (--tensor-parallel-size)",
+            unsafe=True,
+        ),
+    )
+
+
+@check("memory_model.small_kv_cache")
+def small_kv_cache(ctx: CheckContext) -> Iterator[Hit]:
+    """The weights (and activations) leave under 10% of the budget for the KV cache."""
+    dep = ctx.dep
+    assert dep is not None
+    m = dep.memory
+    if m is None or not m.starts or m.max_concurrency < 2 or m.budget_gib <= 0:
+        return
+    if m.kv_cache_gib >= 0.10 * m.budget_gib:
+        return
+    data = memory_data(dep, m)
+    data.update(where=_where(dep), kv_share=round(100 * m.kv_cache_gib / m.budget_gib, 1))
+    yield Hit(
+        _span(dep, "tensor_parallel_size", "gpu_memory_utilization"),
+        data,
+        fix=Fix(
+            "more GPUs (--tensor-parallel-size), a quantized checkpoint or --kv-cache-dtype fp8 give the "
+            "KV cache room for more concurrent requests",
+            unsafe=True,
+        ),
+    )
+
+
+@check("memory_model.large_activation_peak")
+def large_activation_peak(ctx: CheckContext) -> Iterator[Hit]:
+    """The profiling run sizes activations for a very large step (chunking off or a huge budget)."""
+    dep = ctx.dep
+    assert dep is not None
+    m = dep.memory
+    arch = dep.arch
+    if m is None or arch is None:
+        return
+    tokens = dep.value("max_num_batched_tokens")
+    if not isinstance(tokens, int) or tokens < 4 * REFERENCE_CHUNK:
+        return
+    from vlint.memory import estimate_memory, inputs_from_resolved
+
+    assert dep.gpu is not None
+    env = {k: v for k, v in dep.env.items() if isinstance(v, str)}
+    base = inputs_from_resolved(arch, dep.gpu, dep.version, dep.resolved, gpu_count=dep.gpu_count, env=env)
+    alt = estimate_memory(
+        dataclasses.replace(base, max_num_batched_tokens=REFERENCE_CHUNK, enable_chunked_prefill=True)
+    )
+    saved = m.activation_gib - alt.activation_gib
+    if saved < 1.0:
+        return
+    tp = int(dep.value("tensor_parallel_size") or 1)
+    b = 2  # bf16/fp16 activations
+    qkv = tokens * (arch.hidden_size + 2 * arch.num_kv_heads * arch.head_dim) * b / GIB / max(tp, 1)
+    ffn = tokens * 2 * (arch.intermediate_size or 0) * b / GIB / max(tp, 1)
+    data = memory_data(dep, m)
+    data.update(
+        tokens=tokens,
+        qkv_gib=round(qkv, 2),
+        ffn_gib=round(ffn, 2),
+        alt_activation_gib=round(alt.activation_gib, 2),
+        saved_gib=round(saved, 2),
+        alt_kv_cache_gib=round(alt.kv_cache_gib, 2),
+        chunked=bool(dep.value("enable_chunked_prefill")),
+        where=_where(dep),
+    )
+    yield Hit(
+        _span(dep, "max_num_batched_tokens", "enable_chunked_prefill"),
+        data,
+        fix=Fix(
+            f"--max-num-batched-tokens {REFERENCE_CHUNK} with chunked prefill keeps the activation peak "
+            f"at ≈{alt.activation_gib:.1f} GiB and gives the KV cache {saved:.1f} GiB more",
+            unsafe=True,
+        ),
+    )
+
+
+@check("memory_model.tight_headroom")
+def tight_headroom(ctx: CheckContext) -> Iterator[Hit]:
+    """It starts, but what is left outside the budget (or after it) is thin: OOM risks the log won't show."""
+    dep = ctx.dep
+    assert dep is not None
+    m = dep.memory
+    if m is None or not m.starts or not m.risks:
+        return
+    data = memory_data(dep, m)
+    data.update(risk="; ".join(m.risks), where=_where(dep), headroom_gib=round(m.headroom_outside_budget_gib, 2))
+    yield Hit(
+        _span(dep, "gpu_memory_utilization", "max_num_seqs"),
+        data,
+        fix=Fix("leave more memory outside the budget: lower --gpu-memory-utilization or --max-num-seqs", unsafe=True),
+    )

@@ -26,8 +26,8 @@ class ResolveOptions:
     gpu_memory_gib: float | None = None
     model_paths: dict[str, str] = field(default_factory=dict)
     online: bool = False
-    #: overrides of settings (``--set key=value``), by dest
-    overrides: dict[str, Any] = field(default_factory=dict)
+    #: overrides of settings (``--set key=value``): dest or option name → text as on a command line
+    overrides: dict[str, str] = field(default_factory=dict)
 
 
 def installed_vllm_version() -> Version | None:
@@ -106,6 +106,8 @@ def resolve(inv: Invocation, opts: ResolveOptions, *, base_dir: Path | None = No
     version, exact, reason = choose_version(inv, opts)
     spec = load_spec(version)
     args = parse_invocation(inv, spec)
+    if opts.overrides:
+        apply_overrides(args, spec, opts.overrides, inv.span)
     dep = Deployment(inv, version, reason, exact, spec, args)
     dep.env = {k: (UNRESOLVED if t.unresolved else t.text) for k, t in inv.env.items()}
     model = args.value("model")
@@ -114,6 +116,32 @@ def resolve(inv: Invocation, opts: ResolveOptions, *, base_dir: Path | None = No
     _resolve_model(dep, opts, base_dir)
     _resolve_defaults(dep, opts)
     return dep
+
+
+class OverrideError(ValueError):
+    """A ``--set key=value`` vLLM would not accept."""
+
+
+def apply_overrides(args: Any, spec: Any, overrides: dict[str, str], span: Any) -> None:
+    """Replace settings with ``--set`` values, converted like vLLM converts command-line words."""
+    from vlint.argspec.parse import Setting
+    from vlint.argspec.values import ArgValueError, convert
+
+    for key, text in overrides.items():
+        name = key.strip().lstrip("-").replace("_", "-")
+        hit = spec.lookup("--" + name)
+        if hit is None:
+            raise OverrideError(f"--set {key}: vLLM {spec.version} has no option --{name}")
+        arg, negated = hit
+        if not arg.takes_value:
+            truthy = text.strip().lower() in ("1", "true", "yes", "on")
+            value: Any = truthy != negated
+        else:
+            try:
+                value = convert(arg.kind, text, optional=arg.optional)
+            except ArgValueError as e:
+                raise OverrideError(f"--set {key}={text}: {e}") from None
+        args.settings[arg.dest] = Setting(arg.dest, value, f"--set {key}", span, None, "override", text)
 
 
 def _resolve_hardware(dep: Deployment, opts: ResolveOptions) -> None:
@@ -153,7 +181,6 @@ def _resolve_defaults(dep: Deployment, opts: ResolveOptions) -> None:
     for dest, s in dep.args.settings.items():
         if s.value is not UNRESOLVED:
             user[dest] = s.value
-    user.update(opts.overrides)
     user["env"] = {k: v for k, v in dep.env.items() if v is not UNRESOLVED}
     dep.resolved = resolve_defaults(
         dep.version, gpu=dep.gpu, usage_context=dep.invocation.usage_context, arch=dep.arch, user=user

@@ -1,0 +1,147 @@
+"""``vlint explain``: show vLLM's startup memory arithmetic for each launch, and what the fixes change."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from vlint.commands.check import parse_gpu, use_color
+
+if TYPE_CHECKING:
+    from vlint.deployment import Deployment
+    from vlint.report.explain import WhatIf
+
+
+def _parse_sets(values: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for v in values:
+        key, eq, val = v.partition("=")
+        if not eq or not key.strip():
+            raise click.BadParameter(f"expected key=value, got {v!r}", param_hint="--set")
+        out[key.strip()] = val.strip()
+    return out
+
+
+def what_ifs(dep: Deployment) -> list[WhatIf]:
+    """The memory model re-run with each change vlint would suggest for this deployment."""
+    from vlint.memory import estimate_memory, inputs_from_resolved
+    from vlint.report.explain import WhatIf
+
+    m = dep.memory
+    if m is None or dep.arch is None or dep.gpu is None:
+        return []
+    env = {k: v for k, v in dep.env.items() if isinstance(v, str)}
+    base = inputs_from_resolved(dep.arch, dep.gpu, dep.version, dep.resolved, gpu_count=dep.gpu_count, env=env)
+    changes: list[tuple[str, dict[str, Any]]] = []
+    if not m.starts and m.estimated_max_model_len:
+        changes.append((f"--max-model-len {m.estimated_max_model_len}", {"max_model_len": m.estimated_max_model_len}))
+    if str(base.kv_cache_dtype) == "auto" and not dep.arch.is_mla:
+        changes.append(("--kv-cache-dtype fp8", {"kv_cache_dtype": "fp8"}))
+    if base.max_num_batched_tokens > 16384:
+        changes.append(
+            (
+                "--max-num-batched-tokens 8192 (chunked prefill on)",
+                {"max_num_batched_tokens": 8192, "enable_chunked_prefill": True},
+            )
+        )
+    if base.gpu_memory_utilization >= 0.95:
+        changes.append(("--gpu-memory-utilization 0.9", {"gpu_memory_utilization": 0.9}))
+    if not m.starts and m.failure_stage in ("weights", "no_kv_memory", "kv_cache_check"):
+        tp = base.tensor_parallel_size * 2
+        if dep.arch.num_attention_heads % tp == 0:
+            changes.append((f"--tensor-parallel-size {tp}", {"tensor_parallel_size": tp}))
+    out = []
+    for label, kw in changes:
+        try:
+            out.append(WhatIf(label, estimate_memory(dataclasses.replace(base, **kw))))
+        except (ValueError, ZeroDivisionError):
+            continue
+    return out
+
+
+@click.command("explain")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--model", help="Explain this model without a file (HF id or local folder).")
+@click.option("--gpu", help="GPU type and count, e.g. H100 or L4:2.")
+@click.option("--gpu-memory-gib", type=float, help="GPU memory as vLLM sees it, for GPUs vlint does not know.")
+@click.option("--vllm-version", help="Target vLLM release.")
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a setting (vLLM option name or dest), e.g. --set max_model_len=32768. Repeatable.",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--no-color", is_flag=True)
+@click.option("--online", is_flag=True, help="Allow fetching config.json from the Hugging Face Hub.")
+def explain_cmd(
+    paths: tuple[Path, ...],
+    model: str | None,
+    gpu: str | None,
+    gpu_memory_gib: float | None,
+    vllm_version: str | None,
+    sets: tuple[str, ...],
+    fmt: str,
+    no_color: bool,
+    online: bool,
+) -> None:
+    """Show the memory budget vLLM will compute at startup for each launch in PATHS (or for --model)."""
+    from vlint.engine import Engine
+    from vlint.invocation import Invocation, Token
+    from vlint.lint import LintOptions, lint_paths
+    from vlint.report.explain import explain_dict, render_text
+    from vlint.report.text import Styler
+    from vlint.resolve.gpus import lookup_gpu
+    from vlint.resolve.resolver import OverrideError, ResolveOptions, resolve
+    from vlint.rules import load_catalog
+    from vlint.span import Span
+    from vlint.version import Version
+
+    opts = ResolveOptions(online=online, overrides=_parse_sets(sets))
+    if vllm_version:
+        v = Version.try_parse(vllm_version)
+        if v is None:
+            raise click.BadParameter(f"not a vLLM version: {vllm_version!r}", param_hint="--vllm-version")
+        opts.vllm_version = v
+    opts.gpu, opts.gpu_count = parse_gpu(gpu)
+    if opts.gpu and gpu_memory_gib is None and lookup_gpu(opts.gpu) is None:
+        raise click.BadParameter(f"unknown GPU {opts.gpu!r}; use --gpu-memory-gib", param_hint="--gpu")
+    opts.gpu_memory_gib = gpu_memory_gib
+    if not paths and not model:
+        raise click.UsageError("give files to explain, or --model NAME")
+    deployments: list[Deployment] = []
+    errors: list[str] = []
+    try:
+        if model:
+            span = Span("<command line>", 1, 1, 1, 1)
+            inv = Invocation(
+                source="cli", program="vllm serve", span=span, args=[Token(model, span)], label="vlint explain --model"
+            )
+            deployments.append(resolve(inv, opts, base_dir=Path.cwd()))
+        if paths:
+            report = lint_paths(list(paths), Engine(load_catalog(), None), LintOptions(resolve=opts))
+            for fr in report.files:
+                if fr.error is not None:
+                    loc = f"{fr.path}:{fr.error.line}" if fr.error.line else fr.path
+                    errors.append(f"{loc}: error: {fr.error.message}")
+                deployments.extend(fr.deployments)
+    except OverrideError as e:
+        raise click.BadParameter(str(e), param_hint="--set") from None
+    if fmt == "json":
+        doc = {"deployments": [explain_dict(d, what_ifs(d)) for d in deployments], "errors": errors}
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        style = Styler(use_color(no_color))
+        for e in errors:
+            click.echo(e, err=True)
+        if not deployments:
+            click.echo("no vLLM launch found")
+        for d in deployments:
+            click.echo(render_text(d, style, what_ifs(d)))
+    sys.exit(2 if errors else 0)

@@ -1,0 +1,195 @@
+"""``vlint explain``: the memory budget of each deployment, as a bar and as vLLM's log numbers.
+
+All quantities are per GPU rank, GiB = 2**30 bytes, like vLLM's logs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from vlint.resolve.memory_inputs import blocked_by
+
+if TYPE_CHECKING:
+    from vlint.deployment import Deployment
+    from vlint.memory import MemoryEstimate
+
+BAR_WIDTH = 64
+_SEGMENTS = (
+    ("weights", "█", "magenta"),
+    ("activation", "▓", "yellow"),
+    ("non-torch", "▒", "cyan"),
+    ("graphs", "░", "blue"),
+    ("KV cache", "■", "green"),
+    ("headroom", "·", "white"),
+)
+
+
+@dataclass(slots=True)
+class WhatIf:
+    """The same deployment with one suggested change, re-estimated."""
+
+    label: str
+    memory: MemoryEstimate
+
+
+def explain_dict(dep: Deployment, whatifs: list[WhatIf] | None = None) -> dict[str, Any]:
+    """The documented JSON shape of one deployment (keys are stable; more may be added)."""
+    m = dep.memory
+    inv = dep.invocation
+    d: dict[str, Any] = {
+        "source": {"file": inv.path, "line": inv.span.line, "column": inv.span.column, "label": inv.label},
+        "model": dep.model,
+        "vllm_version": str(dep.version),
+        "vllm_version_reason": dep.version_reason,
+        "gpu": {
+            "name": dep.gpu.name if dep.gpu else None,
+            "count": dep.gpu_count,
+            "total_gib": round(dep.gpu.total_gib, 2) if dep.gpu else None,
+        },
+        "parallel": {
+            "tp": _int(dep.value("tensor_parallel_size"), 1),
+            "pp": _int(dep.value("pipeline_parallel_size"), 1),
+            "dp": _int(dep.value("data_parallel_size"), 1),
+        },
+        "settings": {
+            k: _plain(dep.value(k))
+            for k in (
+                "max_model_len",
+                "gpu_memory_utilization",
+                "max_num_seqs",
+                "max_num_batched_tokens",
+                "kv_cache_dtype",
+                "block_size",
+                "enable_chunked_prefill",
+                "enforce_eager",
+            )
+        },
+        "settings_origin": {
+            k: ("user" if dep.is_set(k) else "default")
+            for k in ("max_model_len", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens")
+        },
+        "memory": memory_dict(m) if m is not None else None,
+        "memory_unavailable": blocked_by(dep) if m is None else None,
+    }
+    if whatifs:
+        d["what_if"] = [{"change": w.label, "memory": memory_dict(w.memory)} for w in whatifs]
+    return d
+
+
+def memory_dict(m: MemoryEstimate) -> dict[str, Any]:
+    return {
+        "engine": m.engine,
+        "budget_gib": round(m.budget_gib, 2),
+        "weights_gib": round(m.weights_gib, 2),
+        "activation_gib": round(m.activation_gib, 2),
+        "non_torch_gib": round(m.non_torch_gib, 2),
+        "cuda_graph_gib": round(m.cuda_graph_gib, 2),
+        "cuda_graph_in_budget": m.cuda_graph_in_budget,
+        "kv_cache_gib": round(m.kv_cache_gib, 2),
+        "kv_bytes_per_token": round(m.kv_bytes_per_token),
+        "kv_cache_tokens": int(m.kv_cache_tokens),
+        "max_concurrency": round(m.max_concurrency, 2),
+        "num_blocks": int(m.num_blocks),
+        "block_size": int(m.block_size),
+        "headroom_outside_budget_gib": round(m.headroom_outside_budget_gib, 2),
+        "starts": m.starts,
+        "failure": m.failure,
+        "estimated_max_model_len": m.estimated_max_model_len,
+        "risks": list(m.risks),
+        "assumptions": list(m.assumptions),
+        "notes": list(m.notes),
+    }
+
+
+def _int(v: Any, default: int) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) else default
+
+
+def _plain(v: Any) -> Any:
+    if v is None or isinstance(v, bool | int | float | str):
+        return v
+    return str(v)
+
+
+def bar(m: MemoryEstimate, style: Any, width: int = BAR_WIDTH) -> str:
+    """The GPU's memory to scale: budget parts, then what lies outside the budget."""
+    total = max(m.total_gib, 1e-9)
+    graphs_in = m.cuda_graph_gib if m.cuda_graph_in_budget else 0.0
+    kv = max(m.kv_cache_gib, 0.0)
+    parts = [m.weights_gib, m.activation_gib, m.non_torch_gib, graphs_in, kv, max(total - m.budget_gib, 0.0)]
+    cells = [p / total * width for p in parts]
+    counts = [int(c) for c in cells]
+    # give the leftover cells to the largest remainders so the bar is exactly `width` wide
+    for i in sorted(range(len(cells)), key=lambda i: cells[i] - counts[i], reverse=True)[: width - sum(counts)]:
+        counts[i] += 1
+    out = []
+    for (_, ch, color), n in zip(_SEGMENTS, counts, strict=True):
+        if n > 0:
+            out.append(style(ch * n, fg=color))
+    over = m.weights_gib + m.activation_gib + m.non_torch_gib + graphs_in - m.budget_gib
+    suffix = style(f"  over budget by {over:.2f} GiB", fg="red", bold=True) if over > 0 else ""
+    return "▕" + "".join(out) + "▏" + suffix
+
+
+def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None) -> str:
+    inv = dep.invocation
+    lines = [style(f"{inv.path}:{inv.span.line}: {inv.label or inv.program} — {dep.model or '(no model)'}", bold=True)]
+    gpu = f"{dep.gpu.name} ({dep.gpu.total_gib:.2f} GiB)" if dep.gpu else "unknown GPU"
+    tp, pp = _int(dep.value("tensor_parallel_size"), 1), _int(dep.value("pipeline_parallel_size"), 1)
+    lines.append(f"  vLLM {dep.version} ({dep.version_reason}); {gpu}; TP {tp} × PP {pp}")
+    m = dep.memory
+    if m is None:
+        lines.append(f"  memory model: not computed — {blocked_by(dep)}")
+        return "\n".join(lines) + "\n"
+    lines.append("  " + bar(m, style))
+    legend = "  " + "  ".join(style(ch, fg=color) + " " + name for name, ch, color in _SEGMENTS)
+    lines.append(legend)
+    lines.append("")
+    rows = [
+        ("total GPU memory", f"{m.total_gib:.2f} GiB", ""),
+        (
+            "budget (× gpu_memory_utilization)",
+            f"{m.budget_gib:.2f} GiB",
+            f"{dep.value('gpu_memory_utilization')} ({dep.why('gpu_memory_utilization')})",
+        ),
+        ("model weights", f"{m.weights_gib:.2f} GiB", "Model loading took … GiB"),
+        (
+            "activation peak",
+            f"{m.activation_gib:.2f} GiB",
+            f"profile run of {dep.value('max_num_batched_tokens')} tokens",
+        ),
+        ("non-torch memory", f"{m.non_torch_gib:.2f} GiB", "NCCL, CUDA context growth"),
+        (
+            "CUDA graphs",
+            f"{m.cuda_graph_gib:.2f} GiB",
+            "inside the budget" if m.cuda_graph_in_budget else "outside the budget (estimate)",
+        ),
+        ("available KV cache memory", f"{m.kv_cache_gib:.2f} GiB", "Available KV cache memory"),
+        ("KV bytes per token", f"{m.kv_bytes_per_token / 1024:.1f} KiB", f"block {m.block_size} tokens"),
+        ("GPU KV cache size", f"{m.kv_cache_tokens:,} tokens", ""),
+        ("max concurrency", f"{m.max_concurrency:.2f}x", f"for {dep.value('max_model_len')} tokens per request"),
+        ("left outside the budget", f"{m.headroom_outside_budget_gib:.2f} GiB", "CUDA context, NCCL, others"),
+    ]
+    w0 = max(len(r[0]) for r in rows)
+    w1 = max(len(r[1]) for r in rows)
+    for a, b, c in rows:
+        lines.append(f"  {a:<{w0}}  {b:>{w1}}  {style(c, dim=True) if c else ''}".rstrip())
+    lines.append("")
+    if m.starts:
+        lines.append("  " + style("starts", fg="green", bold=True))
+    else:
+        lines.append("  " + style("will not start: ", fg="red", bold=True) + str(m.failure))
+    for r in m.risks:
+        lines.append("  " + style("risk: ", fg="yellow", bold=True) + r)
+    for w in whatifs or []:
+        wm = w.memory
+        verdict = style("starts", fg="green") if wm.starts else style("fails", fg="red")
+        lines.append(
+            f"  what if {w.label}: {verdict}, KV {wm.kv_cache_gib:.2f} GiB, "
+            f"{wm.kv_cache_tokens:,} tokens, {wm.max_concurrency:.2f}x"
+        )
+        lines.append("    " + bar(wm, style))
+    for a in m.assumptions[:6]:
+        lines.append("  " + style("assumes: " + a, dim=True))
+    return "\n".join(lines) + "\n"

@@ -59,10 +59,11 @@ def _parse_gpu(value: str | None) -> tuple[str | None, int | None]:
 
 
 def _register() -> None:
-    from vlint.commands import check, explain, rules
+    from vlint.commands import check, explain, rules, schema
 
     main.add_command(check.check_cmd)
     main.add_command(explain.explain_cmd)
+    main.add_command(schema.schema_cmd)
     main.add_command(rules.rules_cmd)
     main.add_command(rules.rule_cmd)
 

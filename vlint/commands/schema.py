@@ -1,0 +1,145 @@
+"""``vlint schema``: the bundled vLLM argument schemas — list them, diff two releases, export one for editors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from vlint.argspec.spec import ArgSpec, Argument, bundled_versions, load_spec, pick_version
+from vlint.version import Version
+
+
+@click.group("schema")
+def schema_cmd() -> None:
+    """vLLM argument schemas bundled with vlint (generated from each release's own parser)."""
+
+
+def _version(text: str, hint: str) -> Version:
+    v = Version.try_parse(text)
+    if v is None:
+        raise click.BadParameter(f"not a vLLM version: {text!r}", param_hint=hint)
+    chosen, exact = pick_version(v)
+    if not exact:
+        click.echo(f"note: {v} is not bundled; using {chosen}", err=True)
+    return chosen
+
+
+@schema_cmd.command("versions")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def versions_cmd(fmt: str) -> None:
+    """List the bundled vLLM releases."""
+    rows = []
+    for v in bundled_versions():
+        spec = load_spec(v)
+        rows.append(
+            {
+                "version": str(v),
+                "arguments": len(spec.arguments),
+                "env_vars": len(spec.env_vars),
+                "parser_module": spec.meta.get("parser_module"),
+            }
+        )
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for r in rows:
+        click.echo(
+            f"{r['version']:<12} {r['arguments']:>4} arguments  {r['env_vars']:>4} env vars  {r['parser_module'] or ''}"
+        )
+
+
+def _options(spec: ArgSpec) -> dict[str, Argument]:
+    """Every long option string of a release (positive and negative forms) → its argument."""
+    out: dict[str, Argument] = {}
+    for a in spec.arguments:
+        for o in (*a.option_strings, *a.negative_option_strings):
+            out[o] = a
+    return out
+
+
+def _shown(v: Any) -> str:
+    s = json.dumps(v) if not isinstance(v, str) else v
+    return s if len(s) <= 60 else s[:57] + "…"
+
+
+def diff_specs(a: ArgSpec, b: ArgSpec) -> dict[str, Any]:
+    """Options added and removed, and per argument present in both: changed default, type, choices, nargs."""
+    oa, ob = _options(a), _options(b)
+    removed = sorted(o for o in oa if o not in ob)
+    added = sorted(o for o in ob if o not in oa)
+    changed: list[dict[str, Any]] = []
+    for dest in sorted(set(a.by_dest) & set(b.by_dest)):
+        x, y = a.by_dest[dest], b.by_dest[dest]
+        for field in ("default", "kind", "choices", "nargs", "action"):
+            vx, vy = getattr(x, field), getattr(y, field)
+            if field == "default" and (
+                (isinstance(vx, str) and vx.startswith("{")) or (isinstance(vy, str) and vy.startswith("{"))
+            ):
+                continue  # config-object reprs: not meaningful defaults
+            if vx != vy:
+                changed.append({"option": y.name, "dest": dest, "field": field, "from": vx, "to": vy})
+    env_removed = sorted(n for n in a.env_vars if n not in b.env_vars and n.startswith("VLLM_"))
+    env_added = sorted(n for n in b.env_vars if n not in a.env_vars and n.startswith("VLLM_"))
+    return {
+        "from": str(a.version),
+        "to": str(b.version),
+        "removed": removed,
+        "added": added,
+        "changed": changed,
+        "env_removed": env_removed,
+        "env_added": env_added,
+    }
+
+
+@schema_cmd.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def diff_cmd(old: str, new: str, fmt: str) -> None:
+    """Flags added, removed and changed between two vLLM releases (check before an upgrade)."""
+    from vlint.argspec.replacements import replacement_for
+
+    a, b = load_spec(_version(old, "OLD")), load_spec(_version(new, "NEW"))
+    d = diff_specs(a, b)
+    if fmt == "json":
+        click.echo(json.dumps(d, indent=2, default=str))
+        return
+    click.echo(f"vLLM {d['from']} → {d['to']}")
+    click.echo(f"\nRemoved options ({len(d['removed'])}): a launch line using them fails with 'unrecognized arguments'")
+    for o in d["removed"]:
+        r = replacement_for(o)
+        click.echo(f"  - {o}" + (f"    → {r}" if r else ""))
+    click.echo(f"\nAdded options ({len(d['added'])})")
+    for o in d["added"]:
+        click.echo(f"  + {o}")
+    click.echo(f"\nChanged ({len(d['changed'])})")
+    for c in d["changed"]:
+        click.echo(f"  ~ {c['option']}: {c['field']} {_shown(c['from'])} → {_shown(c['to'])}")
+    if d["env_removed"] or d["env_added"]:
+        click.echo(f"\nEnvironment variables: {len(d['env_removed'])} removed, {len(d['env_added'])} added")
+        for n in d["env_removed"]:
+            click.echo(f"  - {n}")
+        for n in d["env_added"]:
+            click.echo(f"  + {n}")
+
+
+@schema_cmd.command("export")
+@click.option("--vllm-version", "version", help="Release (default: the newest bundled).")
+def export_cmd(version: str | None) -> None:
+    """A JSON Schema for vLLM --config YAML files (for editors: VS Code YAML, JetBrains)."""
+    from vlint.argspec.spec import schema_path
+
+    v = _version(version, "--vllm-version") if version else bundled_versions()[-1]
+    with schema_path(v).open(encoding="utf-8") as f:
+        doc = json.load(f)
+    doc.pop("x-vlint", None)
+    doc["title"] = f"vLLM {v} --config file"
+    doc["description"] = (
+        f"Options of `vllm serve` in vLLM {v} (generated from vLLM's own parser by vlint). Keys "
+        "may use dashes or underscores."
+    )
+    json.dump(doc, sys.stdout, indent=1)
+    sys.stdout.write("\n")

@@ -306,7 +306,8 @@ def _match_option(it: _Item, spec: ArgSpec, out: ParsedArgs) -> tuple[Argument, 
                     "VL005",
                     it.span,
                     f"{written} is an abbreviation of {full}: vLLM accepts it only through argparse prefix "
-                    f"matching, and it breaks as soon as another flag starts the same way; write {full}",
+                    f"matching, and it breaks as soon as another flag starts the same way; write {full}"
+                    + _former_flag_note(name, spec),
                     {"option": written, "full": full},
                 )
             )
@@ -317,7 +318,7 @@ def _match_option(it: _Item, spec: ArgSpec, out: ParsedArgs) -> tuple[Argument, 
                 ArgIssue(
                     "VL006",
                     it.span,
-                    f"ambiguous option: {written} could match {shown}",
+                    f"ambiguous option: {written} could match {shown}" + _former_flag_note(name, spec),
                     {"option": written, "matches": matches},
                 )
             )

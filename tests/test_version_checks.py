@@ -1,0 +1,76 @@
+"""Removed / too-new flags and environment variables, from the cross-version history (synthetic releases,
+so the tests do not depend on which schemas are bundled)."""
+
+from __future__ import annotations
+
+import pytest
+
+from vlint.argspec import history as history_mod
+from vlint.argspec.parse import parse_invocation
+from vlint.argspec.spec import ArgSpec, Argument
+from vlint.invocation import Invocation, Token
+from vlint.span import Span
+from vlint.version import V
+
+S = Span("start.sh", 1, 1, 1, 2)
+
+
+def _spec(version: str, *options: str) -> ArgSpec:
+    args = [Argument(dest="model_tag", name="model_tag", option_strings=(), positional=True, nargs="?")]
+    for o in options:
+        args.append(Argument(dest=o.lstrip("-").replace("-", "_"), name=o, option_strings=(o,), kind="int"))
+    return ArgSpec(version=V(version), arguments=args)
+
+
+@pytest.fixture
+def fake_history(monkeypatch: pytest.MonkeyPatch) -> history_mod.History:
+    h = history_mod.History(
+        versions=(V("0.10.2"), V("0.17.1"), V("0.19.1"), V("0.33.0")),
+        options={
+            "--swap-space": (0, 1),
+            "--new-thing": (3,),
+            "--max-model-len": (0, 1, 2, 3),
+            "--disable-log-requests": (0, 3),
+        },
+        dests={},
+        env_vars={"VLLM_USE_V1": (0,)},
+    )
+    monkeypatch.setattr(history_mod, "history", lambda: h)
+    return h
+
+
+def _issues(spec: ArgSpec, *words: str) -> list[tuple[str, str]]:
+    inv = Invocation(source="t", program="vllm serve", span=S, args=[Token(w, S) for w in ("m", *words)])
+    return [(i.code, i.message) for i in parse_invocation(inv, spec).issues]
+
+
+def test_removed_flag_names_the_release_and_replacement(fake_history: history_mod.History) -> None:
+    issues = _issues(_spec("0.19.1", "--max-model-len"), "--swap-space", "4")
+    assert [c for c, _ in issues] == ["VL002"]
+    msg = issues[0][1]
+    assert "removed in vLLM 0.19.1 (last seen in 0.17.1)" in msg
+    assert "--kv-offloading-size" in msg  # the cited replacement
+
+
+def test_flag_newer_than_the_target(fake_history: history_mod.History) -> None:
+    issues = _issues(_spec("0.19.1", "--max-model-len"), "--new-thing", "1")
+    assert issues[0][0] == "VL003"
+    assert "not available before vLLM 0.33.0" in issues[0][1]
+
+
+def test_flag_removed_then_readded_uses_the_target_side(fake_history: history_mod.History) -> None:
+    # gone in 0.17.1/0.19.1, back in 0.33.0 (vLLM's EnableDisableAction): on 0.19.1 it is "removed"
+    assert _issues(_spec("0.19.1", "--max-model-len"), "--disable-log-requests")[0][0] == "VL002"
+
+
+def test_never_existed_is_unknown_with_suggestion(fake_history: history_mod.History) -> None:
+    issues = _issues(_spec("0.19.1", "--max-model-len"), "--max-modle-len", "5")
+    assert issues[0][0] == "VL001"
+    assert "did you mean --max-model-len" in issues[0][1]
+
+
+def test_removed_flag_as_an_abbreviation_is_noted(fake_history: history_mod.History) -> None:
+    fake_history.options["--device"] = (0,)
+    issues = _issues(_spec("0.19.1", "--device-ids"), "--device", "3")
+    assert issues[0][0] == "VL005"
+    assert "was its own option until vLLM 0.10.2" in issues[0][1]

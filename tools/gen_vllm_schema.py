@@ -224,11 +224,7 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     enum_value = getattr(value, "value", None)
-    if (
-        enum_value is not None
-        and type(value).__module__ != "builtins"
-        and hasattr(type(value), "__members__")
-    ):
+    if enum_value is not None and type(value).__module__ != "builtins" and hasattr(type(value), "__members__"):
         return _jsonable(enum_value)
     if value is argparse.SUPPRESS:
         return "==SUPPRESS=="
@@ -402,9 +398,7 @@ def argument_schema(arg: dict[str, Any]) -> dict[str, Any]:
         s: dict[str, Any] = {"type": "boolean"}
     elif arg["action"] == "count":
         s = {"type": "integer", "minimum": 0}
-    elif (
-        nargs in ("+", "*") or (isinstance(nargs, int) and nargs > 1) or arg["action"] in ("append", "extend")
-    ):
+    elif nargs in ("+", "*") or (isinstance(nargs, int) and nargs > 1) or arg["action"] in ("append", "extend"):
         arr: dict[str, Any] = {"type": "array", "items": item}
         if isinstance(nargs, int):
             arr["minItems"] = arr["maxItems"] = nargs
@@ -614,6 +608,8 @@ def load_serve_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParse
     found = _first_importable(_MAKE_ARG_PARSER_MODULES, "make_arg_parser")
     if found is None:
         raise RuntimeError("cannot build the serve parser:\n" + "\n".join(errors))
+    top = Flex(prog="vllm", description="vLLM CLI")
+    subparsers = top.add_subparsers(required=False, dest="subparser")
     sp = subparsers.add_parser("serve", usage="vllm serve <model_tag> [options]")
     sp.add_argument("model_tag", type=str, nargs="?", help="The model tag to serve")
     found[1](sp)
@@ -880,6 +876,41 @@ def _quiet_argv() -> Iterator[None]:
         sys.argv = saved
 
 
+def force_cpu_platform() -> str:
+    """Make vLLM resolve ``current_platform`` to its CPU platform on this CUDA-less machine.
+
+    0.7+ resolve the platform lazily through ``builtin_platform_plugins``: every
+    builtin plugin but ``cpu`` is made to answer "not available" and ``cpu`` to
+    answer ``CpuPlatform`` (most releases detect CPU only from a ``+cpu`` wheel
+    version). 0.6.x resolve it while ``vllm.platforms`` is imported, from
+    ``"cpu" in importlib.metadata.version("vllm")``: that one lookup is answered
+    with ``<version>+cpu`` during the import. The parser is unchanged by this
+    except for platform-dependent choices (recorded as ``x-vlint.platform``).
+    """
+    from importlib import metadata
+
+    real_version = metadata.version
+
+    def fake_version(name: str) -> str:
+        v = real_version(name)
+        return f"{v}+cpu" if name == "vllm" else v
+
+    metadata.version = fake_version  # type: ignore[assignment]
+    try:
+        platforms = importlib.import_module("vllm.platforms")
+    finally:
+        metadata.version = real_version  # type: ignore[assignment]
+    plugins = getattr(platforms, "builtin_platform_plugins", None)
+    if isinstance(plugins, dict):
+        for key in list(plugins):
+            if key == "cpu":
+                plugins[key] = lambda: "vllm.platforms.cpu.CpuPlatform"
+            else:
+                plugins[key] = lambda: None
+        return "builtin_platform_plugins patched: only 'cpu' active"
+    return "vllm.platforms imported with metadata.version('vllm') reporting '+cpu'"
+
+
 def install_stubs(names: list[str]) -> list[str]:
     """Put empty modules for ``names`` into ``sys.modules`` (see tools/README.md)."""
     done = []
@@ -912,7 +943,9 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     stubs = install_stubs(args.stub)
     with _quiet_argv():
+        how = force_cpu_platform() if os.environ.get("VLLM_TARGET_DEVICE") == "cpu" else None
         schema = generate(stubs)
+    schema["x-vlint"]["platform_forcing"] = how
     if args.timestamp:
         import datetime
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, ClassVar
@@ -303,7 +304,7 @@ def test_classify_type_unwraps_closures() -> None:
 
 # ---- bundled schemas ----------------------------------------------------------------
 
-BUNDLED = sorted(SCHEMA_DIR.glob("*.json"))
+BUNDLED = sorted(p for p in SCHEMA_DIR.glob("*.json") if re.fullmatch(r"\d+\.\d+\.\d+(\.post\d+)?", p.stem))
 X_KEYS = {
     "vllm_version",
     "generator_version",

@@ -62,6 +62,8 @@ class LintOptions:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     #: display paths relative to this folder
     root: Path = field(default_factory=Path.cwd)
+    #: apply ``# vlint: disable=`` comments and annotations (vlint.suppress); False: --no-suppress
+    suppress: bool = True
 
 
 def display_path(path: Path, root: Path) -> str:
@@ -138,6 +140,8 @@ class LintReport:
     findings: list[Finding]
     #: credential values seen in the files: every renderer masks them wherever they would appear
     secret_values: set[str] = field(default_factory=set)
+    #: findings that suppression comments or annotations hid (not in ``findings``)
+    suppressed: list[Finding] = field(default_factory=list)
 
 
 def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions) -> LintReport:
@@ -180,9 +184,15 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions) -> LintRepo
                     fr.findings.append(f)
         results.append(fr)
         all_findings.extend(fr.findings)
+    suppressed: list[Finding] = []
+    if opts.suppress and results:
+        from vlint.suppress import apply_suppressions
+
+        suppressed = apply_suppressions(results, engine, reader.read, opts.root)
+        all_findings = [f for fr in results for f in fr.findings]
     results.sort(key=lambda r: r.path)
     all_findings.sort(key=Finding.sort_key)
-    return LintReport(results, all_findings, secret_values)
+    return LintReport(results, all_findings, secret_values, suppressed)
 
 
 def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, SourceResult | None, Path]:

@@ -1,17 +1,30 @@
-"""``vlint check`` (the default command): lint files and folders."""
+"""``vlint check`` (the default command): lint files and folders.
+
+Settings come from the command line, else from the config file (:mod:`vlint.config`), else the
+defaults. After the lint: config excludes and per-file-ignores, the baseline, then one renderer
+(text, json, sarif, github) to stdout or ``--output``.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from vlint.finding import SEVERITY_RANK
 
+if TYPE_CHECKING:
+    from vlint.config import Config
+    from vlint.engine import Engine
+    from vlint.lint import LintReport
+    from vlint.rules import Catalog
+
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+FORMATS = ("text", "json", "sarif", "github")
 
 
 def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -40,44 +53,126 @@ def parse_gpu(value: str | None) -> tuple[str | None, int | None]:
     return name, None
 
 
+def default_format(env: dict[str, str] | os._Environ[str] | None = None) -> str:
+    """``github`` under GitHub Actions, else ``text``."""
+    env = os.environ if env is None else env
+    return "github" if env.get("GITHUB_ACTIONS", "").lower() == "true" else "text"
+
+
+def fail(message: str) -> None:
+    click.echo(f"vlint: error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+def load_user_config(paths: list[Path], config_file: Path | None, isolated: bool) -> Config | None:
+    """The config for this run (``--config FILE``, else found upward; none with ``--isolated``)."""
+    if isolated:
+        return None
+    from vlint.config import ConfigError, find_config, load_config
+
+    found = config_file or find_config(paths)
+    if found is None:
+        return None
+    try:
+        return load_config(found)
+    except ConfigError as e:
+        fail(str(e))
+    return None  # pragma: no cover - fail() exits
+
+
+def build_catalog(rules_dirs: tuple[Path, ...]) -> Catalog:
+    from vlint.rules import RuleError, load_catalog
+
+    try:
+        return load_catalog(extra_dirs=rules_dirs)
+    except RuleError as e:
+        fail(str(e))
+    raise AssertionError  # pragma: no cover
+
+
+@dataclass(slots=True)
+class Run:
+    """What a lint run was asked to do, once command line and config are merged."""
+
+    fmt: str
+    fail_on: str
+    output: Path | None
+    baseline: Path | None
+    write_baseline: Path | None
+    config: Config | None
+
+
 @click.command("check")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format."
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    help="Output format [default: github when GITHUB_ACTIONS=true, else text].",
 )
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to FILE.")
 @click.option("--select", multiple=True, help="Only these rules (codes, prefixes such as VL1, or names).")
 @click.option("--extend-select", multiple=True, help="Add rules to the default set (e.g. off-by-default ones).")
 @click.option("--ignore", multiple=True, help="Skip these rules (codes, prefixes or names).")
 @click.option(
     "--fail-on",
     type=click.Choice(["error", "warning", "info"]),
-    default="warning",
-    show_default=True,
-    help="Exit 1 when a finding of this severity or higher is reported.",
+    help="Exit 1 when a finding of this severity or higher is reported [default: warning].",
 )
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported (2 still means errors).")
 @click.option(
     "--vllm-version",
     help="Target vLLM release (X.Y or X.Y.Z); default: image tag, installed vllm, or the newest bundled.",
 )
 @click.option("--gpu", help="GPU type and count, e.g. H100 or A100-40GB:2 (for defaults and the memory model).")
 @click.option("--gpu-memory-gib", type=float, help="GPU memory as vLLM sees it, for GPUs vlint does not know.")
+@click.option("--max-file-size", type=int, help="Skip files larger than this (MiB) with an error [default: 10].")
 @click.option(
-    "--max-file-size", type=int, default=10, show_default=True, help="Skip files larger than this (MiB) with an error."
+    "--rules-dir",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Also load your own rule YAML files (when: conditions) from DIR.",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Read settings from this pyproject.toml or .vlint.toml instead of looking for one.",
+)
+@click.option("--isolated", is_flag=True, help="Ignore every configuration file.")
+@click.option("--no-suppress", is_flag=True, help="Ignore suppression comments, annotations and the baseline.")
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Do not report findings recorded in this baseline file.",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Record every current finding in FILE (then exit 0).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="One line per finding, no code frames.")
 @click.option("--no-color", is_flag=True, help="Plain text output.")
 @click.option("--online", is_flag=True, help="Allow fetching model config.json from the Hugging Face Hub.")
 def check_cmd(
     paths: tuple[Path, ...],
-    fmt: str,
+    fmt: str | None,
+    output: Path | None,
     select: tuple[str, ...],
     extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
-    fail_on: str,
+    fail_on: str | None,
+    exit_zero: bool,
     vllm_version: str | None,
     gpu: str | None,
     gpu_memory_gib: float | None,
-    max_file_size: int,
+    max_file_size: int | None,
+    rules_dir: tuple[Path, ...],
+    config_file: Path | None,
+    isolated: bool,
+    no_suppress: bool,
+    baseline: Path | None,
+    write_baseline: Path | None,
     quiet: bool,
     no_color: bool,
     online: bool,
@@ -85,17 +180,76 @@ def check_cmd(
     """Lint vLLM launch configs in PATHS (files or folders; default: the current folder)."""
     from vlint.engine import Engine, Selection
     from vlint.lint import LintOptions, lint_paths
+    from vlint.rules import RuleError
+
+    targets = list(paths) or [Path(".")]
+    cfg = load_user_config(targets, config_file, isolated)
+    resolve_opts = _resolve_options(cfg, vllm_version, gpu, gpu_memory_gib, online)
+    size = max_file_size if max_file_size is not None else (cfg.max_file_size if cfg and cfg.max_file_size else 10)
+    if size <= 0:
+        raise click.BadParameter("must be positive", param_hint="--max-file-size")
+    catalog = build_catalog(tuple(rules_dir) or (cfg.rules_dirs if cfg else ()))
+    selection = Selection(
+        select=split_list(select) or (cfg.select if cfg else None),
+        extend_select=(cfg.extend_select if cfg else ()) + split_list(extend_select),
+        ignore=(cfg.ignore if cfg else ()) + split_list(ignore),
+        severity=dict(cfg.severity) if cfg else {},
+    )
+    try:
+        engine = Engine(catalog, selection)
+    except RuleError as e:
+        fail(f"{e} (rules selected by the command line and {cfg.display_name})" if cfg else str(e))
+    if cfg:  # per-file-ignores must name real rules too
+        for pattern, refs in cfg.per_file_ignores.items():
+            for ref in refs:
+                if not catalog.resolve_selector(ref):
+                    fail(f"{cfg.display_name}: per-file-ignores.{pattern}: unknown rule {ref!r}")
+    opts = LintOptions(resolve=resolve_opts, max_file_size=size * 2**20, suppress=not no_suppress)
+    if cfg:
+        opts.discover.exclude = tuple(p.rstrip("/") for p in cfg.exclude if "/" not in p.strip().rstrip("/"))
+    run = Run(
+        fmt=fmt or default_format(),
+        fail_on=fail_on or (cfg.fail_on if cfg and cfg.fail_on else "warning"),
+        output=output,
+        baseline=None if no_suppress else (baseline or (cfg.baseline if cfg else None)),
+        write_baseline=write_baseline,
+        config=cfg,
+    )
+    report = lint_paths(targets, engine, opts)
+    if cfg:
+        apply_config_filters(report, cfg, engine, opts.root)
+    code = finish(report, engine, run, quiet=quiet, color=use_color(no_color) and output is None)
+    sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
+
+
+def _resolve_options(
+    cfg: Config | None, vllm_version: str | None, gpu: str | None, gpu_memory_gib: float | None, online: bool
+) -> Any:
     from vlint.resolve.resolver import ResolveOptions
-    from vlint.rules import RuleError, load_catalog
     from vlint.version import Version
 
     resolve_opts = ResolveOptions(online=online)
-    if vllm_version:
-        v = Version.try_parse(vllm_version)
+    if cfg:
+        resolve_opts.model_paths = dict(cfg.model_paths)
+    version_text, version_hint = vllm_version, "--vllm-version"
+    if not version_text and cfg and cfg.vllm_version:
+        version_text, version_hint = cfg.vllm_version, f"vllm-version in {cfg.display_name}"
+        resolve_opts.vllm_version_source = f"vllm-version {cfg.vllm_version} in {cfg.path.name}"
+    if version_text:
+        v = Version.try_parse(version_text)
         if v is None:
-            raise click.BadParameter(f"not a vLLM version: {vllm_version!r}", param_hint="--vllm-version")
+            raise click.BadParameter(f"not a vLLM version: {version_text!r}", param_hint=version_hint)
         resolve_opts.vllm_version = v
-    resolve_opts.gpu, resolve_opts.gpu_count = parse_gpu(gpu)
+    gpu_hint = "--gpu"
+    if not gpu and cfg and cfg.gpu:
+        gpu, gpu_hint = cfg.gpu, f"gpu in {cfg.display_name}"
+    try:
+        resolve_opts.gpu, resolve_opts.gpu_count = parse_gpu(gpu)
+    except click.BadParameter as e:
+        e.param_hint = gpu_hint
+        raise
+    if gpu_memory_gib is None and cfg:
+        gpu_memory_gib = cfg.gpu_memory_gib
     if gpu_memory_gib is not None:
         if not 0 < gpu_memory_gib < 10_000:
             raise click.BadParameter("must be a positive number of GiB", param_hint="--gpu-memory-gib")
@@ -105,42 +259,106 @@ def check_cmd(
 
         if lookup_gpu(resolve_opts.gpu) is None:
             raise click.BadParameter(
-                f"unknown GPU {resolve_opts.gpu!r}; use --gpu-memory-gib for others", param_hint="--gpu"
+                f"unknown GPU {resolve_opts.gpu!r}; use --gpu-memory-gib for others", param_hint=gpu_hint
             )
-    if max_file_size <= 0:
-        raise click.BadParameter("must be positive", param_hint="--max-file-size")
+    return resolve_opts
+
+
+def apply_config_filters(report: LintReport, cfg: Config, engine: Engine, root: Path) -> None:
+    """Config ``exclude`` (files and findings in them) and ``per-file-ignores``."""
+    excluded: dict[str, bool] = {}
+    ignored: dict[str, frozenset[str]] = {}
+
+    def is_excluded(path: str) -> bool:
+        if path not in excluded:
+            excluded[path] = cfg.is_excluded(root / path)
+        return excluded[path]
+
+    def ignored_codes(path: str) -> frozenset[str]:
+        if path not in ignored:
+            refs = cfg.ignored_for(root / path)
+            ignored[path] = frozenset(r.code for ref in refs for r in engine.catalog.resolve_selector(ref))
+        return ignored[path]
+
+    def keep(f: Any) -> bool:
+        return not is_excluded(f.span.path) and f.code not in ignored_codes(f.span.path)
+
+    report.files[:] = [fr for fr in report.files if not is_excluded(fr.path)]
+    for fr in report.files:
+        fr.findings[:] = [f for f in fr.findings if keep(f)]
+    report.findings[:] = [f for f in report.findings if keep(f)]
+
+
+def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False, color: bool = False) -> int:
+    """Baseline, render, write; return the exit code."""
+    from vlint.baseline import BaselineError, SourceLines, apply_baseline, fingerprints, read_baseline, write_baseline
+
+    lines = SourceLines()
+    prints = fingerprints(report.findings, lines)
     try:
-        catalog = load_catalog()
-        engine = Engine(
-            catalog,
-            Selection(
-                select=split_list(select) or None, extend_select=split_list(extend_select), ignore=split_list(ignore)
-            ),
-        )
-    except RuleError as e:
-        click.echo(f"vlint: error: {e}", err=True)
-        sys.exit(EXIT_ERROR)
-    opts = LintOptions(resolve=resolve_opts, max_file_size=max_file_size * 2**20)
-    report = lint_paths(list(paths) or [Path(".")], engine, opts)
+        if run.write_baseline is not None:
+            write_baseline(run.write_baseline, report, prints)
+            n = len(prints)
+            click.echo(f"Wrote {n} finding{'s' if n != 1 else ''} to baseline {run.write_baseline}.", err=True)
+            return EXIT_ERROR if any(fr.error for fr in report.files) else EXIT_CLEAN
+        notes: list[str] = []
+        if report.suppressed:
+            n = len(report.suppressed)
+            notes.append(f"{n} finding{'s' if n != 1 else ''} suppressed by comments or annotations.")
+        if run.baseline is not None:
+            result = apply_baseline(report, prints, read_baseline(run.baseline))
+            notes.append(f"{result.accepted} accepted by the baseline {run.baseline}.")
+            if result.stale:
+                notes.append(
+                    f"{result.stale} baseline entr{'ies' if result.stale != 1 else 'y'} no longer found "
+                    f"(update with --write-baseline {run.baseline})."
+                )
+    except BaselineError as e:
+        fail(str(e))
+    text = render(report, engine.catalog, prints, run.fmt, lines, quiet=quiet, color=color, notes=" ".join(notes))
+    if run.output is not None:
+        try:
+            run.output.parent.mkdir(parents=True, exist_ok=True)
+            run.output.write_text(text, encoding="utf-8")
+        except OSError as e:
+            fail(f"{run.output}: cannot write: {e.strerror or e}")
+        from vlint.report.text import summary
+
+        click.echo(summary(report) + (f" {' '.join(notes)}" if notes else "") + f" Report: {run.output}", err=True)
+    else:
+        click.echo(text, nl=False)
+    return exit_code(report, run.fail_on)
+
+
+def render(
+    report: LintReport,
+    catalog: Catalog,
+    prints: list[str],
+    fmt: str,
+    lines: Any,
+    *,
+    quiet: bool = False,
+    color: bool = False,
+    notes: str = "",
+) -> str:
     if fmt == "json":
         from vlint.report import json_report
 
-        click.echo(json_report.render(report), nl=False)
-    else:
-        from vlint.report import text
+        return json_report.render(report)
+    if fmt == "sarif":
+        from vlint.report import sarif
 
-        cache: dict[str, list[str] | None] = {}
+        return sarif.render(report, catalog, prints)
+    from vlint.report.text import summary
 
-        def lines(path: str) -> list[str] | None:
-            if path not in cache:
-                try:
-                    cache[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
-                except OSError:
-                    cache[path] = None
-            return cache[path]
+    if fmt == "github":
+        from vlint.report import github
 
-        click.echo(text.render(report, color=use_color(no_color), quiet=quiet, source_lines=lines), nl=False)
-    sys.exit(exit_code(report, fail_on))
+        return github.render(report, summary(report) + (f" {notes}" if notes else ""))
+    from vlint.report import text
+
+    out = text.render(report, color=color, quiet=quiet, source_lines=lines)
+    return out.rstrip("\n") + (f" {notes}" if notes else "") + "\n"
 
 
 def exit_code(report: Any, fail_on: str) -> int:

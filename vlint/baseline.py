@@ -1,0 +1,153 @@
+"""Finding fingerprints, and the baseline file that accepts today's findings.
+
+A fingerprint identifies a finding across runs and line moves: a hash of the rule code, the file
+path, the finding's source line with its whitespace normalized, and the occurrence index among
+findings that share those three (two identical lines in one file). The line *number* is not part of
+it, so adding a comment above a launch keeps every fingerprint. SARIF's ``partialFingerprints`` and
+the baseline use the same value.
+
+Baseline file (``--write-baseline FILE``)::
+
+    {"format_version": 1, "tool": "vlint", "vlint_version": "0.1.0",
+     "findings": [{"fingerprint": "…", "code": "VL101", "path": "start.sh", "line": 11, "message": "…"}]}
+
+Only ``fingerprint`` is used to match; the other fields are there for people reading the diff.
+An entry that no longer matches anything is stale: not an error, counted in the summary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from vlint.finding import Finding
+
+if TYPE_CHECKING:
+    from vlint.lint import LintReport
+
+FORMAT_VERSION = 1
+#: the key under SARIF ``partialFingerprints``
+FINGERPRINT_KEY = "vlint/v1"
+
+LineSource = Callable[[str], "list[str] | None"]
+
+
+class BaselineError(Exception):
+    """The baseline file cannot be read or is not a vlint baseline (exit 2)."""
+
+
+class SourceLines:
+    """Reads each reported file once (for code frames and fingerprints); display paths are relative
+    to ``root``."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root or Path.cwd()
+        self._cache: dict[str, list[str] | None] = {}
+
+    def __call__(self, path: str) -> list[str] | None:
+        if path not in self._cache:
+            from vlint.lint import decode
+            from vlint.sources.base import SourceError
+
+            try:
+                data = (self.root / path).read_bytes()
+                self._cache[path] = decode(data).split("\n")
+            except (OSError, SourceError):
+                self._cache[path] = None
+        return self._cache[path]
+
+
+def normalize(line: str) -> str:
+    return " ".join(line.split())
+
+
+def fingerprints(findings: Sequence[Finding], lines: LineSource) -> list[str]:
+    """One fingerprint per finding, in order (the order must be the report's sorted order)."""
+    seen: dict[tuple[str, str, str], int] = {}
+    out: list[str] = []
+    for f in findings:
+        src = lines(f.span.path)
+        content = normalize(src[f.span.line - 1]) if src and 1 <= f.span.line <= len(src) else ""
+        key = (f.code, f.span.path.replace("\\", "/"), content)
+        index = seen.get(key, 0)
+        seen[key] = index + 1
+        digest = hashlib.sha256("\x00".join((*key, str(index))).encode("utf-8", "surrogatepass")).hexdigest()
+        out.append(digest[:32])
+    return out
+
+
+@dataclass(slots=True)
+class BaselineResult:
+    #: findings the baseline accepted (not reported, not counted for the exit code)
+    accepted: int
+    #: baseline entries that matched nothing today
+    stale: int
+
+
+def read_baseline(path: Path) -> set[str]:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BaselineError(f"{path}: no such baseline file (create it with --write-baseline {path})") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise BaselineError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    except json.JSONDecodeError as e:
+        raise BaselineError(f"{path}:{e.lineno}: not JSON: {e.msg}") from None
+    if not isinstance(doc, dict) or doc.get("tool") != "vlint" or not isinstance(doc.get("findings"), list):
+        raise BaselineError(f"{path}: not a vlint baseline (expected an object with tool: vlint and findings: [...])")
+    if doc.get("format_version") != FORMAT_VERSION:
+        raise BaselineError(f"{path}: baseline format_version {doc.get('format_version')!r} is not {FORMAT_VERSION}")
+    out: set[str] = set()
+    for i, entry in enumerate(doc["findings"]):
+        fp = entry.get("fingerprint") if isinstance(entry, dict) else None
+        if not isinstance(fp, str) or not fp:
+            raise BaselineError(f"{path}: findings[{i}] has no fingerprint")
+        out.add(fp)
+    return out
+
+
+def baseline_document(report: LintReport, prints: Sequence[str]) -> dict[str, object]:
+    from vlint import __version__
+    from vlint.secrets import redact
+
+    secrets = sorted(report.secret_values)
+    return {
+        "format_version": FORMAT_VERSION,
+        "tool": "vlint",
+        "vlint_version": __version__,
+        "findings": [
+            {
+                "fingerprint": fp,
+                "code": f.code,
+                "path": f.span.path,
+                "line": f.span.line,
+                "message": redact(f.message, secrets),
+            }
+            for f, fp in zip(report.findings, prints, strict=True)
+        ],
+    }
+
+
+def write_baseline(path: Path, report: LintReport, prints: Sequence[str]) -> None:
+    text = json.dumps(baseline_document(report, prints), indent=2, ensure_ascii=False) + "\n"
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise BaselineError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def apply_baseline(report: LintReport, prints: list[str], accepted: set[str]) -> BaselineResult:
+    """Drop the findings whose fingerprint the baseline holds (from the report and its files);
+    ``prints`` is kept aligned with ``report.findings``."""
+    keep = [fp not in accepted for fp in prints]
+    dropped = {id(f) for f, k in zip(report.findings, keep, strict=True) if not k}
+    matched = {fp for fp in prints if fp in accepted}
+    report.findings[:] = [f for f, k in zip(report.findings, keep, strict=True) if k]
+    prints[:] = [fp for fp, k in zip(prints, keep, strict=True) if k]
+    for fr in report.files:
+        fr.findings[:] = [f for f in fr.findings if id(f) not in dropped]
+    return BaselineResult(accepted=len(dropped), stale=len(accepted - matched))

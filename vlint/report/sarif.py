@@ -1,0 +1,178 @@
+"""SARIF 2.1.0 (``--format sarif``), for GitHub code scanning and other SARIF viewers.
+
+One run: ``tool.driver`` lists every rule of the catalog (bundled and ``--rules-dir``) with its
+docs page as ``helpUri``; each finding is a result with ``ruleId``/``ruleIndex``, level, message,
+one physical location (paths relative to ``%SRCROOT%``, the folder vlint ran in) and
+``partialFingerprints`` (see :mod:`vlint.baseline`). Files that could not be read are
+``invocations[0].toolExecutionNotifications``. Secrets are masked as in every other format.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+from vlint import __version__
+from vlint.baseline import FINGERPRINT_KEY
+from vlint.finding import Finding
+from vlint.lint import LintReport
+from vlint.report.json_report import jsonable
+from vlint.rules import Catalog, Rule
+from vlint.secrets import redact
+from vlint.span import Span
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://github.com/vlint-dev/vlint"
+#: the generated rule pages (``tools/gen_docs.py`` → ``docs/rules/<CODE>.md``)
+RULE_DOCS_URL = INFORMATION_URI + "/blob/main/docs/rules/{code}.md"
+SRCROOT = "%SRCROOT%"
+
+_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+_GROUPS = {
+    "0": "arguments",
+    "1": "scheduling",
+    "2": "memory",
+    "3": "parallelism",
+    "4": "model",
+    "5": "security",
+    "6": "wiring",
+    "9": "vlint",
+}
+
+
+def rule_help_uri(rule: Rule) -> str | None:
+    """The docs page of a bundled rule; custom rules have none."""
+    return None if rule.custom else RULE_DOCS_URL.format(code=rule.code)
+
+
+def _first_paragraph(text: str) -> str:
+    return text.strip().split("\n\n", 1)[0].replace("\n", " ").strip()
+
+
+def rule_descriptor(rule: Rule) -> dict[str, Any]:
+    tags = ["custom"] if rule.custom else []
+    if not rule.custom and rule.code.startswith("VL") and len(rule.code) == 5:
+        tags.append(_GROUPS.get(rule.code[2], "other"))
+    d: dict[str, Any] = {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": _first_paragraph(rule.docs) if rule.docs else rule.summary},
+        "defaultConfiguration": {"enabled": rule.enabled, "level": _LEVEL[rule.severity]},
+        "properties": {"tags": tags, "severity": rule.severity},
+    }
+    if rule.docs:
+        d["help"] = {"text": rule.docs.strip(), "markdown": rule.docs.strip()}
+    uri = rule_help_uri(rule)
+    if uri:
+        d["helpUri"] = uri
+    return d
+
+
+def _artifact(path: str) -> dict[str, Any]:
+    p = path.replace("\\", "/")
+    if PurePosixPath(p).is_absolute() or (len(p) > 1 and p[1] == ":"):
+        return {"uri": Path(path).as_uri() if Path(path).is_absolute() else quote(p)}
+    return {"uri": quote(p), "uriBaseId": SRCROOT}
+
+
+def _region(span: Span) -> dict[str, Any] | None:
+    if span.line < 1:
+        return None
+    region: dict[str, Any] = {"startLine": span.line, "startColumn": max(span.column, 1)}
+    if span.end_line >= span.line:
+        region["endLine"] = span.end_line
+        end_col = span.end_column if span.end_column >= 1 else region["startColumn"]
+        if span.end_line == span.line:
+            end_col = max(end_col, region["startColumn"])
+        region["endColumn"] = end_col
+    return region
+
+
+def _location(path: str, span: Span | None) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": _artifact(path)}
+    if span is not None:
+        region = _region(span)
+        if region is not None:
+            physical["region"] = region
+    return {"physicalLocation": physical}
+
+
+def _result(f: Finding, index: int, fingerprint: str, secrets: list[str]) -> dict[str, Any]:
+    text = redact(f.message, secrets)
+    props: dict[str, Any] = {"severity": f.severity}
+    if f.context:
+        props["context"] = f.context
+    if f.data:
+        props["data"] = jsonable(f.data, secrets)
+    if f.fix is not None:
+        fix = redact(f.fix.description, secrets)
+        props["fix"] = fix
+        text += f"\nfix: {fix}"
+    return {
+        "ruleId": f.code,
+        "ruleIndex": index,
+        "level": _LEVEL[f.severity],
+        "message": {"text": text},
+        "locations": [_location(f.span.path, f.span)],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+        "properties": props,
+    }
+
+
+def sarif_document(
+    report: LintReport, catalog: Catalog, prints: Sequence[str], root: Path | None = None
+) -> dict[str, Any]:
+    secrets = sorted(report.secret_values)
+    rules = list(catalog.rules)
+    index = {r.code: i for i, r in enumerate(rules)}
+    results = [
+        _result(f, index[f.code], fp, secrets) for f, fp in zip(report.findings, prints, strict=True) if f.code in index
+    ]
+    notifications = []
+    for fr in report.files:
+        if fr.error is None:
+            continue
+        span = Span(fr.path, fr.error.line, fr.error.column or 1) if fr.error.line else None
+        notifications.append(
+            {
+                "level": "error",
+                "message": {"text": f"{fr.path}: {redact(fr.error.message, secrets)}"},
+                "locations": [_location(fr.path, span)],
+                "descriptor": {"id": "file-error"},
+            }
+        )
+    root_uri = (root or Path.cwd()).absolute().as_uri().rstrip("/") + "/"
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "vlint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": [rule_descriptor(r) for r in rules],
+            }
+        },
+        "invocations": [
+            {
+                "executionSuccessful": not notifications,
+                "toolExecutionNotifications": notifications,
+            }
+        ],
+        "originalUriBaseIds": {SRCROOT: {"uri": root_uri}},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+        "properties": {
+            "files": len(report.files),
+            "launches": sum(fr.launches for fr in report.files),
+            "suppressed": len(report.suppressed),
+        },
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render(report: LintReport, catalog: Catalog, prints: Sequence[str], root: Path | None = None) -> str:
+    return json.dumps(sarif_document(report, catalog, prints, root), indent=2, ensure_ascii=False) + "\n"

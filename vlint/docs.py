@@ -7,11 +7,12 @@ import tempfile
 from pathlib import Path
 
 from vlint.finding import Finding
-from vlint.rules import Rule, RuleCase
+from vlint.rules import Catalog, Rule, RuleCase
 
 
-def run_case(case: RuleCase, rule: Rule | None = None) -> list[Finding]:
-    """Lint one rule case in a scratch folder; return every finding (all rules)."""
+def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None = None) -> list[Finding]:
+    """Lint one rule case in a scratch folder; return every finding (all rules of ``catalog``,
+    default the bundled one; pass ``load_catalog(extra_dirs=…)`` for custom rules)."""
 
     from vlint.commands.check import parse_gpu
     from vlint.engine import Engine, Selection
@@ -38,7 +39,7 @@ def run_case(case: RuleCase, rule: Rule | None = None) -> list[Finding]:
         else:
             raise ValueError(f"rule case option not supported: {a}")
         i += 2
-    catalog = load_catalog()
+    catalog = catalog or load_catalog()
     extend = tuple(select) + ((rule.code,) if rule is not None and not rule.enabled else ())
     engine = Engine(catalog, Selection(extend_select=extend))
     with tempfile.TemporaryDirectory(prefix="vlint-case-") as tmp:

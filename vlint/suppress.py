@@ -82,6 +82,9 @@ def _comment_start(line: str, flavor: str) -> int | None:
                 i += 2
                 continue
             if c == quote:
+                if flavor == "yaml" and quote == "'" and line[i + 1 : i + 2] == "'":
+                    i += 2  # '' inside a single-quoted YAML scalar is one quote
+                    continue
                 quote = ""
             i += 1
             continue

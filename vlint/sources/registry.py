@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vlint.sources import shell, vllm_yaml
+from vlint.sources import helm, kubernetes, shell, vllm_yaml
 from vlint.sources.base import Source, SourceText
 
 
@@ -20,6 +20,9 @@ def _sniff_vllm_config(src: SourceText) -> bool:
 
 SOURCES: tuple[Source, ...] = (
     Source(shell.NAME, shell.sniff, shell.extract),
+    Source(kubernetes.NAME, kubernetes.sniff, kubernetes.extract),
+    Source(helm.NAME, helm.sniff, helm.extract),
+    Source("template", helm.template_sniff, helm.template_extract),
     Source(vllm_yaml.NAME, _sniff_vllm_config, vllm_yaml.extract),
 )
 

@@ -1,0 +1,498 @@
+"""Kubernetes manifests: the vLLM launches of every container of every workload in a YAML file.
+
+Workloads are found by shape, not by kind: any mapping with a ``containers`` list is a pod spec
+(Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob's ``jobTemplate``, Pod,
+LeaderWorkerSet leader/worker templates, KubeRay head/worker groups, AIBrix roles, KServe
+``ServingRuntime``…), in multi-document files, ``List`` kinds and OpenShift ``Template.objects``.
+
+Per container the argv is ``command + args`` (Kubernetes semantics: ``$(VAR)`` is expanded from
+the container's env, ``${VAR}`` is not); ``sh -c SCRIPT`` bodies go through the shell source;
+without ``command`` the image's default entrypoint runs ``args``. The pod spec gives the facts:
+GPU count (``resources``), GPU type (``nodeSelector`` / node affinity), ``/dev/shm``, image tag,
+replicas, the ``vlint.dev/disable`` annotation.
+
+Custom resources that describe a vLLM launch without a container spell it out themselves:
+KubeAI ``Model`` (``spec.url``/``args``/``env``/``resourceProfile``), KServe ``InferenceService``
+(``predictor.model``) and ``LLMInferenceService`` (``model``, ``parallelism``,
+``VLLM_ADDITIONAL_ARGS``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from vlint.invocation import Invocation, Token
+from vlint.sources import shell
+from vlint.sources.base import ReadFile, SourceResult, SourceText
+from vlint.sources.k8s_common import (
+    EnvVar,
+    Facts,
+    LaunchContext,
+    LineIndex,
+    MappedText,
+    expand_refs,
+    finish,
+    get,
+    image_facts,
+    image_launch,
+    int_value,
+    is_vllm_template,
+    is_yamlish,
+    items,
+    iter_pod_specs,
+    kubeai_launch,
+    launches,
+    node_selection_facts,
+    read_documents,
+    read_env,
+    read_volumes,
+    resource_facts,
+    scalar,
+    scalar_text,
+    shm_facts,
+    suppress_fact,
+    template_problem,
+    template_span,
+    text_list,
+    truthy,
+    unexpanded_env,
+)
+from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode
+
+NAME = "kubernetes"
+
+#: top-level keys of every manifest document (``List`` and ``Template`` hold their objects inside)
+_API_VERSION = re.compile(r"^apiVersion\s*:", re.MULTILINE)
+_KIND = re.compile(r"^kind\s*:", re.MULTILINE)
+#: kinds whose containers get more arguments at run time (KServe appends the InferenceService's)
+_OPEN_ENDED = {"ServingRuntime", "ClusterServingRuntime", "LLMInferenceServiceConfig"}
+#: path keys that name a pod's role in multi-pod workloads
+_ROLE_KEYS = {
+    "leaderTemplate": "leader",
+    "workerTemplate": "worker",
+    "headGroupSpec": "Ray head",
+    "workerGroupSpecs": "Ray worker",
+    "initContainers": "init",
+}
+
+
+def sniff(src: SourceText) -> bool:
+    return is_yamlish(src) and bool(_API_VERSION.search(src.text)) and bool(_KIND.search(src.text))
+
+
+@dataclass(slots=True)
+class _File:
+    src: SourceText
+    lines: LineIndex
+    read_file: ReadFile
+    result: SourceResult
+
+
+def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
+    lines = LineIndex(src.path, src.text)
+    f = _File(src, lines, read_file, SourceResult())
+    nodes = read_documents(src, lines, f.result, "this manifest")
+    for doc in nodes:
+        for obj in _objects(doc, 0):
+            _extract_object(f, obj)
+    return f.result
+
+
+def _objects(node: Node, depth: int) -> list[MappingNode]:
+    """Kubernetes objects in a document: the object itself, ``List.items``, ``Template.objects``."""
+    if not isinstance(node, MappingNode) or depth > 5:
+        return []
+    kind = scalar(get(node, "kind")) or ""
+    out: list[MappingNode] = []
+    if scalar(get(node, "apiVersion")) is not None or kind:
+        out.append(node)
+    for key in ("items", "objects"):
+        for child in items(get(node, key)):
+            out.extend(_objects(child, depth + 1))
+    return out
+
+
+def _where(obj: Node) -> str:
+    kind = scalar(get(obj, "kind")) or "object"
+    name = scalar(get(obj, "metadata", "name")) or "?"
+    return f"{kind}/{name}"
+
+
+def _extract_object(f: _File, obj: MappingNode) -> None:
+    kind = scalar(get(obj, "kind")) or ""
+    api = scalar(get(obj, "apiVersion")) or ""
+    spec = get(obj, "spec")
+    if spec is None:
+        return
+    where = _where(obj)
+    base = Facts()
+    suppress_fact(base, [get(obj, "metadata")], f.lines, where)
+    if kind == "Model" and api.startswith("kubeai.org"):
+        name_node = get(obj, "metadata", "name")
+        name = scalar(name_node) or "model"
+        ctx = _context(f, f"KubeAI {where}", {}, base)
+        span = f.lines.node_span(name_node) if name_node is not None else f.lines.node_span(obj)
+        _replicas(base, get(spec, "minReplicas"), f.lines, "minReplicas")
+        inv = kubeai_launch(name, spec, ctx, name_span=span)
+        if inv is not None:
+            f.result.invocations.append(inv)
+        return
+    if kind == "InferenceService":
+        _inference_service(f, obj, spec, base)
+    if kind == "LLMInferenceService":
+        _llm_inference_service(f, obj, spec, base)
+        return
+    for pod, path in iter_pod_specs(spec, ("spec",)):
+        _pod(f, obj, pod, path, base, open_ended=kind in _OPEN_ENDED)
+
+
+def _context(f: _File, label: str, env: dict[str, EnvVar], facts: Facts, *, opaque: bool = False) -> LaunchContext:
+    return LaunchContext(
+        source=NAME,
+        label=label,
+        lines=f.lines,
+        base_dir=f.src.abspath.parent,
+        read_file=f.read_file,
+        env=env,
+        facts=facts,
+        opaque=opaque,
+    )
+
+
+def _replicas(out: Facts, node: Node | None, lines: LineIndex, what: str = "replicas") -> None:
+    if node is None:
+        return
+    n = int_value(node)
+    out.setdefault("replicas", n if n is not None else scalar(node), lines.node_span(node), what)
+
+
+def _walk(obj: Node, path: tuple[str, ...]) -> list[Node]:
+    """The nodes along ``path`` from the object (pod spec last)."""
+    nodes: list[Node] = [obj]
+    node: Node | None = obj
+    for key in path:
+        if node is None:
+            break
+        if key.startswith("["):
+            seq = items(node)
+            idx = int(key[1:-1])
+            node = seq[idx] if idx < len(seq) else None
+        else:
+            node = get(node, key)
+        if node is not None:
+            nodes.append(node)
+    return nodes
+
+
+def _role(obj: Node, path: tuple[str, ...], nodes: list[Node]) -> str:
+    for key in reversed(path):
+        if key in _ROLE_KEYS:
+            return _ROLE_KEYS[key]
+    for node in reversed(nodes[:-1]):
+        name = scalar(get(node, "name")) if isinstance(node, MappingNode) and get(node, "template") else None
+        if name:
+            return f"role {name}"
+    return ""
+
+
+def _pod(f: _File, obj: Node, pod: Node, path: tuple[str, ...], base: Facts, *, open_ended: bool) -> None:
+    lines = f.lines
+    nodes = _walk(obj, path)
+    where = _where(obj)
+    role = _role(obj, path, nodes)
+    facts = Facts(dict(base.facts))
+    for node in reversed(nodes[:-1]):
+        if isinstance(node, MappingNode) and get(node, "replicas") is not None:
+            _replicas(facts, get(node, "replicas"), lines)
+            break
+    metas = [get(n, "metadata") for n in nodes if isinstance(n, MappingNode)]
+    suppress_fact(facts, metas, lines, where)
+    node_selection_facts(facts, pod, lines)
+    if truthy(get(pod, "hostIPC")):
+        facts.set("ipc", "host", lines.node_span(get(pod, "hostIPC")), "pod hostIPC: true")
+    _multi_node(facts, obj, path, pod, lines)
+    volumes = read_volumes(pod, lines)
+    for c in items(get(pod, "containers")):
+        if not isinstance(c, MappingNode):
+            continue
+        cname = scalar(get(c, "name")) or "?"
+        label = f"container {cname} in {where}" + (f" ({role})" if role else "")
+        for inv in _container(f, c, label, facts, volumes, opaque=open_ended):
+            f.result.invocations.append(inv)
+
+
+def _container(f: _File, c: Node, label: str, pod_facts: Facts, volumes: dict, *, opaque: bool) -> list[Invocation]:
+    lines = f.lines
+    facts = Facts(dict(pod_facts.facts))
+    env: dict[str, EnvVar] = {}
+    read_env(get(c, "env"), lines, env)
+    env_from = [
+        f"{'secret' if get(e, 'secretRef') is not None else 'configmap'}/"
+        f"{scalar(get(e, 'secretRef', 'name')) or scalar(get(e, 'configMapRef', 'name')) or '?'}"
+        for e in items(get(c, "envFrom"))
+    ]
+    if env_from:
+        facts.set("env_from", ",".join(env_from), lines.node_span(get(c, "envFrom")), "envFrom")
+    secrets = [v.name for v in env.values() if v.kind == "secret"]
+    if secrets:
+        facts.set("secret_env", ",".join(secrets), env[secrets[0]].token.span, "env valueFrom.secretKeyRef")
+    literal = unexpanded_env(env)
+    if literal:
+        facts.set(
+            "k8s_unexpanded_env",
+            ",".join(v.name for v in literal),
+            literal[0].token.span,
+            "Kubernetes expands only $(VAR) in env values; ${VAR} and $VAR stay literal",
+        )
+    resource_facts(facts, get(c, "resources"), lines)
+    shm_facts(facts, c, volumes, lines)
+    if truthy(get(c, "securityContext", "privileged")):
+        facts.set("privileged", True, lines.node_span(get(c, "securityContext", "privileged")), "privileged container")
+    image_node = get(c, "image")
+    image = scalar(image_node)
+    image_span = lines.node_span(image_node) if image_node is not None and image else None
+    if image and image_span is not None:
+        image_facts(facts, image, image_span)
+    ctx = _context(f, label, env, facts, opaque=opaque)
+    ctx.image, ctx.image_span = image, image_span
+    command = [expand_refs(w, env)[0] for w in text_list(get(c, "command"), lines)]
+    args = [expand_refs(w, env)[0] for w in text_list(get(c, "args"), lines)]
+    if command:
+        found = launches(command + args, ctx, f.result)
+    else:
+        inv = image_launch(args, ctx)
+        found = [inv] if inv is not None else []
+    templated = [w for w in command + args if is_vllm_template(w.text)]
+    if not found and templated:
+        f.result.problems.append(template_problem(template_span(templated[0]), f"the command of {label}"))
+    return found
+
+
+def _gpus(pod: Node | None, lines: LineIndex) -> int | None:
+    total = 0
+    found = False
+    for c in items(get(pod, "containers")):
+        facts = Facts()
+        resource_facts(facts, get(c, "resources"), lines)
+        n = facts.facts.get("gpu_count")
+        if n is not None and isinstance(n.value, int):
+            total += n.value
+            found = True
+    return total if found else None
+
+
+def _multi_node(out: Facts, obj: Node, path: tuple[str, ...], pod: Node, lines: LineIndex) -> None:
+    """GPUs of the whole group a launch can use through Ray or multi-node serving: a LeaderWorkerSet
+    group (``size`` pods: the leader and ``size - 1`` workers) or a KubeRay head plus worker groups."""
+    if "leaderTemplate" in path:
+        lwt = get(obj, "spec", "leaderWorkerTemplate")
+        size_node = get(lwt, "size")
+        size = int_value(size_node)
+        lead = _gpus(pod, lines)
+        worker = _gpus(get(lwt, "workerTemplate", "spec"), lines)
+        if size is not None and size_node is not None and lead is not None:
+            total = lead + (size - 1) * (worker if worker is not None else lead)
+            span = lines.node_span(size_node)
+            out.set("group_size", size, span, "LeaderWorkerSet size (pods per group)")
+            out.set("cluster_gpu_count", total, span, f"LeaderWorkerSet group of {size} pods")
+        return
+    if "headGroupSpec" in path:
+        ray = _walk(obj, path[: path.index("headGroupSpec")])[-1]
+        head = _gpus(pod, lines) or 0
+        total = head
+        pods = 1
+        for g in items(get(ray, "workerGroupSpecs")):
+            n = int_value(get(g, "replicas"))
+            per = _gpus(get(g, "template", "spec"), lines) or 0
+            if n is not None:
+                total += n * per
+                pods += n
+        span = lines.node_span(get(ray, "workerGroupSpecs") or ray)
+        out.set("group_size", pods, span, "Ray cluster pods (head + workers)")
+        out.set("cluster_gpu_count", total, span, f"Ray cluster of {pods} pods")
+
+
+# -- KServe ------------------------------------------------------------------------------------
+#: options of KServe's huggingfaceserver and model server that are not vLLM's: the server reads its
+#: arguments with parse_known_args and hands the rest to vLLM (kserve python/huggingfaceserver/
+#: huggingfaceserver/__main__.py, kserve/model_server.py)
+_KSERVE_FLAGS = {
+    "model-name": True,
+    "model-dir": True,
+    "model-id": True,
+    "model-revision": True,
+    "tokenizer-revision": True,
+    "max-length": True,
+    "backend": True,
+    "tensor-input-names": True,
+    "http-port": True,
+    "grpc-port": True,
+    "workers": True,
+    "max-threads": True,
+    "max-asyncio-workers": True,
+    "log-config-file": True,
+    "access-log-format": True,
+    "predictor-host": True,
+    "predictor-protocol": True,
+    "predictor-request-timeout-seconds": True,
+    "predictor-request-retries": True,
+    "grpc-max-send-message-length": True,
+    "grpc-max-receive-message-length": True,
+    "disable-lower-case": False,
+    "disable-special-tokens": False,
+    "return-token-type-ids": False,
+    "return-probabilities": False,
+    "enable-grpc": False,
+    "enable-docs-ui": False,
+    "configure-logging": False,
+    "enable-latency-logging": False,
+    "predictor-use-ssl": False,
+}
+
+
+def _inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None:
+    """``spec.predictor.model`` of an InferenceService: the huggingface runtime runs vLLM with the
+    model from ``--model_id`` or ``storageUri`` (downloaded to /mnt/models) and forwards the engine
+    arguments; other runtimes append ``args`` to the ServingRuntime's own (not visible here)."""
+    lines = f.lines
+    predictor = get(spec, "predictor")
+    model = get(predictor, "model")
+    if not isinstance(model, MappingNode):
+        return
+    fmt = (scalar(get(model, "modelFormat", "name")) or "").lower()
+    facts = Facts(dict(base.facts))
+    _replicas(facts, get(predictor, "minReplicas"), lines, "predictor.minReplicas")
+    node_selection_facts(facts, predictor, lines)
+    resource_facts(facts, get(model, "resources"), lines, "predictor.model.resources")
+    env: dict[str, EnvVar] = {}
+    read_env(get(model, "env"), lines, env)
+    args = [expand_refs(w, env)[0] for w in text_list(get(model, "args"), lines)]
+    where = _where(obj)
+    if fmt != "huggingface":
+        if not args:
+            return
+        ctx = _context(f, f"predictor of {where} ({fmt or 'runtime'} runtime)", env, facts, opaque=True)
+        inv = Invocation(source=NAME, program="api_server", span=args[0].span())
+        inv.args = [a.token() for a in args]
+        _finish_all(ctx, [inv], f)
+        return
+    model_tok, kept = _kserve_hf_args(args, get(model, "storageUri"), lines)
+    ctx = _context(f, f"predictor of {where} (KServe huggingface runtime)", env, facts)
+    span = model_tok.span if model_tok is not None else lines.node_span(model)
+    inv = Invocation(source=NAME, program="api_server", span=span)
+    if model_tok is not None:
+        inv.args = [Token("--model", model_tok.span), model_tok]
+    inv.args += kept
+    _finish_all(ctx, [inv], f)
+
+
+def _kserve_hf_args(args: list[MappedText], storage: Node | None, lines: LineIndex) -> tuple[Token | None, list[Token]]:
+    model: Token | None = None
+    if isinstance(storage, ScalarNode):
+        mt = scalar_text(storage, lines)
+        if mt.text.startswith("hf://"):
+            model = mt.slice(5, len(mt.text)).token()
+        else:
+            model = Token("/mnt/models", mt.span(), unresolved=True)
+    kept: list[Token] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        name, eq, _ = word.text.partition("=")
+        key = name.lstrip("-").replace("_", "-")
+        if word.text.startswith("--") and key in _KSERVE_FLAGS:
+            takes = _KSERVE_FLAGS[key]
+            val: MappedText | None = None
+            if takes and eq:
+                val = word.slice(len(name) + 1, len(word.text))
+            elif takes and i + 1 < len(args):
+                val = args[i + 1]
+                i += 1
+            if key == "model-id" and val is not None:
+                model = val.token()
+            elif key == "model-revision" and val is not None:
+                kept += [Token("--revision", word.span()), val.token()]
+            elif key == "max-length" and val is not None:
+                kept += [Token("--max-model-len", word.span()), val.token()]
+            i += 1
+            continue
+        kept.append(word.token())
+        i += 1
+    return model, kept
+
+
+def _finish_all(ctx: LaunchContext, invs: list[Invocation], f: _File) -> None:
+    for inv in invs:
+        finish(inv, ctx)
+        f.result.invocations.append(inv)
+
+
+def _llm_inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None:
+    """KServe ``LLMInferenceService``: the controller runs ``vllm serve /mnt/models
+    --served-model-name NAME --port 8000`` with the ``spec.parallelism`` flags, then
+    ``${VLLM_ADDITIONAL_ARGS}`` and the container's ``args`` (kserve
+    config/llmisvcconfig/config-llm-template.yaml and config-llm-worker-data-parallel.yaml)."""
+    lines = f.lines
+    where = _where(obj)
+    template = get(spec, "template")
+    containers = [c for c in items(get(template, "containers")) if isinstance(c, MappingNode)]
+    main = next((c for c in containers if scalar(get(c, "name")) == "main"), containers[0] if containers else None)
+    facts = Facts(dict(base.facts))
+    _replicas(facts, get(spec, "replicas"), lines)
+    node_selection_facts(facts, template, lines)
+    env: dict[str, EnvVar] = {}
+    read_env(get(main, "env"), lines, env)
+    resource_facts(facts, get(main, "resources"), lines)
+    image_node = get(main, "image")
+    if scalar(image_node) and image_node is not None:
+        image_facts(facts, scalar(image_node) or "", lines.node_span(image_node))
+    uri_node = get(spec, "model", "uri")
+    name_node = get(spec, "model", "name")
+    anchor = lines.node_span(uri_node or get(spec, "model") or obj)
+    argv: list[Token] = []
+    if isinstance(uri_node, ScalarNode) and str(uri_node.value).startswith("hf://"):
+        argv.append(scalar_text(uri_node, lines).slice(5, len(str(uri_node.value))).token())
+    else:
+        argv.append(Token("/mnt/models", anchor, unresolved=True))
+    if isinstance(name_node, ScalarNode):
+        argv += [Token("--served-model-name", lines.node_span(name_node)), scalar_text(name_node, lines).token()]
+    par = get(spec, "parallelism")
+    for key, flag in (
+        ("tensor", "--tensor-parallel-size"),
+        ("pipeline", "--pipeline-parallel-size"),
+        ("data", "--data-parallel-size"),
+        ("dataLocal", "--data-parallel-size-local"),
+    ):
+        node = get(par, key)
+        if isinstance(node, ScalarNode) and int_value(node) is not None:
+            span = lines.node_span(node)
+            argv += [Token(flag, span), Token(str(int_value(node)), span)]
+    if truthy(get(par, "expert")):
+        argv.append(Token("--enable-expert-parallel", lines.node_span(get(par, "expert"))))
+    data, local = int_value(get(par, "data")), int_value(get(par, "dataLocal"))
+    if get(spec, "worker") is not None and data and local:
+        pods = max(1, data // local)
+        facts.set("group_size", pods, lines.node_span(get(par, "data")), "LLMInferenceService data / dataLocal pods")
+    ctx = _context(f, f"{where} (KServe LLMInferenceService)", env, facts)
+    extra = env.get("VLLM_ADDITIONAL_ARGS")
+    opaque = extra is not None and extra.value is None
+    if extra is not None and not opaque:
+        argv += _split_flags(extra, ctx)
+    argv += [expand_refs(w, env)[0].token() for w in text_list(get(main, "args"), lines)]
+    inv = Invocation(source=NAME, program="vllm serve", span=argv[0].span, args=argv, opaque_args=opaque)
+    _finish_all(ctx, [inv], f)
+
+
+def _split_flags(var: EnvVar, ctx: LaunchContext) -> list[Token]:
+    """Words of a flag string (``VLLM_ADDITIONAL_ARGS``), split like the shell that expands it."""
+    mt = var.mapped
+    if mt is None or var.value is None:
+        return [Token(var.token.text, var.token.span, unresolved=True)]
+    anchor = mt.offsets[0] if mt.offsets else mt.anchor
+    prefix = MappedText("vllm serve ", [anchor] * len("vllm serve "), mt.lines, anchor)
+    text = prefix + mt
+    sub = shell.extract_from_text(text.text, text.posmap(), base_dir=ctx.base_dir, read_file=ctx.read_file, source=NAME)
+    if not sub.invocations:
+        return [Token(var.token.text, var.token.span, unresolved=True)]
+    return list(sub.invocations[0].args)

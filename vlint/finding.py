@@ -11,15 +11,50 @@ SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 
 
+#: what a :class:`SettingChange` does to a launch's settings
+CHANGE_ACTIONS = ("set", "add", "remove", "rename")
+
+
+@dataclass(frozen=True, slots=True)
+class SettingChange:
+    """One machine-applicable change of a launch's settings (``vlint fix`` edits the file by these spans).
+
+    * ``set``: write ``value`` in place of the value at ``spans[0]``;
+    * ``add``: write ``option`` (and ``value`` unless None) after ``anchor``;
+    * ``remove``: delete the flag/key and value tokens at ``spans``;
+    * ``rename``: write ``option`` in place of the flag or key at ``spans[0]`` (keeping its value; a
+      ``value`` other than None becomes the value, for replacements such as ``--mm-processor-cache-gb 0``).
+
+    ``target`` says where the spans live: ``cli`` (an argv word: a shell word, a YAML list item) or
+    ``config`` (a key of a vLLM ``--config`` YAML mapping).
+    """
+
+    dest: str
+    action: str
+    value: Any = None
+    #: the option to write (``--max-model-len``; ``--no-enable-prefix-caching`` for a negative flag)
+    option: str | None = None
+    spans: tuple[Span, ...] = ()
+    anchor: Span | None = None
+    target: str = "cli"
+
+
 @dataclass(frozen=True, slots=True)
 class Fix:
-    """A suggested change: a sentence, and (optionally) the replacement text for a span."""
+    """A suggested change: a sentence, optionally the replacement text for a span, and the structured
+    :class:`SettingChange` edits that ``vlint fix`` applies (empty: the fix is advice only)."""
 
     description: str
     span: Span | None = None
     replacement: str | None = None
     #: True when applying it changes behaviour (e.g. lowers max_model_len)
     unsafe: bool = False
+    changes: tuple[SettingChange, ...] = ()
+
+    @property
+    def applicable(self) -> bool:
+        """Can ``vlint fix`` apply it (are there machine-readable changes)?"""
+        return bool(self.changes)
 
 
 @dataclass(slots=True)

@@ -24,8 +24,8 @@ from vlint.sources import vllm_yaml
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.images import default_entrypoint, image_vllm_version, parse_image
 from vlint.sources.shell_eval import Command, ShellEvaluator, Var, Word
-from vlint.sources.shell_lexer import ShellSyntaxError
-from vlint.span import PositionMap
+from vlint.sources.shell_lexer import Arith, Lexer, Param, ShellSyntaxError
+from vlint.span import PositionMap, Span
 
 NAME = "shell"
 
@@ -227,8 +227,9 @@ class _Launch:
     program: str
     entry: Word
     args: list[Word]
-    env: dict[str, Word] = field(default_factory=dict)
-    facts: dict[str, tuple[object, Word | None, str]] = field(default_factory=dict)
+    #: ``Word``s lie in ``ev``'s text; ``Token``s were placed already (an outer script's words)
+    env: dict[str, Word | Token] = field(default_factory=dict)
+    facts: dict[str, tuple[object, Word | Token | None, str]] = field(default_factory=dict)
     #: the evaluator whose text the words' offsets refer to (differs for ``bash -c`` bodies)
     ev: ShellEvaluator | None = None
 
@@ -260,9 +261,10 @@ def extract_from_text(
     bodies, Dockerfile shell-form CMD, SkyPilot ``run:``) with their own position map and env."""
     ev = ShellEvaluator(text, posmap, env=env, powershell=powershell)
     result = SourceResult()
+    nested_errors: list[SourceError] = []
     try:
         for cmd in ev.commands():
-            for launch in _launches(cmd, ev, depth=0):
+            for launch in _launches(cmd, ev, 0, nested_errors):
                 inv = _to_invocation(launch, ev, posmap, source, base_dir, read_file)
                 result.invocations.append(inv)
                 if "config_path" in inv.facts:
@@ -270,6 +272,8 @@ def extract_from_text(
     except ShellSyntaxError as e:
         line, col = posmap.position(e.offset)
         result.error = SourceError(f"shell syntax error: {e}", line, col)
+    if result.error is None and nested_errors:
+        result.error = nested_errors[0]
     for a in ev.assignments:
         value = a.value
         result.assignments.append((a.name, Token(value.text, posmap.span(a.name_start, value.end), value.unresolved)))
@@ -280,7 +284,18 @@ def _token(w: Word, posmap: PositionMap) -> Token:
     return Token(w.text, posmap.span(w.start, w.end), unresolved=w.unresolved)
 
 
-def _launches(cmd: Command, ev: ShellEvaluator, depth: int) -> list[_Launch]:
+def _placed(w: Word | Token, posmap: PositionMap) -> Token:
+    return w if isinstance(w, Token) else _token(w, posmap)
+
+
+def _var_token(name: str, var: Var, posmap: PositionMap, default: Span) -> Token:
+    """An exported shell variable as an environment token (spanning its assignment)."""
+    text = var.value if isinstance(var.value, str) else (" ".join(var.value) if var.value else "")
+    span = posmap.span(var.start, var.end) if var.start >= 0 else default
+    return Token(text if var.value is not None else "$" + name, span, unresolved=var.value is None)
+
+
+def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceError]) -> list[_Launch]:
     words = cmd.words
     if not words:
         return []
@@ -292,50 +307,152 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int) -> list[_Launch]:
     if found is not None:
         program, entry, args_at = found
         return [_Launch(program, entry, words[args_at:], env)]
-    head = words[i].text
-    base = head.rsplit("/", 1)[-1]
     # bash -c "…": parse the string as a script of its own
-    if base in ("bash", "sh", "zsh", "dash") and depth < 3:
-        j = i + 1
-        while j < len(words) and words[j].text.startswith("-") and words[j].text != "-c":
-            j += 1
-        if j + 1 < len(words) and words[j].text == "-c" and not words[j + 1].unresolved:
-            inner = words[j + 1]
-            return _launches_in_string(inner, ev, env, depth)
+    script = _shell_c_script(words, i)
+    if script is not None and depth < 3:
+        return _launches_in_string(script, ev, env, depth, errors)
+    base = words[i].text.rsplit("/", 1)[-1]
     if base in ("docker", "podman", "nvidia-docker"):
-        launch = _docker_run(words, i + 1, env)
-        return [launch] if launch is not None else []
+        return _docker_run(words, i + 1, env, ev, depth, errors)
     return []
 
 
-def _launches_in_string(inner: Word, ev: ShellEvaluator, env: dict[str, Word], depth: int) -> list[_Launch]:
-    raw = ev.text[inner.start : inner.end]
-    # map the inner text to the outer text: exact when the word is one quoted literal
-    if len(raw) == len(inner.text) + 2 and raw[1:-1] == inner.text:
-        base = inner.start + 1
-        sub_map = PositionMap(ev.posmap.path, _shift_segments(ev.posmap, base, inner.text))
+_SHELLS = {"bash", "sh", "zsh", "dash", "ksh"}
+
+
+def _shell_c_script(words: list[Word], i: int) -> Word | None:
+    """The script of ``bash -c SCRIPT`` (also ``-lc``, ``-ec``, ``-o pipefail -c``, ``-c -e``)."""
+    if i >= len(words) or words[i].text.rsplit("/", 1)[-1] not in _SHELLS:
+        return None
+    j = i + 1
+    has_c = False
+    while j < len(words):
+        t = words[j].text
+        if t == "--":
+            j += 1
+            break
+        if t in ("-o", "+o", "-O", "+O"):
+            j += 2  # set -o NAME / shopt -O NAME
+            continue
+        if t.startswith("--") and len(t) > 2:
+            j += 1  # --norc, --login…
+            continue
+        if len(t) > 1 and t[0] in "-+" and not words[j].unresolved:
+            has_c = has_c or (t[0] == "-" and "c" in t[1:])
+            j += 1
+            continue
+        break
+    if has_c and j < len(words) and not words[j].unresolved:
+        return words[j]
+    return None
+
+
+def _launches_in_string(
+    inner: Word, ev: ShellEvaluator, env: dict[str, Word], depth: int, errors: list[SourceError]
+) -> list[_Launch]:
+    offsets = _char_offsets(inner, ev)
+    if offsets is not None:
+        sub_map = PositionMap(ev.posmap.path, [(k, *ev.posmap.position(o)) for k, o in enumerate(offsets)])
     else:
         line, col = ev.posmap.position(inner.start)
-        sub_map = PositionMap.at(ev.posmap.path, line, col)
+        quote = ev.text[inner.start : inner.start + 1] in ("'", '"')
+        sub_map = PositionMap.at(ev.posmap.path, line, col + (1 if quote else 0))
     sub_env = dict(ev.vars)
     for k, w in env.items():
         sub_env[k] = Var(None if w.unresolved else w.text, exported=True)
+    # the outer script's variables and assignments keep their places in the outer text
+    here = _token(inner, ev.posmap).span
+    outer: dict[str, Word | Token] = {
+        name: _var_token(name, var, ev.posmap, here) for name, var in ev.vars.items() if var.exported
+    }
+    outer.update({k: _placed(w, ev.posmap) for k, w in env.items()})
     sub = ShellEvaluator(inner.text, sub_map, env=sub_env)
     out: list[_Launch] = []
-    for cmd in sub.commands():
-        for launch in _launches(cmd, sub, depth + 1):
-            launch.env = {**env, **launch.env}
-            launch.ev = launch.ev or sub
-            out.append(launch)
+    try:
+        for cmd in sub.commands():
+            for launch in _launches(cmd, sub, depth + 1, errors):
+                launch.env = {**outer, **launch.env}
+                launch.ev = launch.ev or sub
+                out.append(launch)
+    except ShellSyntaxError as e:
+        # the inner shell fails; the outer script goes on (as bash does)
+        line, col = sub_map.position(e.offset)
+        errors.append(SourceError(f"shell syntax error: {e}", line, col))
     return out
 
 
-def _shift_segments(posmap: PositionMap, base: int, text: str) -> list[tuple[int, int, int]]:
-    segs = [(0, *posmap.position(base))]
-    for k, ch in enumerate(text):
-        if ch == "\n":
-            segs.append((k + 1, *posmap.position(base + k + 1)))
-    return segs
+def _char_offsets(w: Word, ev: ShellEvaluator) -> list[int] | None:
+    """For each character of the (resolved) word ``w``: its offset in ``ev.text``.
+
+    Quotes and escapes are walked like the lexer does; an expansion's value is laid over the
+    expansion's source text (first character on its start, last on its end). None when the
+    word cannot be re-read into exactly ``w.text`` (then only its start is known)."""
+    s = ev.text
+    i, end = w.start, w.end
+    out: list[int] = []
+    quote = ""  # "" or '"'
+
+    def expansion(quoted: bool) -> bool:
+        nonlocal i
+        lx = Lexer(s[:end])
+        lx.i = i
+        try:
+            part = lx._dollar(quoted=quoted) if s[i] == "$" else lx._backtick(quoted=quoted)
+        except ShellSyntaxError:
+            return False
+        if part is None:
+            return False
+        if isinstance(part, Param):
+            kind, val = ev._lookup(part)
+            value = (" ".join(val) if isinstance(val, list) else val) if kind == "value" else None
+        elif isinstance(part, Arith):
+            v = ev._arith(part.expr)
+            value = None if v is None else str(v)
+        else:
+            value = None
+        if value is None:
+            return False
+        span = max(lx.i - i, 1)
+        out.extend(i + min(k, span - 1) for k in range(len(value) - 1))
+        if value:
+            out.append(lx.i - 1)
+        i = lx.i
+        return True
+
+    while i < end:
+        c = s[i]
+        dq = quote == '"'
+        if c == '"':
+            quote = "" if dq else '"'
+            i += 1
+        elif c == "'" and not dq:
+            k = s.find("'", i + 1, end)
+            if k < 0:
+                return None
+            out.extend(range(i + 1, k))
+            i = k + 1
+        elif c == "\\" and i + 1 < end and (not dq or s[i + 1] in '$`"\\\n'):
+            if s[i + 1] != "\n":
+                out.append(i + 1)
+            i += 2
+        elif c == "$" and not dq and s.startswith("$'", i):
+            lx = Lexer(s[:end])
+            lx.i = i
+            try:
+                text = lx._ansi_c().text
+            except ShellSyntaxError:
+                return None
+            span = lx.i - i
+            out.extend(i + min(k + 2, span - 2) for k in range(len(text)))
+            i = lx.i
+        elif c in "$`" and expansion(dq):
+            continue
+        elif c == "`":
+            return None
+        else:
+            out.append(i)
+            i += 1
+    return out if len(out) == len(w.text) else None
 
 
 def _is_assignment(text: str) -> bool:
@@ -366,9 +483,9 @@ def _skip_wrappers(words: list[Word], i: int, env: dict[str, Word]) -> int:
             value_opts = _WRAPPERS[base]
             i += 1
             if base == "timeout" or base == "taskset":
-                # options, then one positional (duration / cpu mask)
+                # options, then one positional (duration / cpu mask or list: `taskset -c 0-7 cmd`)
                 while i < len(words) and words[i].text.startswith("-"):
-                    i += 2 if words[i].text in value_opts or words[i].text == "-c" else 1
+                    i += 2 if words[i].text in value_opts else 1
                 i += 1
                 continue
             while i < len(words) and words[i].text.startswith("-") and words[i].text != "--":
@@ -424,17 +541,19 @@ def _entry(words: list[Word], i: int) -> tuple[str, Word, int] | None:
     return None
 
 
-def _docker_run(words: list[Word], i: int, env: dict[str, Word]) -> _Launch | None:
+def _docker_run(
+    words: list[Word], i: int, env: dict[str, Word], ev: ShellEvaluator, depth: int, errors: list[SourceError]
+) -> list[_Launch]:
     if i < len(words) and words[i].text == "container":
         i += 1
     if i >= len(words) or words[i].text != "run":
-        return None
+        return []
     i += 1
     facts: dict[str, tuple[object, Word | None, str]] = {}
     entrypoint: Word | None = None
     while i < len(words):
         w = words[i]
-        t = w.text
+        t = w.expanded  # quotes removed even when a part is unknown: --env="A=$B"
         if not t.startswith("-") or t == "-":
             break
         if t == "--":
@@ -442,16 +561,17 @@ def _docker_run(words: list[Word], i: int, env: dict[str, Word]) -> _Launch | No
             break
         name, eq, val = t.partition("=")
         value_word: Word | None = None
-        if eq:
-            value_word = Word(val, w.start, w.end, w.unresolved)
+        if not t.startswith("--") and len(t) > 2 and t[:2] in _DOCKER_VALUE_OPTS:
+            # -eKEY=VALUE, -p8000:8000, -e=KEY=VALUE
+            name, val = t[:2], t[3:] if t[2] == "=" else t[2:]
+            value_word = Word(val, w.start, w.end, w.unresolved, partial=val if w.unresolved else "")
+            i += 1
+        elif eq:
+            value_word = Word(val, w.start, w.end, w.unresolved, partial=val if w.unresolved else "")
             i += 1
         elif name in _DOCKER_VALUE_OPTS:
             value_word = words[i + 1] if i + 1 < len(words) else None
             i += 2
-        elif not name.startswith("--") and len(name) > 2 and name[:2] in _DOCKER_VALUE_OPTS:
-            value_word = Word(name[2:], w.start, w.end, w.unresolved)  # -eKEY=VALUE, -p8000:8000
-            name = name[:2]
-            i += 1
         else:
             if name == "--privileged":
                 facts["privileged"] = (True, w, "docker run --privileged")
@@ -460,9 +580,11 @@ def _docker_run(words: list[Word], i: int, env: dict[str, Word]) -> _Launch | No
         if value_word is None:
             continue
         if name in ("-e", "--env"):
-            k, has_eq, v = value_word.text.partition("=")
+            # "KEY=$VALUE" is unresolved: split what it expands to, not its quoted source spelling
+            k, has_eq, v = value_word.expanded.partition("=")
             if has_eq:
-                env[k] = Word(v, value_word.start, value_word.end, value_word.unresolved)
+                value = value_word.text.partition("=")[2] if not value_word.unresolved else v
+                env[k] = Word(value, value_word.start, value_word.end, value_word.unresolved)
             else:
                 env[k] = Word("$" + k, value_word.start, value_word.end, unresolved=True)
         elif name == "--gpus":
@@ -474,7 +596,7 @@ def _docker_run(words: list[Word], i: int, env: dict[str, Word]) -> _Launch | No
         elif name == "--entrypoint":
             entrypoint = value_word
     if i >= len(words):
-        return None
+        return []
     image_word = words[i]
     image = parse_image(image_word.text) if not image_word.unresolved else None
     rest = words[i + 1 :]
@@ -483,30 +605,37 @@ def _docker_run(words: list[Word], i: int, env: dict[str, Word]) -> _Launch | No
         version = image_vllm_version(image)
         if version is not None:
             facts["vllm_version"] = (str(version), image_word, f"image tag {image.raw}")
-    if entrypoint is not None:
-        argv = [entrypoint, *rest]
+    image_program = default_entrypoint(image) if image is not None else None
+    argv = [entrypoint, *rest] if entrypoint is not None else rest
+    if argv:
         j = _skip_wrappers(argv, 0, env)
         found = _entry(argv, j) if j < len(argv) else None
-        if found is None:
-            return None
-        program, entry, at = found
-        return _Launch(program, entry, argv[at:], env, facts)
-    if rest:
-        j = _skip_wrappers(rest, 0, env)
-        found = _entry(rest, j) if j < len(rest) else None
         if found is not None:
             program, entry, at = found
-            return _Launch(program, entry, rest[at:], env, facts)
+            if entrypoint is None and image_program is not None:
+                # the image already runs vLLM: `vllm serve …` here is appended to its ENTRYPOINT
+                facts["duplicate_serve"] = (True, argv[j], "arguments repeat the image's entrypoint")
+            return [_Launch(program, entry, argv[at:], env, facts)]
+        script = _shell_c_script(argv, j) if entrypoint is not None or image_program is None else None
+        if script is not None and depth < 3:
+            # --entrypoint bash IMAGE -c "vllm serve …", or IMAGE bash -c "…" on an image without one
+            launches = _launches_in_string(script, ev, env, depth, errors)
+            placed = {k: (v, None if w is None else _placed(w, ev.posmap), d) for k, (v, w, d) in facts.items()}
+            for launch in launches:
+                launch.facts = {**placed, **launch.facts}
+            return launches
+        if entrypoint is not None:
+            return []
     if image is None:
-        return None
-    program = default_entrypoint(image)
+        return []
+    program = image_program
     if program is None and image.is_vllm and rest and rest[0].text.startswith("--"):
         program = "image"  # an image named like vLLM, given vLLM flags: its entrypoint runs the server
     if program is None:
-        return None
-    if (rest and rest[0].text == "serve") or (len(rest) > 1 and rest[0].text == "vllm" and rest[1].text == "serve"):
+        return []
+    if rest and rest[0].text == "serve":
         facts["duplicate_serve"] = (True, rest[0], "arguments repeat the image's entrypoint")
-    return _Launch(program, image_word, rest, env, facts)
+    return [_Launch(program, image_word, rest, env, facts)]
 
 
 def _to_invocation(
@@ -522,13 +651,11 @@ def _to_invocation(
     # environment: exported shell variables, then the command's own assignments
     for name, var in ev.vars.items():
         if var.exported:
-            text = var.value if isinstance(var.value, str) else (" ".join(var.value) if var.value else "")
-            tok_span = posmap.span(var.start, var.end) if var.start >= 0 else span
-            inv.env[name] = Token(text if var.value is not None else "$" + name, tok_span, unresolved=var.value is None)
+            inv.env[name] = _var_token(name, var, posmap, span)
     for name, w in launch.env.items():
-        inv.env[name] = _token(w, posmap)
+        inv.env[name] = _placed(w, posmap)
     for key, (value, word, detail) in launch.facts.items():
-        inv.facts[key] = Fact(value, _token(word, posmap).span if word is not None else None, detail)
+        inv.facts[key] = Fact(value, _placed(word, posmap).span if word is not None else None, detail)
     _attach_config(inv, ev, base_dir, read_file)
     return inv
 

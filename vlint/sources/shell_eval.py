@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from vlint.sources.shell_lexer import (
     Arith,
@@ -41,6 +42,14 @@ class Word:
     #: unquoted and unresolved: may stand for any number of words
     opaque: bool = False
     quoted: bool = False
+    #: for an unresolved word (whose ``text`` is its source spelling): the expansion with quotes
+    #: removed and the unknown parts kept as written (``"HF_TOKEN=$T"`` → ``HF_TOKEN=$T``)
+    partial: str = ""
+
+    @property
+    def expanded(self) -> str:
+        """The word with quotes removed; unknown parts as written (see ``partial``)."""
+        return self.partial if self.unresolved and self.partial else self.text
 
 
 @dataclass(slots=True)
@@ -83,6 +92,10 @@ class HeredocFile:
     unresolved: list[tuple[int, int]]
 
 
+#: bash's default IFS: fields are split at spaces, tabs and newlines (nothing else)
+_IFS_CHARS = " \t\n"
+_IFS = re.compile(r"[ \t\n]+")
+
 _OPENERS = {"if", "while", "until", "case", "for", "select", "{", "("}
 _CLOSERS = {"fi", "done", "esac", "}", ")"}
 _LEADING_KEYWORDS = {"then", "else", "elif", "do", "!", "time"}
@@ -107,12 +120,21 @@ class ShellEvaluator:
         self.unset: set[str] = set()
         self.assignments: list[Assignment] = []
         self.heredoc_files: dict[str, HeredocFile] = {}
-        self._depth = 0
+        #: open compound commands (``if``, ``{``, ``(``…): commands inside them are conditional
+        self._open: list[str] = []
         self._auto_export = False
 
     # -- expansion ----------------------------------------------------------------------------
     def _lookup(self, p: Param) -> tuple[str, str | list[str] | None]:
         """("value", text|list) when known, ("unknown", None) otherwise."""
+        kind, val = self._choose(p)
+        if kind == "word":
+            return "value", self._expand_parts_text(val)  # type: ignore[arg-type]
+        return kind, val
+
+    def _choose(self, p: Param) -> tuple[str, Any]:
+        """Like :meth:`_lookup`, but ("word", parts) when a ``${X:-word}`` / ``${X:+word}`` word is
+        used: its parts keep their own quoting (``${X:-"a b"}`` is one field, ``${X:-a b}`` two)."""
         name = p.name
         if name.startswith("ps:") or name in ("@", "*", "#", "?", "$", "!", "-") or name.isdigit():
             return "unknown", None
@@ -127,8 +149,10 @@ class ShellEvaluator:
                 if p.index not in ("@", "*"):
                     try:
                         value = value[int(p.index)]
-                    except (ValueError, IndexError):
+                    except ValueError:
                         return "unknown", None
+                    except IndexError:  # the whole array is known: no such element
+                        value = ""
             elif isinstance(value, list) and not p.index:
                 value = value[0] if value else ""
         else:
@@ -136,15 +160,17 @@ class ShellEvaluator:
         if p.op == "#len":
             if var is None or value is None:
                 return "unknown", None
+            if p.index in ("@", "*") and isinstance(value, str):
+                return "value", "1"  # ${#X[@]} of a plain variable: one element
             return "value", str(len(value))
         if p.op in (":-", "-", ":=", "="):
             if var is None:
-                return "value", self._expand_parts_text(p.arg)
+                return "word", p.arg
             if value is None:
                 return "unknown", None
             empty = value == "" or value == []
             if empty and p.op.startswith(":"):
-                return "value", self._expand_parts_text(p.arg)
+                return "word", p.arg
             return "value", value
         if p.op in (":+", "+"):
             if known_unset:
@@ -154,7 +180,7 @@ class ShellEvaluator:
             empty = value == "" or value == []
             if empty and p.op == ":+":
                 return "value", ""
-            return "value", self._expand_parts_text(p.arg)
+            return "word", p.arg
         if p.op in (":?", "?"):
             if var is None or value is None:
                 return "unknown", None
@@ -223,60 +249,76 @@ class ShellEvaluator:
             if not quoted or many:
                 c.opaque = True
 
-        for part in w.parts:
-            if isinstance(part, Lit):
-                c = current()
-                c.text += part.text
-                c.quoted = c.quoted or part.quoted
-            elif isinstance(part, _ArrayLit):
-                continue
-            elif isinstance(part, Param):
-                kind, val = self._lookup(part)
-                if kind != "value" or val is None:
-                    mark_unknown(part.quoted, many=part.name in ("@", "*") or part.index in ("@", "*"))
-                    current().text += part.raw
-                    continue
-                if isinstance(val, list):
-                    if part.quoted and part.index == "@":
-                        for k, item in enumerate(val):
-                            if k:
-                                close()
-                            c = current()
-                            c.text += item
-                            c.quoted = True
-                        if not val:
-                            current().quoted = current().quoted or False
-                        continue
-                    val = " ".join(val)
-                if part.quoted:
+        def add_split(val: str) -> None:
+            """Unquoted expansion text: split into fields at blanks (bash's default IFS)."""
+            pieces = [x for x in _IFS.split(val) if x]
+            if val[:1] in _IFS_CHARS:
+                close()
+            for k, piece in enumerate(pieces):
+                if k:
+                    close()
+                current().text += piece
+            if val[-1:] in _IFS_CHARS:
+                close()
+
+        def walk(parts: list[Part], depth: int) -> None:
+            for part in parts:
+                if isinstance(part, Lit) and depth and not part.quoted:
+                    add_split(part.text)  # unquoted text of a ${X:-word} word is split too
+                elif isinstance(part, Lit):
                     c = current()
-                    c.text += val
-                    c.quoted = True
-                else:
-                    pieces = val.split()
-                    if not pieces:
+                    c.text += part.text
+                    c.quoted = c.quoted or part.quoted
+                elif isinstance(part, _ArrayLit):
+                    continue
+                elif isinstance(part, Param):
+                    kind, val = self._choose(part)
+                    if kind == "word" and depth < 8:
+                        if part.quoted:
+                            current().quoted = True  # "${X:-}" is one (empty) word
+                        walk(val, depth + 1)
                         continue
-                    if val[:1].isspace():
-                        close()
-                    for k, piece in enumerate(pieces):
-                        if k:
-                            close()
-                        current().text += piece
-                    if val[-1:].isspace():
-                        close()
-            elif isinstance(part, Arith):
-                v = self._arith(part.expr)
-                if v is None:
+                    if kind == "word":
+                        kind, val = "value", self._expand_parts_text(val)
+                    if kind != "value" or val is None:
+                        mark_unknown(part.quoted, many=part.name in ("@", "*") or part.index in ("@", "*"))
+                        current().text += part.raw
+                        continue
+                    if isinstance(val, list):
+                        if part.quoted and part.index == "@":
+                            # "${A[@]}": one field per element (none for an empty array)
+                            for k, item in enumerate(val):
+                                if k:
+                                    close()
+                                c = current()
+                                c.text += item
+                                c.quoted = True
+                            continue
+                        val = " ".join(val)
+                    if part.quoted:
+                        c = current()
+                        c.text += val
+                        c.quoted = True
+                    else:
+                        add_split(val)
+                elif isinstance(part, Arith):
+                    v = self._arith(part.expr)
+                    if v is None:
+                        mark_unknown(part.quoted)
+                        current().text += "$((" + part.expr + "))"
+                    elif part.quoted:
+                        current().text += str(v)
+                    else:
+                        add_split(str(v))
+                elif isinstance(part, CmdSubst):
                     mark_unknown(part.quoted)
-                    current().text += "$((" + part.expr + "))"
-                else:
-                    current().text += str(v)
-            elif isinstance(part, CmdSubst):
-                mark_unknown(part.quoted)
-                current().text += part.raw
+                    current().text += part.raw
+
+        walk(w.parts, 0)
         close()
         for f in fields:
             if f.unresolved:
+                f.partial = f.text
                 f.text = raw if len(fields) == 1 else f.text
         return [f for f in fields if f.text or f.quoted or f.unresolved]
 
@@ -369,18 +411,21 @@ class ShellEvaluator:
 
     def _walk(self, raw_cmds: list[RawCommand]) -> Iterator[Command]:
         prev_op = ""
+        piped: list[HereDoc] = []
         for rc in raw_cmds:
-            conditional = self._depth > 0 or prev_op in ("&&", "||")
+            incoming, piped = piped, []
+            # after && / || a command may not run; every stage of a pipeline runs in a subshell
+            conditional = bool(self._open) or prev_op in ("&&", "||", "|")
             words = list(rc.words)
             # control keywords
             while words:
                 lit = words[0].literal()
                 if lit in _OPENERS:
-                    self._depth += 1
+                    self._open.append(lit)
                     conditional = True
                     words.pop(0)
                 elif lit in _CLOSERS:
-                    self._depth = max(0, self._depth - 1)
+                    self._close(lit)
                     words.pop(0)
                 elif lit in _LEADING_KEYWORDS:
                     words.pop(0)
@@ -392,9 +437,12 @@ class ShellEvaluator:
                 words = words[3:]  # function definition header: name ( )
             if words and words[0].literal() in ("in",):
                 words = []
+            if rc.end_op == ")" and words and words[-1].literal() == ")" and not words[-1].is_quoted:
+                words.pop()  # `( … vllm serve m )`: the subshell ends here (a case pattern's `)` too)
+                self._close(")")
             prev_op = rc.end_op
             # case patterns: "pattern)"
-            if words and (words[0].literal() or "").endswith(")") and self._depth > 0:
+            if words and (words[0].literal() or "").endswith(")") and self._open:
                 words.pop(0)
             if rc.end_op == "|" and words:
                 conditional = True  # a pipeline stage runs in a subshell
@@ -433,15 +481,33 @@ class ShellEvaluator:
                 lit = words[1].literal()
                 if lit:
                     self.vars[lit] = Var(None)
-            if first == "set" and any(
-                (w.literal() or "").startswith("-") and "a" in (w.literal() or "") for w in words[1:]
-            ):
-                self._auto_export = True
+            if first == "set":
+                self._set_options([w.literal() or "" for w in words[1:]])
             expanded = self.expand_all(words)
             heredocs = [r.heredoc for r in rc.redirects if r.heredoc]
             if heredocs:
                 self._record_heredoc_files(expanded, rc, heredocs)
+            elif incoming and _skip_sudo(expanded) and _skip_sudo(expanded)[0].text == "tee":
+                # cat <<EOF | tee cfg.yaml: the here-document reaches tee through the pipe
+                self._record_heredoc_files(expanded, rc, incoming)
+            piped = heredocs if rc.end_op == "|" and expanded and expanded[0].text == "cat" else []
             yield Command(expanded, prefix, rc, conditional, heredocs)
+
+    def _set_options(self, args: list[str]) -> None:
+        """``set -a`` / ``set -o allexport`` export every later assignment; ``set +a`` stops it."""
+        for k, a in enumerate(args):
+            if a in ("-o", "+o") and k + 1 < len(args) and args[k + 1] == "allexport":
+                self._auto_export = a == "-o"
+            elif a[:1] in ("-", "+") and a[1:].isalpha() and "a" in a[1:]:
+                self._auto_export = a[0] == "-"
+
+    def _close(self, closer: str) -> None:
+        """A closing keyword: ``)`` only closes a subshell (in a ``case`` it ends a pattern)."""
+        if closer == ")":
+            if self._open and self._open[-1] == "(":
+                self._open.pop()
+        elif self._open:
+            self._open.pop()
 
     def _expand_assignment_value(self, value: RawWord, start: int) -> Word:
         """The value of ``NAME=value``, spanning the whole assignment (from ``start``)."""
@@ -485,6 +551,7 @@ class ShellEvaluator:
                     var.exported = var.exported or exported
 
     def _record_heredoc_files(self, words: list[Word], rc: RawCommand, heredocs: list[HereDoc]) -> None:
+        words = _skip_sudo(words)
         targets: list[str] = []
         for r in rc.redirects:
             if r.op in (">", ">>", ">|") and r.target is not None:
@@ -501,19 +568,17 @@ class ShellEvaluator:
         unresolved: list[tuple[int, int]] = []
         offset = 0
         for part in hd.parts:
-            src = hd.body_start + max(getattr(part, "pos", 0), 0)
+            pos = max(getattr(part, "pos", 0), 0)  # offset in the body
             if isinstance(part, Lit):
-                # a literal spans several lines: map each line start
-                pm_line, pm_col = self.posmap.position(src)
-                segments.append((offset, pm_line, pm_col))
+                # a literal spans several lines: map each line start (``<<-`` strips tabs)
+                segments.append((offset, *self.posmap.position(hd.source_offset(pos))))
                 for k, ch in enumerate(part.text):
                     if ch == "\n":
-                        ln, col = self.posmap.position(src + k + 1)
-                        segments.append((offset + k + 1, ln, col))
+                        segments.append((offset + k + 1, *self.posmap.position(hd.source_offset(pos + k + 1))))
                 text_parts.append(part.text)
                 offset += len(part.text)
                 continue
-            ln, col = self.posmap.position(src)
+            ln, col = self.posmap.position(hd.source_offset(pos))
             segments.append((offset, ln, col))
             value: str | None = None
             if isinstance(part, Param):
@@ -531,6 +596,9 @@ class ShellEvaluator:
                 unresolved.append((offset, offset + len(raw)))
                 value = raw
             text_parts.append(value)
+            if len(value) > 1:
+                # the value's last character ends where the expansion's source text ends
+                segments.append((offset + len(value) - 1, ln, col + len(raw) - 1))
             offset += len(value)
             # the rest of the line continues after the expansion's source text
             segments.append((offset, ln, col + len(raw)))
@@ -539,6 +607,16 @@ class ShellEvaluator:
         posmap = PositionMap(self.posmap.path, segments)
         for t in targets:
             self.heredoc_files[t] = HeredocFile(text, posmap, unresolved)
+
+
+def _skip_sudo(words: list[Word]) -> list[Word]:
+    """``sudo [-E] [-u USER] tee f`` → ``tee f``."""
+    if not words or words[0].text != "sudo":
+        return words
+    i = 1
+    while i < len(words) and words[i].text.startswith("-"):
+        i += 2 if words[i].text in ("-u", "-g", "-h", "-p", "-C") else 1
+    return words[i:]
 
 
 def _eval_int(text: str) -> int | None:

@@ -95,6 +95,18 @@ class HereDoc:
     parts: list[Part] = field(default_factory=list)
     body: str = ""
     body_start: int = 0
+    #: (offset in ``body``, offset in the lexed text) at the start of every body line: ``<<-``
+    #: removes leading tabs, so body offsets and source offsets drift apart line by line
+    line_offsets: list[tuple[int, int]] = field(default_factory=list)
+
+    def source_offset(self, body_offset: int) -> int:
+        """Offset in the lexed text of the body character at ``body_offset``."""
+        base_body, base_src = 0, self.body_start
+        for b, src in self.line_offsets:
+            if b > body_offset:
+                break
+            base_body, base_src = b, src
+        return base_src + (body_offset - base_body)
 
 
 @dataclass(slots=True)
@@ -275,6 +287,7 @@ class Lexer:
             hd = self._pending_heredocs.pop(0)
             body_start = self.i
             lines: list[str] = []
+            offsets: list[tuple[int, int]] = []
             found = False
             while self.i < self.n:
                 j = self.s.find("\n", self.i)
@@ -288,12 +301,16 @@ class Lexer:
                     self.i = next_i
                     found = True
                     break
-                lines.append(self.s[self.i : next_i])
+                body_line = self.s[self.i : next_i]
+                skip = len(body_line) - len(body_line.lstrip("\t")) if hd.strip_tabs else 0
+                offsets.append((sum(len(x) for x in lines), self.i + skip))
+                lines.append(body_line[skip:])
                 self.i = next_i
             if not found:
                 raise ShellSyntaxError(f"here-document delimited by {hd.delimiter!r} is never closed", hd.start)
             hd.body = "".join(lines)
             hd.body_start = body_start
+            hd.line_offsets = offsets
             if hd.quoted:
                 hd.parts = [Lit(hd.body, quoted=True, pos=0)]
             else:
@@ -308,10 +325,12 @@ class Lexer:
         while self.i < self.n:
             c = self.s[self.i]
             if c == "\\" and self.i + 1 < self.n and self.s[self.i + 1] in "$`\\\n":
-                if not buf:
-                    buf_start = self.i
+                # every literal stays a verbatim slice of the body (positions stay exact)
+                if buf:
+                    parts.append(Lit("".join(buf), quoted=True, pos=buf_start))
+                    buf = []
                 if self.s[self.i + 1] != "\n":
-                    buf.append(self.s[self.i + 1])
+                    parts.append(Lit(self.s[self.i + 1], quoted=True, pos=self.i + 1))
                 self.i += 2
             elif c == "$" or c == "`":
                 at = self.i
@@ -358,6 +377,7 @@ class Lexer:
                     self.i += 3
                     continue
                 if nxt == "":
+                    buf.append(c)  # a backslash at the very end of the text stays (bash: `c\` → `c\`)
                     self.i += 1
                     continue
                 flush()
@@ -479,14 +499,16 @@ class Lexer:
                 continue
             buf.append(c)
             self.i += 1
-        parts.append(Lit("".join(buf), quoted=True))  # keeps "" as an (empty) quoted word
+        if buf or not parts:
+            # "" alone is an (empty) quoted word; "${A[@]}" adds no empty literal, so that an
+            # empty array expands to no word at all, as in bash
+            parts.append(Lit("".join(buf), quoted=True))
         return parts
 
     def _ansi_c(self) -> Lit:
         open_at = self.i
         self.i += 2
         out: list[str] = []
-        escapes = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "e": "\x1b"}
         while True:
             if self.i >= self.n:
                 raise ShellSyntaxError("unterminated $'...' quote", open_at)
@@ -495,8 +517,8 @@ class Lexer:
                 self.i += 1
                 break
             if c == "\\" and self.i + 1 < self.n:
-                out.append(escapes.get(self.s[self.i + 1], "\\" + self.s[self.i + 1]))
-                self.i += 2
+                text, self.i = _ansi_escape(self.s, self.i + 1)
+                out.append(text)
                 continue
             out.append(c)
             self.i += 1
@@ -592,6 +614,49 @@ class Lexer:
         return None
 
 
+_ANSI_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
+_HEX = "0123456789abcdefABCDEF"
+
+
+def _ansi_escape(s: str, i: int) -> tuple[str, int]:
+    """The character a ``$'…'`` escape stands for (``s[i]`` follows the backslash), and the
+    offset after it: bash's ``\\n``, ``\\xHH``, ``\\nnn`` (octal), ``\\uHHHH``, ``\\UHHHHHHHH``, ``\\cX``."""
+    c = s[i]
+    if c in _ANSI_ESCAPES:
+        return _ANSI_ESCAPES[c], i + 1
+    if c in "01234567":
+        j = i
+        while j < len(s) and j < i + 3 and s[j] in "01234567":
+            j += 1
+        return chr(int(s[i:j], 8) & 0xFF), j
+    width = {"x": 2, "u": 4, "U": 8}.get(c)
+    if width is not None:
+        j = i + 1
+        while j < len(s) and j < i + 1 + width and s[j] in _HEX:
+            j += 1
+        if j == i + 1:
+            return "\\" + c, i + 1
+        code = int(s[i + 1 : j], 16)
+        return (chr(code) if code < 0x110000 else "\\" + s[i:j]), j
+    if c == "c" and i + 1 < len(s):
+        return chr(ord(s[i + 1].upper()) & 0x1F), i + 2
+    return "\\" + c, i + 1
+
+
 @dataclass(slots=True)
 class _ArrayLit:
     """Elements of ``NAME=( … )`` attached to the assignment word."""
@@ -610,7 +675,8 @@ _PARAM_OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?", "##", "#", "%%", "%", 
 
 def _parse_braced(inner: str, quoted: bool, raw: str) -> Param:
     if inner.startswith("#") and len(inner) > 1 and (_is_name_start(inner[1]) or inner[1] in _SPECIAL_PARAMS):
-        return Param(inner[1:].split("[")[0], op="#len", quoted=quoted, raw=raw)
+        name, _, index = inner[1:].partition("[")
+        return Param(name, op="#len", index=index.rstrip("]"), quoted=quoted, raw=raw)
     if inner.startswith("!"):
         return Param(inner, op="other", quoted=quoted, raw=raw)
     j = 0
@@ -645,7 +711,7 @@ def _parse_braced(inner: str, quoted: bool, raw: str) -> Param:
                         sub.i += 1
                         continue
                     for p in w.parts:
-                        if quoted and isinstance(p, Lit):
+                        if quoted and not isinstance(p, _ArrayLit):
                             p.quoted = True
                         parts.append(p)
                 return Param(name, op=op, arg=parts, index=index, quoted=quoted, raw=raw)

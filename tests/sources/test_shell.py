@@ -1,0 +1,594 @@
+"""Finding vLLM launches in shell scripts: entry points, wrappers, docker run, bash -c, spans.
+
+Spans are written ``line:col-end_line:end_col`` (1-based, end exclusive) and were counted by hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vlint.invocation import Invocation
+from vlint.lint import LintOptions, Reader
+from vlint.sources import shell
+from vlint.sources.base import SourceError, SourceResult, SourceText
+from vlint.span import PositionMap, Span
+
+
+def sp(s: Span | None) -> str:
+    assert s is not None
+    return f"{s.line}:{s.column}-{s.end_line}:{s.end_column}"
+
+
+def extract(text: str, tmp_path: Path | None = None, name: str = "start.sh", files: dict[str, str] | None = None):
+    """Run the shell source on ``text`` (written to ``tmp_path/name`` when given, with ``files`` beside it)."""
+    if tmp_path is None:
+
+        def no_files(p: Path) -> SourceText:
+            raise SourceError("no such file")
+
+        return shell.extract_from_text(
+            text,
+            PositionMap.for_text(name, text),
+            base_dir=Path("/nonexistent"),
+            read_file=no_files,
+            powershell=name.endswith(".ps1"),
+        )
+    for rel, content in (files or {}).items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(content)
+    path = tmp_path / name
+    path.write_text(text)
+    reader = Reader(LintOptions(root=tmp_path))
+    return shell.extract(reader.read(path), reader.read)
+
+
+def launches(text: str, **kw) -> list[Invocation]:
+    result: SourceResult = extract(text, **kw)
+    assert result.error is None, result.error.message
+    return result.invocations
+
+
+def one(text: str, **kw) -> Invocation:
+    (inv,) = launches(text, **kw)
+    return inv
+
+
+def argv(inv: Invocation) -> list[str]:
+    return [t.text for t in inv.args]
+
+
+# -- entry points -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("line", "program", "args"),
+    [
+        ("vllm serve m --port 1", "vllm serve", ["m", "--port", "1"]),
+        ("/opt/venv/bin/vllm serve m", "vllm serve", ["m"]),
+        ("~/.local/bin/vllm serve m", "vllm serve", ["m"]),
+        ("python -m vllm.entrypoints.openai.api_server --model m", "api_server", ["--model", "m"]),
+        ("python3 -m vllm.entrypoints.openai.api_server --model m", "api_server", ["--model", "m"]),
+        ("python3.11 -u -m vllm.entrypoints.openai.api_server --model m", "api_server", ["--model", "m"]),
+        ("python -X dev -m vllm.entrypoints.openai.api_server", "api_server", []),
+        ("/usr/bin/python3 -m vllm.entrypoints.api_server --model m", "legacy-api-server", ["--model", "m"]),
+        ("python -m vllm.entrypoints.cli.main serve m", "vllm serve", ["m"]),
+        ("python -m vllm.entrypoints.launchers.api_server.entry --model m", "api_server", ["--model", "m"]),
+    ],
+)
+def test_entry_points(line: str, program: str, args: list[str]) -> None:
+    inv = one(line)
+    assert inv.program == program
+    assert argv(inv) == args
+    assert inv.source == "shell"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "vllm chat m",
+        "vllm bench serve --model m",
+        "echo vllm serve m",
+        "python run_vllm.py --model m --gpu-memory-utilization 0.9",
+        "python -m sglang.launch_server --model m --tp 4",
+        "python -c 'import vllm'",
+        "pip install vllm",
+        "# vllm serve m",
+        'exec "$@"',
+        "cat <<EOF\nvllm serve m\nEOF",
+        "X='vllm serve m'",
+    ],
+)
+def test_not_launches(line: str) -> None:
+    assert launches(line) == []
+
+
+# -- wrappers -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "nohup",
+        "exec",
+        "time",
+        "command",
+        "uv run",
+        "uv run --with x --python 3.12",
+        "uv run --",
+        "conda run -n env",
+        "conda run --no-capture-output -n env",
+        "micromamba run -p /env",
+        "poetry run",
+        "pixi run -e cuda",
+        "hatch run",
+        "timeout 60",
+        "timeout -s KILL 60",
+        "timeout --signal=KILL -k 5 60",
+        "sudo -E",
+        "sudo -u bob",
+        "env A=B C=D",
+        "env -u X",
+        "numactl --cpunodebind=0 --membind=0",
+        "numactl -N 0 -m 0",
+        "taskset -c 0-7",
+        "taskset 0x3",
+        "nice -n 10",
+        "stdbuf -oL",
+        "srun -N 1 --gpus 8",
+        "CUDA_VISIBLE_DEVICES=0 nohup uv run",
+        '"${PREFIX[@]}"',
+    ],
+)
+def test_wrappers(prefix: str) -> None:
+    inv = one(f"{prefix} vllm serve m --port 1 > log 2>&1 &")
+    assert inv.program == "vllm serve"
+    assert argv(inv) == ["m", "--port", "1"]
+
+
+def test_env_prefixes_and_env_wrapper_become_the_launch_environment() -> None:
+    inv = one('A=1 env B=2 C="x y" vllm serve m')
+    assert {k: t.text for k, t in inv.env.items()} == {"A": "1", "B": "2", "C": "x y"}
+    assert sp(inv.env["A"].span) == "1:1-1:4"  # NAME=value
+    assert sp(inv.env["C"].span) == "1:13-1:20"
+
+
+def test_exported_and_set_a_variables_reach_the_launch() -> None:
+    text = "export HF_HOME=/h\nset -a\nVLLM_X=1\nset +a\nLOCAL=2\nvllm serve m\n"
+    inv = one(text)
+    assert {k: t.text for k, t in inv.env.items()} == {"HF_HOME": "/h", "VLLM_X": "1"}
+    assert sp(inv.env["HF_HOME"].span) == "1:8-1:18"
+
+
+def test_exported_unknown_value_is_unresolved() -> None:
+    inv = one("export TOKEN=$(cat /run/secret)\nvllm serve m\n")
+    assert inv.env["TOKEN"].unresolved
+
+
+# -- arguments, values and spans ------------------------------------------------------------------------
+def test_token_spans_across_continuations_tabs_and_quotes() -> None:
+    text = (
+        "#!/bin/bash\n"
+        "MODEL=Qwen/Qwen2.5-7B\n"
+        "CUDA_VISIBLE_DEVICES=0 vllm serve $MODEL \\\n"
+        "\t--max-model-len=8192 \\\n"
+        '  --served-model-name "my model" \\\n'
+        '  --speculative-config \'{"method": "ngram"}\'   # comment\n'
+    )
+    inv = one(text)
+    assert sp(inv.span) == "3:24-3:28"
+    got = [(t.text, sp(t.span), t.unresolved) for t in inv.args]
+    assert got == [
+        ("Qwen/Qwen2.5-7B", "3:35-3:41", False),  # the span is the source spelling $MODEL
+        ("--max-model-len=8192", "4:2-4:22", False),
+        ("--served-model-name", "5:3-5:22", False),
+        ("my model", "5:23-5:33", False),
+        ("--speculative-config", "6:3-6:23", False),
+        ('{"method": "ngram"}', "6:24-6:45", False),
+    ]
+    assert {k: (t.text, sp(t.span)) for k, t in inv.env.items()} == {"CUDA_VISIBLE_DEVICES": ("0", "3:1-3:23")}
+
+
+def test_unresolved_words_keep_their_spelling_and_make_argv_opaque() -> None:
+    inv = one('vllm serve $1 --port "${PORT}" --tp ${TP:-2} $EXTRA')
+    assert [(t.text, t.unresolved) for t in inv.args] == [
+        ("$1", True),
+        ("--port", False),
+        ('"${PORT}"', True),
+        ("--tp", False),
+        ("2", False),
+        ("$EXTRA", True),
+    ]
+    assert inv.opaque_args  # $EXTRA may be any number of flags
+
+
+def test_quoted_unknown_value_is_one_word_and_not_opaque() -> None:
+    inv = one('vllm serve m --port "$PORT"')
+    assert inv.args[-1].unresolved and not inv.opaque_args
+
+
+def test_script_arguments_are_opaque() -> None:
+    inv = one('exec python3 -m vllm.entrypoints.openai.api_server "$@"')
+    assert argv(inv) == ['"$@"'] and inv.opaque_args
+
+
+def test_flags_assembled_in_arrays_and_strings() -> None:
+    text = (
+        "PARALLEL=(--tensor-parallel-size 4)\n"
+        'EXTRA="--enforce-eager --max-num-seqs 8"\n'
+        'vllm serve m "${PARALLEL[@]}" $EXTRA --x "$((2 * 1024))"\n'
+    )
+    inv = one(text)
+    assert argv(inv) == ["m", "--tensor-parallel-size", "4", "--enforce-eager", "--max-num-seqs", "8", "--x", "2048"]
+    assert not inv.opaque_args
+    # every word of an expansion points at the expansion
+    assert {sp(t.span) for t in inv.args[1:3]} == {"3:14-3:30"}
+
+
+def test_conditional_values_are_unresolved_not_guessed() -> None:
+    text = 'GMU=0.90\nif [ "$DP" = true ]; then\n  GMU=0.94\nfi\nvllm serve m --gpu-memory-utilization $GMU\n'
+    inv = one(text)
+    assert (inv.args[-1].text, inv.args[-1].unresolved) == ("$GMU", True)
+
+
+def test_several_launches_in_one_file() -> None:
+    text = "vllm serve a --port 8000 &\nvllm serve b --port 8001 &\nwait\nsleep 1; vllm serve c\n"
+    invs = launches(text)
+    assert [(i.args[0].text, i.span.line) for i in invs] == [("a", 1), ("b", 2), ("c", 4)]
+
+
+def test_pipeline_and_logical_operators() -> None:
+    invs = launches("cd /srv && vllm serve m 2>&1 | tee log.txt\ntrue || vllm serve n; echo\n")
+    assert [argv(i) for i in invs] == [["m"], ["n"]]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "vllm serve m \\\n  --port 8300 \\\n\n#    --gpu-memory-utilization 0.6 \\\n#    --max-model-len 8192\n",
+        "vllm serve m \\\n  --port 8300 \\\n  \n\n  # --gpu-memory-utilization 0.6 \\\n  # --max-model-len 8192 \\\n",
+    ],
+)
+def test_trailing_backslash_before_a_blank_line_ends_the_launch(text: str) -> None:
+    assert argv(one(text)) == ["m", "--port", "8300"]
+
+
+def test_comment_in_a_continuation_ends_the_export() -> None:
+    """corpus: kika run06.sh"""
+    text = (
+        'export MODEL="Qwen/Qwen3-0.6B" \\\n'
+        "VLLM_WORKER_MULTIPROC_METHOD=spawn \\\n"
+        "#VLLM_LOGGING_LEVEL=DEBUG \\\n"
+        "uv run vllm serve $MODEL --port 8000\n"
+    )
+    inv = one(text)
+    assert argv(inv) == ["Qwen/Qwen3-0.6B", "--port", "8000"]
+    assert set(inv.env) == {"MODEL", "VLLM_WORKER_MULTIPROC_METHOD"}
+
+
+def test_crlf_script() -> None:
+    text = "vllm serve m \\\r\n  --max-model-len 4096\r\n"
+    inv = one(text)
+    assert [(t.text, sp(t.span)) for t in inv.args] == [
+        ("m", "1:12-1:13"),
+        ("--max-model-len", "2:3-2:18"),
+        ("4096", "2:19-2:23"),
+    ]
+
+
+def test_crlf_file_through_the_reader(tmp_path: Path) -> None:
+    (tmp_path / "start.sh").write_bytes(b"#!/bin/bash\r\nvllm serve m \\\r\n  --port 1\r\n")
+    reader = Reader(LintOptions(root=tmp_path))
+    (inv,) = shell.extract(reader.read(tmp_path / "start.sh"), reader.read).invocations
+    assert [(t.text, sp(t.span)) for t in inv.args] == [("m", "2:12-2:13"), ("--port", "3:3-3:9"), ("1", "3:10-3:11")]
+
+
+def test_utf8_bom_and_non_ascii_columns(tmp_path: Path) -> None:
+    (tmp_path / "start.sh").write_bytes("\ufeff# café\nX=é; vllm serve m --n $X\n".encode())
+    reader = Reader(LintOptions(root=tmp_path))
+    (inv,) = shell.extract(reader.read(tmp_path / "start.sh"), reader.read).invocations
+    assert [(t.text, sp(t.span)) for t in inv.args] == [("m", "2:17-2:18"), ("--n", "2:19-2:22"), ("é", "2:23-2:25")]
+
+
+# -- syntax errors ----------------------------------------------------------------------------------------
+def test_syntax_error_after_a_launch_keeps_the_launch_and_reports_the_line() -> None:
+    text = 'vllm serve m --port 1\n\necho "unterminated\n'
+    result = extract(text)
+    assert [argv(i) for i in result.invocations] == [["m", "--port", "1"]]
+    assert result.error is not None
+    assert (result.error.line, result.error.column) == (3, 6)
+    assert "unterminated double quote" in result.error.message
+
+
+def test_syntax_error_inside_bash_c_is_located_in_the_string_and_the_script_goes_on() -> None:
+    result = extract('bash -c "vllm serve m \'x"\nvllm serve n\n')
+    assert [argv(i) for i in result.invocations] == [["n"]]
+    assert result.error is not None and (result.error.line, result.error.column) == (1, 23)
+
+
+def test_unclosed_heredoc_is_an_error_at_its_operator() -> None:
+    result = extract("vllm serve m\ncat <<EOF\nbody\n")
+    assert result.error is not None and (result.error.line, result.error.column) == (2, 5)
+    assert len(result.invocations) == 1
+
+
+# -- bash -c ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "shell_cmd", ["bash -c", "sh -c", "/bin/bash -lc", "bash -ec", "bash -e -c", "bash -c -e", "bash -o pipefail -c"]
+)
+def test_bash_c_bodies(shell_cmd: str) -> None:
+    inv = one(f"{shell_cmd} 'vllm serve m --port 1'")
+    assert argv(inv) == ["m", "--port", "1"]
+
+
+def test_bash_c_spans_point_into_the_string() -> None:
+    text = 'X=4096; bash -c "vllm serve m --max-model-len $X --a \\"b c\\" \'d\'"'
+    inv = one(text)
+    assert sp(inv.span) == "1:18-1:22"
+    got = [(t.text, sp(t.span)) for t in inv.args]
+    assert got == [
+        ("m", "1:29-1:30"),
+        ("--max-model-len", "1:31-1:46"),
+        ("4096", "1:47-1:49"),  # lies over $X
+        ("--a", "1:50-1:53"),
+        ("b c", "1:55-1:61"),  # \"b c\" without the first backslash
+        ("d", "1:62-1:65"),
+    ]
+
+
+def test_bash_c_string_over_several_lines() -> None:
+    text = 'bash -c "vllm serve m --max-model-len 4096 \\\n  --port 8000"\n'
+    inv = one(text)
+    assert [(t.text, sp(t.span)) for t in inv.args][-2:] == [("--port", "2:3-2:9"), ("8000", "2:10-2:14")]
+
+
+def test_bash_c_multi_line_single_quoted_script() -> None:
+    text = "bash -c '\n  set -e\n  vllm serve m \\\n    --tp 2\n'\n"
+    inv = one(text)
+    assert [(t.text, sp(t.span)) for t in inv.args] == [("m", "3:14-3:15"), ("--tp", "4:5-4:9"), ("2", "4:10-4:11")]
+
+
+def test_bash_c_sees_the_outer_variables_and_env() -> None:
+    text = 'export HF_TOKEN=abc\nM=m1\nB=2 bash -c "A=1 vllm serve $M"\n'
+    inv = one(text)
+    assert argv(inv) == ["m1"]
+    assert {k: (t.text, sp(t.span)) for k, t in inv.env.items()} == {
+        "HF_TOKEN": ("abc", "1:8-1:20"),  # positions stay in the outer script
+        "B": ("2", "3:1-3:4"),
+        "A": ("1", "3:14-3:17"),
+    }
+
+
+def test_unresolved_bash_c_string_is_not_read() -> None:
+    assert launches('bash -c "$CMD"') == []
+
+
+# -- docker run -------------------------------------------------------------------------------------------------
+def test_docker_run_options_env_facts_and_image_entrypoint() -> None:
+    text = (
+        "docker run -d --name x -p 8000:8000 -v /a:/b -e HF_TOKEN=abc -eFOO=1 --env BAR \\\n"
+        "  --gpus '\"device=0,1\"' --shm-size 10g --ipc=host --privileged \\\n"
+        "  vllm/vllm-openai:v0.10.2 --model m --tp 2\n"
+    )
+    inv = one(text)
+    assert inv.program == "vllm serve"  # vllm/vllm-openai ≥ 0.10: ENTRYPOINT vllm serve
+    assert argv(inv) == ["--model", "m", "--tp", "2"]
+    assert sp(inv.span) == "3:3-3:27"
+    assert {k: (t.text, t.unresolved) for k, t in inv.env.items()} == {
+        "HF_TOKEN": ("abc", False),
+        "FOO": ("1", False),
+        "BAR": ("$BAR", True),  # passed through from the caller's environment
+    }
+    facts = {k: f.value for k, f in inv.facts.items()}
+    assert facts == {
+        "gpus": '"device=0,1"',
+        "shm_size": "10g",
+        "ipc": "host",
+        "privileged": True,
+        "image": "vllm/vllm-openai:v0.10.2",
+        "vllm_version": "0.10.2",
+    }
+    assert sp(inv.facts["gpus"].span) == "2:10-2:24"
+
+
+def test_docker_env_with_an_unresolved_value_keeps_its_name() -> None:
+    inv = one('docker run -e "HF_TOKEN=$HF_TOKEN" --env="A=$B" vllm/vllm-openai:v0.11.0 m')
+    assert {k: (t.text, t.unresolved) for k, t in inv.env.items()} == {
+        "HF_TOKEN": ("$HF_TOKEN", True),
+        "A": ("$B", True),
+    }
+
+
+@pytest.mark.parametrize(
+    ("image", "program", "version"),
+    [
+        ("vllm/vllm-openai:v0.8.5", "api_server", "0.8.5"),  # old images ran the api_server module
+        ("vllm/vllm-openai:v0.11.0", "vllm serve", "0.11.0"),
+        ("docker.io/vllm/vllm-openai:v0.11.0", "vllm serve", "0.11.0"),
+        ("vllm/vllm-openai:latest", "image", None),  # unknown version: either entry point
+        ("vllm/vllm-openai", "image", None),
+        ("vllm/vllm-openai@sha256:abc", "image", None),
+        ("rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521", "image", "0.8.5"),
+        ("lmcache/vllm-openai:v0.3.1", "image", None),  # an LMCache version, not vLLM's
+    ],
+)
+def test_docker_image_default_entrypoint_and_version(image: str, program: str, version: str | None) -> None:
+    inv = one(f"docker run --gpus all {image} --model m --max-model-len 4096")
+    assert inv.program == program
+    assert argv(inv) == ["--model", "m", "--max-model-len", "4096"]
+    assert (inv.facts["vllm_version"].value if "vllm_version" in inv.facts else None) == version
+
+
+def test_docker_run_with_an_explicit_command() -> None:
+    inv = one("podman run --device nvidia.com/gpu=all nvidia/cuda:12.4 python3 -m vllm.entrypoints.cli.main serve m")
+    assert (inv.program, argv(inv)) == ("vllm serve", ["m"])
+    assert inv.facts["image"].value == "nvidia/cuda:12.4"
+
+
+def test_docker_run_repeating_the_images_serve_is_noted() -> None:
+    inv = one("docker run vllm/vllm-openai:v0.11.0 serve m")
+    assert inv.facts["duplicate_serve"].value is True
+    inv = one("docker run vllm/vllm-openai:v0.11.0 vllm serve m")
+    assert inv.facts["duplicate_serve"].value is True
+
+
+def test_docker_run_entrypoint_option() -> None:
+    inv = one("docker run --entrypoint vllm vllm/vllm-openai:v0.9.0 serve m")
+    assert (inv.program, argv(inv)) == ("vllm serve", ["m"])
+    inv = one("docker run --entrypoint=python3 img:1 -m vllm.entrypoints.openai.api_server --model m")
+    assert (inv.program, argv(inv)) == ("api_server", ["--model", "m"])
+    assert launches("docker run --entrypoint /bin/true vllm/vllm-openai:v0.9.0 --model m") == []
+
+
+def test_docker_run_entrypoint_shell_script() -> None:
+    text = "docker run --gpus all --entrypoint bash vllm/vllm-openai:v0.9.0 -c 'vllm serve m --tp 2'"
+    inv = one(text)
+    assert (inv.program, argv(inv)) == ("vllm serve", ["m", "--tp", "2"])
+    assert [sp(t.span) for t in inv.args] == ["1:80-1:81", "1:82-1:86", "1:87-1:88"]
+    assert {k: (f.value, sp(f.span)) for k, f in inv.facts.items()} == {
+        "gpus": ("all", "1:19-1:22"),
+        "image": ("vllm/vllm-openai:v0.9.0", "1:41-1:64"),
+        "vllm_version": ("0.9.0", "1:41-1:64"),
+    }
+
+
+def test_docker_run_shell_command_on_an_image_without_entrypoint() -> None:
+    inv = one("docker run nvidia/cuda:12 bash -lc 'pip install vllm && vllm serve m'")
+    assert argv(inv) == ["m"] and inv.facts["image"].value == "nvidia/cuda:12"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "docker run -d --name db postgres:16",
+        "docker run ubuntu:22.04 --model m",
+        "docker build -t vllm .",
+        "docker pull vllm/vllm-openai:v0.11.0",
+        "docker run",
+        "docker run $IMAGE --model m",
+    ],
+)
+def test_docker_not_launches(line: str) -> None:
+    assert launches(line) == []
+
+
+def test_nested_quotes_in_docker_gpus() -> None:
+    """corpus: zeuscsc start_vllm.sh — ``--gpus='"device=0"'``"""
+    inv = one("docker run --gpus='\"device=0\"' vllm/vllm-openai:v0.7.2 --model /m --max_model_len 8192")
+    assert inv.facts["gpus"].value == '"device=0"'
+    assert inv.program == "api_server"
+
+
+# -- PowerShell ---------------------------------------------------------------------------------------------------
+def test_powershell_backtick_continuations() -> None:
+    text = (
+        "docker run --gpus all `\n"
+        "  -v ${PWD}/models:/models `\n"
+        '  -e "HF_TOKEN=$env:HF_TOKEN" `\n'
+        "  vllm/vllm-openai:v0.8.5 `\n"
+        '  --model "m x" --max-model-len 4096 # comment\n'
+        '$x = "a"\n'
+    )
+    inv = one(text, name="run.ps1")
+    assert inv.program == "api_server"
+    assert [(t.text, sp(t.span)) for t in inv.args] == [
+        ("--model", "5:3-5:10"),
+        ("m x", "5:11-5:16"),
+        ("--max-model-len", "5:17-5:32"),
+        ("4096", "5:33-5:37"),
+    ]
+    assert inv.env["HF_TOKEN"].unresolved
+
+
+def test_powershell_sniffed_by_extension(tmp_path: Path) -> None:
+    (inv,) = launches("vllm serve m --tp 2 `\n  --port 1\n", tmp_path=tmp_path, name="run.ps1")
+    assert argv(inv) == ["m", "--tp", "2", "--port", "1"]
+
+
+# -- --config files ----------------------------------------------------------------------------------------------
+def test_config_file_next_to_the_script(tmp_path: Path) -> None:
+    inv = one(
+        "vllm serve m --config cfg/serve.yaml --port 1\n",
+        tmp_path=tmp_path,
+        files={"cfg/serve.yaml": "max-model-len: 4096\nenforce-eager: true\n"},
+    )
+    assert inv.config is not None
+    assert [(e.key, e.value) for e in inv.config.entries] == [("max-model-len", 4096), ("enforce-eager", True)]
+    assert inv.config.path == "cfg/serve.yaml"
+    assert sp(inv.config.entries[0].value_span) == "1:16-1:20"
+    assert Path(str(inv.facts["config_path"].value)) == tmp_path / "cfg" / "serve.yaml"
+
+
+def test_config_equals_form_is_loaded(tmp_path: Path) -> None:
+    inv = one("vllm serve m --config=c.yaml\n", tmp_path=tmp_path, files={"c.yaml": "port: 1\n"})
+    assert inv.config is not None and [e.key for e in inv.config.entries] == ["port"]
+
+
+def test_linked_config_is_reported(tmp_path: Path) -> None:
+    result = extract("vllm serve m --config c.yaml\n", tmp_path=tmp_path, files={"c.yaml": "port: 1\n"})
+    assert result.linked == [tmp_path / "c.yaml"]
+
+
+@pytest.mark.parametrize(
+    ("files", "fragment"),
+    [({}, "not found or unreadable"), ({"c.yaml": "a: [1\n"}, "is not valid"), ({"c.yaml": "- a\n"}, "is not valid")],
+)
+def test_config_file_problems_are_vl010(tmp_path: Path, files: dict[str, str], fragment: str) -> None:
+    inv = one("vllm serve m --config c.yaml\n", tmp_path=tmp_path, files=files)
+    (p,) = inv.problems
+    assert p.code == "VL010" and fragment in p.message
+    assert sp(p.span) == "1:23-1:29"
+    assert inv.opaque_args and inv.config is None
+
+
+def test_unresolved_config_path_is_vl010() -> None:
+    inv = one("vllm serve m --config $CFG\n")
+    (p,) = inv.problems
+    assert p.code == "VL010" and "$CFG" in p.message
+
+
+def test_config_written_by_a_heredoc() -> None:
+    """corpus: InferenceX gptoss_fp4_h100.sh"""
+    text = (
+        "MAX_MODEL_LEN=10240\n"
+        "cat > config.yaml << EOF\n"
+        "no-enable-prefix-caching: true\n"
+        "max-model-len: $MAX_MODEL_LEN\n"
+        "max-num-seqs: $CONC\n"
+        "EOF\n"
+        "vllm serve $MODEL --config config.yaml --gpu-memory-utilization=0.9\n"
+    )
+    inv = one(text)
+    assert inv.config is not None
+    got = [(e.key, e.value, e.unresolved, sp(e.key_span), sp(e.value_span)) for e in inv.config.entries]
+    assert got == [
+        ("no-enable-prefix-caching", True, False, "3:1-3:25", "3:27-3:31"),
+        ("max-model-len", 10240, False, "4:1-4:14", "4:16-4:30"),
+        ("max-num-seqs", "$CONC", True, "5:1-5:13", "5:15-5:20"),
+    ]
+    assert inv.config.path == "start.sh"  # the settings live in the script
+
+
+def test_config_written_by_a_dash_heredoc_inside_a_block() -> None:
+    text = "if true; then\n\tcat > c.yaml <<-EOF\n\t\tmax-model-len: 4096\n\tEOF\nfi\nvllm serve m --config c.yaml\n"
+    inv = one(text)
+    assert inv.config is not None
+    (e,) = inv.config.entries
+    assert (e.key, e.value, sp(e.key_span)) == ("max-model-len", 4096, "3:3-3:16")
+
+
+# -- sniffing ------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("start.sh", "echo\n", True),
+        ("run.bash", "", True),
+        ("run.ps1", "", True),
+        ("start", "#!/bin/bash\nvllm serve m\n", True),
+        ("start", "#!/usr/bin/env bash\n", True),
+        ("start", "\ufeff#!/bin/sh\n", True),
+        ("start", "\n#!/bin/bash\n", True),  # corpus: Xiangxiangzhu — a blank line before the shebang
+        ("start", "#!/usr/bin/env python\n", False),
+        ("serve.yaml", "vllm serve m\n", False),
+        ("README.md", "vllm serve m\n", False),
+    ],
+)
+def test_sniff(name: str, text: str, expected: bool) -> None:
+    assert shell.sniff(SourceText(name, Path(name), text)) is expected

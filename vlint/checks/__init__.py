@@ -42,7 +42,7 @@ CheckFn = Callable[[CheckContext], Iterable[Hit]]
 
 _REGISTRY: dict[str, CheckFn] = {}
 #: modules holding checks, imported on first lookup
-_MODULES = ("prefill", "memory_settings", "memory_model", "security", "hygiene", "environment")
+_MODULES = ("prefill", "memory_settings", "memory_model", "security", "hygiene", "environment", "deployment_k8s")
 
 
 def check(name: str) -> Callable[[CheckFn], CheckFn]:

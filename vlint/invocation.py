@@ -94,6 +94,16 @@ class Invocation:
     #: environment variables visible to the process (name → value token)
     env: dict[str, Token] = field(default_factory=dict)
     #: surroundings: ``gpu_count``, ``gpu_type``, ``image``, ``vllm_version``, ``shm_size``…
+    #: Kubernetes/Helm sources add: ``gpu_resource`` (``nvidia.com/gpu``), ``gpu_count_text`` (a GPU
+    #: count vlint cannot read, ``${N}``), ``tpu_count``, ``accelerator_count`` (Gaudi…), ``gpu_label``
+    #: (a node label value naming an accelerator the GPU catalog does not know), ``replicas`` (int or
+    #: the raw text), ``group_size`` and ``cluster_gpu_count`` (pods and GPUs of a multi-node group:
+    #: LeaderWorkerSet, KubeRay, production-stack Ray), ``shm_mounted`` (bool: a volume at /dev/shm),
+    #: ``shm_medium``, ``shm_size`` (``sizeLimit`` text or ``unlimited``), ``ipc`` (``host``),
+    #: ``privileged``, ``secret_env`` / ``env_from`` (names of env vars from Secrets, ``envFrom``
+    #: refs), ``k8s_unexpanded_env`` (env values with ``${VAR}`` Kubernetes leaves literal),
+    #: ``resource_profile`` (KubeAI), ``enabled`` (a catalog entry's switch), ``duplicate_serve`` and
+    #: ``suppress`` (codes from the ``vlint.dev/disable`` annotation, comma-separated).
     facts: dict[str, Fact] = field(default_factory=dict)
     usage_context: str = SERVER
     #: problems the source noticed, reported as findings of the rule they name

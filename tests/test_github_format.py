@@ -94,3 +94,24 @@ def test_output_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert code == 1 and out == ""
     written = (tmp_path / "out" / "annotations.txt").read_text(encoding="utf-8")
     assert written.startswith("::")
+
+
+def test_gitlab_codequality(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    (tmp_path / "bad.sh").write_bytes(b"\x00binary")
+    code, out = run(["--format", "gitlab", "start.sh", "bad.sh"], tmp_path, monkeypatch, {})
+    assert code == 2
+    issues = json.loads(out)
+    by_check = {i["check_name"]: i for i in issues}
+    assert by_check["VL201"]["severity"] == "minor" and by_check["VL201"]["location"] == {
+        "path": "start.sh",
+        "lines": {"begin": 1},
+    }
+    assert by_check["VL502"]["severity"] == "major" and by_check["VL502"]["categories"] == ["Security"]
+    assert by_check["file-error"]["location"]["path"] == "bad.sh"
+    assert len({i["fingerprint"] for i in issues}) == len(issues)
+    assert "sk-abcdefghijklmnopqrstuvwxyz" not in out
+    _, sarif_out = run(["--format", "sarif", "start.sh"], tmp_path, monkeypatch, {})
+    sarif_prints = {r["partialFingerprints"]["vlint/v1"] for r in json.loads(sarif_out)["runs"][0]["results"]}
+    assert sarif_prints == {i["fingerprint"] for i in issues if i["check_name"] != "file-error"}

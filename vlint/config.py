@@ -196,7 +196,10 @@ def _from_table(t: dict[str, Any], path: Path) -> Config:
         return Path(os.path.normpath(base / Path(p).expanduser()))
 
     rules = t.get("rules-dir")
-    rules_dirs = (rules,) if isinstance(rules, str) else tuple(rules or ())
+    rules_dirs = tuple(rel(d) for d in ((rules,) if isinstance(rules, str) else tuple(rules or ())))
+    for d in rules_dirs:
+        if not d.is_dir():
+            raise ConfigError(path, f"rules-dir: {d} is not a directory")
     return Config(
         path=path,
         select=tuple(t["select"]) if "select" in t else None,
@@ -208,7 +211,7 @@ def _from_table(t: dict[str, Any], path: Path) -> Config:
         gpu=t.get("gpu"),
         gpu_memory_gib=float(t["gpu-memory-gib"]) if "gpu-memory-gib" in t else None,
         model_paths={k: str(rel(v)) for k, v in t.get("model-paths", {}).items()},
-        rules_dirs=tuple(rel(d) for d in rules_dirs),
+        rules_dirs=rules_dirs,
         exclude=tuple(t.get("exclude", ())),
         per_file_ignores={k: tuple(v) for k, v in t.get("per-file-ignores", {}).items()},
         max_file_size=t.get("max-file-size"),

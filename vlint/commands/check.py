@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from vlint.rules import Catalog
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "sarif", "github", "gitlab")
 
 
 def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -87,6 +87,13 @@ def build_catalog(rules_dirs: tuple[Path, ...]) -> Catalog:
         return load_catalog(extra_dirs=rules_dirs)
     except RuleError as e:
         fail(str(e))
+    except Exception as e:  # an invalid when: schema raises jsonschema's SchemaError from vlint.rules
+        from jsonschema.exceptions import SchemaError
+
+        if not isinstance(e, SchemaError):
+            raise
+        where = "/".join(str(p) for p in e.absolute_path) or "(top level)"
+        fail(f"a rule in {', '.join(map(str, rules_dirs))} has an invalid when: schema at {where}: {e.message}")
     raise AssertionError  # pragma: no cover
 
 
@@ -349,6 +356,10 @@ def render(
         from vlint.report import sarif
 
         return sarif.render(report, catalog, prints)
+    if fmt == "gitlab":
+        from vlint.report import gitlab
+
+        return gitlab.render(report, prints)
     from vlint.report.text import summary
 
     if fmt == "github":

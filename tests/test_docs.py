@@ -1,0 +1,123 @@
+"""docs/: the generated rule pages are current, `vlint rule CODE` prints the same page, and the guide
+documents every option, config key and JSON field."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from vlint.cli import main
+from vlint.commands.check import check_cmd
+
+ROOT = Path(__file__).resolve().parent.parent
+GUIDE = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+
+
+def gen_docs() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "tools" / "gen_docs.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["gen_docs"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_generated_rule_pages_are_current() -> None:
+    stale = gen_docs().stale()
+    assert not stale, f"docs/rules/ is out of date ({', '.join(stale)}): run python tools/gen_docs.py"
+
+
+def test_stale_detection(tmp_path: Path) -> None:
+    mod = gen_docs()
+    pages = {"VL101.md": "# new\n", "index.md": "idx\n"}
+    (tmp_path / "VL101.md").write_text("# old\n")
+    (tmp_path / "VL999.md").write_text("# removed rule\n")
+    (tmp_path / "notes.md").write_text("not generated\n")
+    assert mod.stale(tmp_path, pages) == ["VL101.md", "VL999.md", "index.md"]
+
+
+def test_index_lists_every_rule() -> None:
+    pages = gen_docs().generate()
+    index = pages["index.md"]
+    for name in pages:
+        if name != "index.md":
+            assert f"]({name})" in index
+
+
+@pytest.mark.parametrize("code", ["VL101", "VL901"])
+def test_vlint_rule_prints_the_page(code: str) -> None:
+    res = CliRunner().invoke(main, ["rule", code])
+    assert res.exit_code == 0
+    assert res.stdout == (ROOT / "docs" / "rules" / f"{code}.md").read_text(encoding="utf-8")
+
+
+def test_guide_sections() -> None:
+    for heading in (
+        "## Install",
+        "## First run",
+        "## Adopt it in 5 minutes",
+        "## Configuration",
+        "## Suppressions",
+        "## Baseline",
+        "## Custom policy rules",
+        "## Output formats",
+        "### GitHub Actions",
+        "### GitLab CI",
+        "### pre-commit",
+        "## The memory model",
+        "## Exit codes",
+    ):
+        assert f"\n{heading}\n" in GUIDE, heading
+
+
+def test_guide_documents_every_check_option() -> None:
+    for param in check_cmd.params:
+        for opt in getattr(param, "opts", []):
+            if opt.startswith("--"):
+                assert f"`{opt}" in GUIDE or f"{opt}`" in GUIDE or f" {opt}" in GUIDE, opt
+
+
+def test_guide_documents_every_config_key() -> None:
+    schema = json.loads((ROOT / "schemas" / "config.schema.json").read_text(encoding="utf-8"))
+    for key in schema["properties"]:
+        assert f"| `{key}` |" in GUIDE, key
+
+
+def _keys(node: Any, prefix: str = "") -> set[str]:
+    out: set[str] = set()
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if prefix.endswith("data"):
+                continue  # rule-specific numbers
+            out.add(k)
+            out |= _keys(v, f"{prefix}.{k}")
+    elif isinstance(node, list):
+        for v in node:
+            out |= _keys(v, prefix)
+    return out
+
+
+def test_guide_documents_every_json_field(tmp_path: Path) -> None:
+    (tmp_path / "start.sh").write_text(
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --no-enable-chunked-prefill\n"
+    )
+    (tmp_path / "bad.sh").write_bytes(b"\x00")
+    res = CliRunner().invoke(main, ["--isolated", "--format", "json", str(tmp_path), str(ROOT / "examples")])
+    doc = json.loads(res.stdout)
+    section = GUIDE.split("### json", 1)[1].split("### sarif", 1)[0]
+    missing = sorted(k for k in _keys(doc) if f"`{k}`" not in section and f".{k}`" not in section)
+    assert not missing, f"fields of the JSON report not in docs/guide.md: {missing}"
+
+
+def test_readme_points_to_ci_docs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "## Use in CI" in readme
+    assert re.search(r"\(docs/guide\.md#ci-recipes\)", readme)

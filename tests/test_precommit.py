@@ -1,0 +1,121 @@
+""".pre-commit-hooks.yaml: its file selection matches what `vlint .` reads, and a real `pre-commit run
+--all-files` in a scratch git repository fails on a bad launch and passes on a good one.
+
+The hook definition is taken from .pre-commit-hooks.yaml as a `repo: local` hook with `language:
+system` and this interpreter's vlint as entry, so the test needs no network (pre-commit would
+otherwise build a virtualenv and pip-install this checkout)."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from vlint.discover import DEFAULT_INCLUDE
+
+ROOT = Path(__file__).resolve().parent.parent
+HOOKS = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+
+
+def test_hook_definition() -> None:
+    (hook,) = HOOKS
+    assert hook["id"] == "vlint" and hook["entry"] == "vlint" and hook["language"] == "python"
+    assert hook["require_serial"] is False
+    assert hook["types"] == ["text"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "start.sh",
+        "k8s/deploy.yaml",
+        "compose.yml",
+        "Dockerfile",
+        "docker/Dockerfile.cuda",
+        "vllm.Dockerfile",
+        "Containerfile",
+        ".env",
+        "deploy/.env.prod",
+        "prod.env",
+        "serve.py",
+        "run.bash",
+        "README.md",
+        "LICENSE",
+        "setup.cfg",
+        "values.yaml.bak",
+        "notes.txt",
+    ],
+)
+def test_hook_files_match_what_vlint_walks(name: str) -> None:
+    by_hook = re.search(HOOKS[0]["files"], name) is not None
+    by_walk = any(fnmatch.fnmatchcase(name.rsplit("/", 1)[-1], pat) for pat in DEFAULT_INCLUDE)
+    assert by_hook == by_walk, f"{name}: hook {by_hook}, vlint walk {by_walk}"
+
+
+def _pre_commit() -> list[str]:
+    try:
+        import pre_commit  # noqa: F401
+    except ImportError:
+        pytest.skip("pre-commit is not installed (it is in the test extra: pip install -e '.[test]')")
+    return [sys.executable, "-m", "pre_commit"]
+
+
+def test_real_pre_commit_run(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed; pre-commit needs a git repository")
+    cmd = _pre_commit()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "cache"),
+        "PYTHONPATH": str(ROOT),
+        "GIT_CONFIG_GLOBAL": str(tmp_path / "gitconfig"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "NO_COLOR": "1",
+    }
+    env.pop("GITHUB_ACTIONS", None)
+    hook = dict(HOOKS[0], language="system", entry=f"{sys.executable} -m vlint.cli")
+    config = {"repos": [{"repo": "local", "hooks": [hook]}]}
+    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    (repo / "deploy").mkdir()
+    (repo / "deploy" / "start.sh").write_text(
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --gpu-memory-utilization 0.97\n"
+    )
+    (repo / "deploy" / "serve.yaml").write_text("model: Qwen/Qwen2.5-7B-Instruct\nmax-model-len: 8192\n")
+    (repo / "README.md").write_text("vllm serve x --bogus-flag\n")
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+    def pre_commit_run() -> subprocess.CompletedProcess[str]:
+        git("add", "-A")
+        return subprocess.run(
+            [*cmd, "run", "--all-files", "--color", "never"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    git("init", "-q")
+    res = pre_commit_run()
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "vlint" in res.stdout and "Failed" in res.stdout
+    assert "deploy/start.sh:1:58: VL201" in res.stdout
+    assert "README.md" not in res.stdout, "the hook only sees config files"
+
+    (repo / "deploy" / "start.sh").write_text(
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --gpu-memory-utilization 0.9\n"
+    )
+    res = pre_commit_run()
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert re.search(r"vlint\.+Passed", res.stdout), res.stdout

@@ -8,6 +8,7 @@ an :class:`~vlint.invocation.Invocation` of program ``config``.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from vlint.invocation import ConfigFile, Entry, Invocation
@@ -44,6 +45,26 @@ _FOREIGN_KEYS = {
 }
 #: keys that mark a file as something else entirely
 _OTHER_FORMAT_KEYS = {"apiVersion", "kind", "services", "servingEngineSpec", "spec", "metadata", "jobs", "on"}
+#: vLLM option names that any application's config uses too (``host: … port: …``, a training
+#: config's ``model``/``seed``/``dtype``): they do not make a file a vLLM config on their own
+_GENERIC_KEYS = {
+    "host",
+    "port",
+    "model",
+    "seed",
+    "dtype",
+    "tokenizer",
+    "revision",
+    "config",
+    "help",
+    "api-key",
+    "download-dir",
+    "quantization",
+}
+
+
+#: ``: *name`` after a key: where an alias is written
+_ALIAS = re.compile(r"\s*:[ \t]*(\*[^\s,\]}]+)")
 
 
 def _norm(key: str) -> str:
@@ -64,7 +85,12 @@ def load_config(
     if not docs:
         return ConfigFile(path, [], Span(path, 1, 1))
     if len(docs) > 1:
-        raise SourceError("a vLLM config file holds one YAML document, this one holds several")
+        second = docs[1].start_mark
+        raise SourceError(
+            "a vLLM config file holds one YAML document, this one holds several",
+            second.line + 1,
+            second.column + 1,
+        )
     root = docs[0]
     if not isinstance(root, MappingNode):
         raise SourceError(
@@ -73,11 +99,32 @@ def load_config(
             root.start_mark.column + 1,
         )
     ranges = unresolved or []
+    where = posmap or PositionMap.for_text(path, text)
 
-    def span_of(node: Node) -> Span:
-        if posmap is None:
+    def span_of(node: Node, start: int | None = None) -> Span:
+        """From the node's start (or ``start``) to the end of its last character: a block
+        collection's end mark lies on the next line, so its last descendant's end is used."""
+        last = node
+        while isinstance(last, SequenceNode | MappingNode) and not last.flow_style and last.value:
+            last = last.value[-1] if isinstance(last, SequenceNode) else last.value[-1][1]
+        a = node.start_mark.index if start is None else start
+        b = last.end_mark.index
+        if isinstance(last, ScalarNode) and last.style in ("|", ">"):
+            while b > a and text[b - 1] in " \t\r\n":
+                b -= 1  # a block scalar's end mark is on the line after it
+        if posmap is None and start is None and last is node and b == node.end_mark.index:
             return node_span(node, path)
-        return posmap.span(node.start_mark.index, node.end_mark.index)
+        return where.span(a, max(b, a))
+
+    def value_span(k: Node, v: Node) -> Span:
+        """The value's span; an alias (``key: *anchor``) is spanned where it is written, not at
+        the anchored node (which lies elsewhere in the file)."""
+        if v.start_mark.index >= k.end_mark.index:
+            return span_of(v)
+        m = _ALIAS.match(text, k.end_mark.index)
+        if m is None:
+            return span_of(v)
+        return where.span(m.start(1), m.end(1))
 
     def is_unresolved(node: Node) -> bool:
         a, b = node.start_mark.index, node.end_mark.index
@@ -96,7 +143,7 @@ def load_config(
                 key=str(k.value),
                 value=value,
                 key_span=span_of(k),
-                value_span=span_of(v),
+                value_span=value_span(k, v),
                 unresolved=is_unresolved(v),
                 item_spans=item_spans,
             )
@@ -117,17 +164,17 @@ def looks_like_vllm_config(src: SourceText, known_option: object) -> bool:
         return False
     if len(docs) != 1 or not isinstance(docs[0], MappingNode):
         return False
-    keys = [k.value for k, _ in docs[0].value if isinstance(k, ScalarNode)]
+    keys = [k.value for k, _ in merged_items(docs[0]) if isinstance(k, ScalarNode)]
     if not keys or any(k in _OTHER_FORMAT_KEYS for k in keys):
         return False
     normalized = [_norm(str(k)) for k in keys]
     if any(k in _FOREIGN_KEYS for k in normalized):
         return False
     # nested mappings are allowed only as values of options (compilation-config…)
-    known = sum(1 for k in normalized if known_option(k))  # type: ignore[operator]
-    if known == 0:
-        return False
-    return (known >= 2 and known / len(normalized) >= 0.6) or (len(normalized) == 1 and known == 1)
+    known = [k for k in normalized if known_option(k)]  # type: ignore[operator]
+    if not any(k not in _GENERIC_KEYS for k in known):
+        return False  # host/port/model alone: any application's config
+    return (len(known) >= 2 and len(known) / len(normalized) >= 0.6) or (len(normalized) == 1 and len(known) == 1)
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:

@@ -180,3 +180,36 @@ def test_annotation_fact_suppresses_its_workload(tmp_path: Path) -> None:
     assert "VL901" in shown and not hidden
     shown, hidden = _linted_with_fact(tmp_path, "--")
     assert "VL901" in shown
+
+
+K8S = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llm
+  annotations:
+    vlint.dev/disable: "VL101, VL104 -- batch-only service"
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.19.1
+          args:
+            - --max-model-len=8192
+            - --no-enable-chunked-prefill
+            - --gpu-memory-utilization=0.97  # vlint: disable=VL201 -- dedicated node
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+"""
+
+
+def test_kubernetes_annotation_and_comment(tmp_path: Path) -> None:
+    """End to end through the Kubernetes source: the annotation covers the workload, a YAML comment
+    covers its list item, the unused code in the annotation is VL901 at the annotation."""
+    _, out = lint(tmp_path, {"deploy.yaml": K8S}, "--select", "VL101,VL104,VL201,VL901")
+    assert "VL101" not in out and "VL201" not in out
+    assert "deploy.yaml:6:24: VL901 [warning] unused suppression: VL104 reports nothing in this workload" in out
+    assert "2 findings suppressed" in out
+    _, out = lint(tmp_path, {}, "--select", "VL101,VL104,VL201,VL901", "--no-suppress")
+    assert "VL101" in out and "VL201" in out and "VL901" not in out

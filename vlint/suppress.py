@@ -223,7 +223,7 @@ def parse_annotation(value: str, span: Span | None, path: str, resolve: Callable
     refs = [Ref(r, where, resolve(r)) for r in _REF.findall(codes)]
     if not refs:
         return Directive("malformed", where.path, where.line, where, reason=str(value))
-    return Directive("annotation", where.path, where.line, where, refs, reason.strip())
+    return Directive("annotation", where.path, where.line, where, refs, reason.strip(" ,"))
 
 
 # -- applying them --------------------------------------------------------------------------------

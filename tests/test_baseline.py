@@ -19,7 +19,7 @@ vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 \\
 
 def vlint(cwd: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str, str]:
     monkeypatch.chdir(cwd)
-    res = CliRunner().invoke(main, ["--isolated", "-q", "--no-color", *args])
+    res = CliRunner(env={"GITHUB_ACTIONS": None}).invoke(main, ["--isolated", "-q", "--no-color", *args])
     return res.exit_code, res.stdout, res.stderr
 
 
@@ -77,7 +77,7 @@ def test_baseline_from_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     (tmp_path / "pyproject.toml").write_text('[tool.vlint]\nbaseline = ".vlint-baseline.json"\n')
     monkeypatch.chdir(tmp_path)
     CliRunner().invoke(main, ["--write-baseline", ".vlint-baseline.json", "deploy"])
-    res = CliRunner().invoke(main, ["deploy"])
+    res = CliRunner(env={"GITHUB_ACTIONS": None}).invoke(main, ["deploy"])
     assert res.exit_code == 0, res.stdout
 
 

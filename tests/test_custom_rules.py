@@ -37,7 +37,7 @@ cases:
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
-    res = CliRunner().invoke(main, list(args))
+    res = CliRunner(env={"GITHUB_ACTIONS": None}).invoke(main, list(args))
     return res.exit_code, res.stdout, res.stderr
 
 

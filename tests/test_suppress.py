@@ -88,7 +88,7 @@ def lint(tmp_path: Path, files: dict[str, str], *args: str) -> tuple[int, str]:
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
-    res = CliRunner().invoke(main, ["--isolated", "-q", "--no-color", *args, str(tmp_path)])
+    res = CliRunner(env={"GITHUB_ACTIONS": None}).invoke(main, ["--isolated", "-q", "--no-color", *args, str(tmp_path)])
     return res.exit_code, res.stdout
 
 

@@ -715,3 +715,47 @@ def test_expand_refs_the_kubernetes_way() -> None:
     assert out.text == "x-$(B)-$(A)-$(C"
     assert unresolved
     assert out.offsets[0] == 0 and out.offsets[2] == 5  # the value sits on its reference
+
+
+def test_production_stack_operator_vllm_runtime(tmp_path: Path) -> None:
+    inv = one(
+        tmp_path,
+        """\
+        apiVersion: production-stack.vllm.ai/v1alpha1
+        kind: VLLMRuntime
+        metadata: {name: sample}
+        spec:
+          model:
+            modelURL: "meta-llama/Llama-3.1-8B-Instruct"
+            maxModelLen: 4096
+          vllmConfig:
+            enableChunkedPrefill: false
+            tensorParallelSize: 2
+            gpuMemoryUtilization: "0.8"
+            v1: true
+            port: 8000
+          deploymentConfig:
+            resources: {gpu: "2"}
+            image: {registry: docker.io, name: "lmcache/vllm-openai:2025-05-27-v1"}
+        """,
+    )
+    assert inv.label == "VLLMRuntime/sample (production-stack operator)"
+    # the operator renders both switches whatever is written, and never mounts /dev/shm
+    assert argv(inv) == [
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        "8000",
+        "--no-enable-chunked-prefill",
+        "--no-enable-prefix-caching",
+        "--max-model-len",
+        "4096",
+        "--tensor-parallel-size",
+        "2",
+        "--gpu_memory_utilization",
+        "0.8",
+    ]
+    assert inv.env["VLLM_USE_V1"].text == "1"
+    assert inv.facts["gpu_count"].value == 2 and inv.facts["shm_mounted"].value is False
+    assert inv.facts["image"].value == "docker.io/lmcache/vllm-openai:2025-05-27-v1"

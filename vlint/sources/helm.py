@@ -427,6 +427,95 @@ def _selector_terms(facts: Facts, terms: Node | None, lines: LineIndex) -> None:
                 gpu_label_fact(facts, key, [(t, s) for t, s in vals if t], "nodeSelectorTerms")
 
 
+def vllm_runtime_launch(spec: Node, ctx: LaunchContext) -> Invocation | None:
+    """The production-stack operator's ``VLLMRuntime``: ``/opt/venv/bin/vllm serve`` with the
+    arguments ``deploymentForVLLMRuntime`` builds (vllm-project/production-stack
+    operator/internal/controller/vllmruntime_controller.go). Unlike the chart it always renders both
+    ``--(no-)enable-chunked-prefill`` and ``--(no-)enable-prefix-caching``, sets ``VLLM_USE_V1`` from
+    ``v1`` and mounts no /dev/shm volume."""
+    lines = ctx.lines
+    model, cfg = get(spec, "model"), get(spec, "vllmConfig")
+    url = get(model, "modelURL")
+    if not isinstance(url, ScalarNode):
+        return None
+    argv = _Argv(lines)
+    argv.value(url, go=False)
+    port = get(cfg, "port")
+    at = lines.node_span(port if port is not None else url)
+    for text in ("--host", "0.0.0.0", "--port", scalar(port) or "8000"):
+        argv.literal(text, at)
+    for node, key, flag in ((model, "enableLoRA", "--enable-lora"), (model, "enableTool", "--enable-auto-tool-choice")):
+        kv = _key(node, key)
+        if kv and truthy(kv[1]):
+            argv.flag(flag, kv[0])
+    _value_flags(argv, [(model, "toolCallParser", "--tool-call-parser")])
+    for switch, on, off in (
+        ("enableChunkedPrefill", "--enable-chunked-prefill", "--no-enable-chunked-prefill"),
+        ("enablePrefixCaching", "--enable-prefix-caching", "--no-enable-prefix-caching"),
+    ):
+        sw = _key(cfg, switch)
+        argv.literal(on if sw and truthy(sw[1]) else off, lines.node_span(sw[0] if sw else (cfg or url)))
+    _value_flags(
+        argv,
+        [
+            (model, "maxModelLen", "--max-model-len"),
+            (model, "dtype", "--dtype"),
+            (cfg, "tensorParallelSize", "--tensor-parallel-size"),
+            (model, "maxNumSeqs", "--max-num-seqs"),
+            (cfg, "gpuMemoryUtilization", "--gpu_memory_utilization"),
+            (cfg, "maxLoras", "--max_loras"),
+        ],
+    )
+    for item in items(get(cfg, "extraArgs")):
+        argv.value(item, go=False)
+    kv = _key(model, "chatTemplate")
+    if kv and truthy(kv[1]):
+        argv.flag("--chat-template", kv[0])
+        argv.literal("/etc/chat-template.json", lines.node_span(kv[1]))
+    v1 = truthy(get(cfg, "v1"))
+    lm = get(spec, "lmCacheConfig")
+    if truthy(get(lm, "enabled")):
+        connector = "LMCacheConnectorV1" if v1 else "LMCacheConnector"
+        argv.flag("--kv-transfer-config", get(lm, "enabled") or lm or url)
+        argv.literal(f'{{"kv_connector":"{connector}","kv_role":"kv_both"}}', lines.node_span(lm or url))
+    v1_at = lines.node_span(get(cfg, "v1") or cfg or url)
+    ctx.env.setdefault("VLLM_USE_V1", EnvVar("VLLM_USE_V1", "1" if v1 else "0", Token("1" if v1 else "0", v1_at)))
+    lora = get(model, "enableLoRA")
+    if truthy(lora) and lora is not None:
+        name = "VLLM_ALLOW_RUNTIME_LORA_UPDATING"
+        ctx.env.setdefault(name, EnvVar(name, "True", Token("True", lines.node_span(lora))))
+    read_env(get(cfg, "env"), lines, ctx.env)
+    if truthy(get(model, "hfTokenSecret", "hfTokenSecretName")):
+        hf = get(model, "hfTokenSecret")
+        ctx.env["HF_TOKEN"] = EnvVar("HF_TOKEN", None, Token("$(HF_TOKEN)", lines.node_span(hf or url), True), "secret")
+    dc = get(spec, "deploymentConfig")
+    registry, name = scalar(get(dc, "image", "registry")), get(dc, "image", "name")
+    if scalar(name) and name is not None:
+        image_facts(ctx.facts, f"{registry}/{scalar(name)}" if registry else str(scalar(name)), lines.node_span(name))
+    gpus = get(dc, "resources", "gpu")
+    count = int_value(gpus)
+    if count and gpus is not None:
+        kind = scalar(get(dc, "resources", "gpuType")) or "nvidia.com/gpu"
+        ctx.facts.set("gpu_count", count, lines.node_span(gpus), f"deploymentConfig.resources.gpu: {count} ({kind})")
+    replicas = get(dc, "replicas")
+    if replicas is not None:
+        ctx.facts.set("replicas", int_value(replicas), lines.node_span(replicas), "deploymentConfig.replicas")
+    _selector_terms(ctx.facts, get(dc, "nodeSelectorTerms"), lines)
+    ctx.facts.set("shm_mounted", False, None, "the operator mounts no /dev/shm volume")
+    inv = Invocation(source=ctx.source, program="vllm serve", span=argv.words[0].span, args=argv.words)
+    finish(inv, ctx)
+    return inv
+
+
+def _value_flags(argv: _Argv, keys: list[tuple[Node | None, str, str]]) -> None:
+    """``--flag value`` for each key that is set to something (Go's non-zero checks)."""
+    for node, key, flag in keys:
+        kv = _key(node, key)
+        if kv and truthy(kv[1]):
+            argv.flag(flag, kv[0])
+            argv.value(kv[1], go=False)
+
+
 # -- KubeAI models chart -----------------------------------------------------------------------
 def _kubeai_catalog(f: _File, root: Node) -> None:
     all_enabled = truthy(get(root, "all", "enabled"))

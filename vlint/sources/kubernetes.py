@@ -138,6 +138,13 @@ def _extract_object(f: _File, obj: MappingNode) -> None:
         if inv is not None:
             f.result.invocations.append(inv)
         return
+    if kind == "VLLMRuntime" and api.startswith("production-stack.vllm.ai"):
+        from vlint.sources.helm import vllm_runtime_launch
+
+        inv = vllm_runtime_launch(spec, _context(f, f"{where} (production-stack operator)", {}, base))
+        if inv is not None:
+            f.result.invocations.append(inv)
+        return
     if kind == "InferenceService":
         _inference_service(f, obj, spec, base)
     if kind == "LLMInferenceService":
@@ -270,12 +277,13 @@ def _container(f: _File, c: Node, label: str, pod_facts: Facts, volumes: dict, *
 
 
 def _gpus(pod: Node | None, lines: LineIndex) -> int | None:
+    """GPUs (or TPU chips) the containers of a pod spec request."""
     total = 0
     found = False
     for c in items(get(pod, "containers")):
         facts = Facts()
         resource_facts(facts, get(c, "resources"), lines)
-        n = facts.facts.get("gpu_count")
+        n = facts.facts.get("gpu_count") or facts.facts.get("tpu_count")
         if n is not None and isinstance(n.value, int):
             total += n.value
             found = True

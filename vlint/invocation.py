@@ -81,7 +81,8 @@ class Invocation:
     source: str
     #: ``vllm serve``, ``api_server`` (``python -m vllm.entrypoints.openai.api_server``),
     #: ``legacy-api-server`` (``vllm.entrypoints.api_server``), ``config`` (a bare ``--config`` file)
-    #: or ``LLM`` (Python)
+    #: ``LLM`` (Python), ``image`` (an image's own entry point, either of the first two) or
+    #: ``ray-serve`` (Ray Serve LLM ``engine_kwargs``: keyword arguments with the server's defaults)
     program: str
     #: where the launch starts (the ``vllm`` word, the first key of a config file…)
     span: Span
@@ -104,7 +105,17 @@ class Invocation:
     #: refs), ``k8s_unexpanded_env`` (env values with ``${VAR}`` Kubernetes leaves literal),
     #: ``resource_profile`` (KubeAI), ``enabled`` (a catalog entry's switch), ``duplicate_serve`` and
     #: ``suppress`` (codes from the ``vlint.dev/disable`` annotation, comma-separated).
+    #: Compose, Dockerfile, SkyPilot, GitHub Actions, Ray and Python sources add: ``gpu_ids`` (the GPU
+    #: ids a container sees, a tuple of host ids, or ``all``), ``runs_with`` (launches of one file
+    #: with the same value run at the same time: the services of a compose file),
+    #: ``compose_profiles`` (tuple), ``compose_service``, ``lost_build_args`` (list of
+    #: ``{name, span, value, reason}``: build arguments the run-time command reads that never reach
+    #: the container), ``duplicate_serve`` (also: the words that repeat the image's entry point),
+    #: ``num_nodes`` (SkyPilot), ``min_replicas`` / ``max_replicas`` (Ray autoscaling),
+    #: ``ray_worker_gpus`` (GPUs of a RayService's worker groups, all replicas together).
     facts: dict[str, Fact] = field(default_factory=dict)
+    #: ``OPENAI_API_SERVER`` (also Ray Serve LLM), ``LLM_CLASS``, or ``ENGINE_CONTEXT`` (Python
+    #: ``EngineArgs``/``AsyncEngineArgs``, which ``*.from_engine_args`` start in that context)
     usage_context: str = SERVER
     #: problems the source noticed, reported as findings of the rule they name
     problems: list[Problem] = field(default_factory=list)

@@ -128,7 +128,7 @@ _DOTTED_HEAD = re.compile(r"(?<=--)[^.]*")
 def parse_invocation(inv: Invocation, spec: ArgSpec) -> ParsedArgs:
     """Parse one launch against one version's arguments."""
     out = ParsedArgs(opaque=inv.opaque_args)
-    if inv.program == "LLM":
+    if inv.program in ("LLM", "ray-serve"):  # keyword arguments (Python, Ray Serve engine_kwargs)
         _parse_kwargs(inv.kwargs, spec, out)
         return out
     items = [_Item(t.text, t.span, t.unresolved) for t in inv.args]

@@ -42,7 +42,16 @@ CheckFn = Callable[[CheckContext], Iterable[Hit]]
 
 _REGISTRY: dict[str, CheckFn] = {}
 #: modules holding checks, imported on first lookup
-_MODULES = ("prefill", "memory_settings", "memory_model", "security", "hygiene", "environment", "deployment_k8s")
+_MODULES = (
+    "prefill",
+    "memory_settings",
+    "memory_model",
+    "security",
+    "hygiene",
+    "environment",
+    "deployment_k8s",
+    "deployment_wiring",
+)
 
 
 def check(name: str) -> Callable[[CheckFn], CheckFn]:

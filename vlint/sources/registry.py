@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from vlint.sources import helm, kubernetes, shell, vllm_yaml
+from vlint.sources import (
+    compose,
+    dockerfile,
+    dotenv,
+    github_actions,
+    helm,
+    kubernetes,
+    python_ast,
+    ray_serve,
+    shell,
+    skypilot,
+    vllm_yaml,
+)
 from vlint.sources.base import Source, SourceText
 
 
@@ -23,6 +35,13 @@ SOURCES: tuple[Source, ...] = (
     Source(kubernetes.NAME, kubernetes.sniff, kubernetes.extract),
     Source(helm.NAME, helm.sniff, helm.extract),
     Source("template", helm.template_sniff, helm.template_extract),
+    Source(compose.NAME, compose.sniff, compose.extract),
+    Source(github_actions.NAME, github_actions.sniff, github_actions.extract),
+    Source(skypilot.NAME, skypilot.sniff, skypilot.extract),
+    Source(ray_serve.NAME, ray_serve.sniff, ray_serve.extract),
+    Source(dockerfile.NAME, dockerfile.sniff, dockerfile.extract),
+    Source(python_ast.NAME, python_ast.sniff, python_ast.extract),
+    Source(dotenv.NAME, dotenv.sniff, dotenv.extract),
     Source(vllm_yaml.NAME, _sniff_vllm_config, vllm_yaml.extract),
 )
 

@@ -1,0 +1,153 @@
+"""GitHub Actions: ``run:`` steps of workflows (``jobs.*.steps[*]``) and composite actions
+(``action.yml`` with ``runs.using: composite``).
+
+A step's script runs in bash with the workflow, job and step ``env:`` merged (innermost wins).
+GitHub replaces every ``${{ … }}`` expression in the script text before bash sees it: vlint does
+the same for the expressions it can evaluate without a run — ``env.NAME`` with a literal value, and
+``inputs.NAME`` with a declared ``default`` — and keeps every other expression (``secrets.*``,
+``matrix.*``, ``steps.*``, functions) as an unresolved value with its ``${{ … }}`` spelling.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from vlint.invocation import Token
+from vlint.sources.base import ReadFile, SourceResult, SourceText
+from vlint.sources.compose import YamlDoc, first_mapping, get, items, plain, plain_yaml, seq
+from vlint.sources.dockerfile import Container, Piece, merge_result, script_launches
+from vlint.sources.dotenv import Mapped
+from vlint.sources.yaml_nodes import Node, ScalarNode
+
+NAME = "github-actions"
+
+_EXPR = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
+_SIMPLE = re.compile(r"^\s*(env|inputs)\.([A-Za-z_][A-Za-z0-9_-]*)\s*$")
+_WORKFLOW_PATH = re.compile(r"(^|/)\.github/workflows/[^/]+\.ya?ml$")
+_TOP = re.compile(r"^(jobs|on|\"on\"|'on'|true|runs|name|inputs)\s*:", re.MULTILINE)
+_USING = re.compile(r"^\s+using\s*:\s*['\"]?composite", re.MULTILINE)
+_SHELLS = {"bash", "sh"}
+
+
+def sniff(src: SourceText) -> bool:
+    if not plain_yaml(src):
+        return False
+    if _WORKFLOW_PATH.search(src.abspath.as_posix()):
+        return True
+    keys = set(_TOP.findall(src.text))
+    if "jobs" in keys and keys & {"on", '"on"', "'on'", "true"}:
+        return True
+    return "runs" in keys and bool(_USING.search(src.text))
+
+
+def _scope(node: Node | None, doc: YamlDoc, outer: dict[str, Token], inputs: dict[str, Token]) -> dict[str, Token]:
+    """``env:`` values over ``outer`` (expressions in them resolved against ``outer``)."""
+    env = dict(outer)
+    for k, v in items(node):
+        name = str(k.value)
+        span = doc.key_value_span(k, v)
+        m = doc.text(v)
+        if m is None:
+            env[name] = Token("$" + name, span, True)
+            continue
+        value = _expressions(m, outer, inputs)
+        env[name] = Token(value.text, span, value.is_unresolved())
+    return env
+
+
+def _expressions(m: Mapped, env: dict[str, Token], inputs: dict[str, Token]) -> Mapped:
+    """``m`` with the ``${{ … }}`` expressions GitHub would substitute."""
+    out = Mapped()
+    pos = 0
+    for e in _EXPR.finditer(m.text):
+        out.add_mapped(m.slice(pos, e.start()))
+        lo, hi = m.origin(e.start(), e.end())
+        simple = _SIMPLE.match(e.group(1))
+        tok = None
+        if simple is not None:
+            tok = (env if simple.group(1) == "env" else inputs).get(simple.group(2))
+        if tok is not None and not tok.unresolved:
+            out.add(tok.text, lo, hi)
+        else:
+            out.add_unresolved(e.group(0), lo, hi)
+        pos = e.end()
+    out.add_mapped(m.slice(pos, len(m.text)))
+    return out
+
+
+def _inputs(node: Node | None, doc: YamlDoc) -> dict[str, Token]:
+    out: dict[str, Token] = {}
+    for k, v in items(node):
+        d = get(v, "default")
+        m = doc.text(d)
+        if m is not None and not (isinstance(d, ScalarNode) and d.tag.endswith(":null")):
+            out[str(k.value)] = Token(m.text, doc.span(d), False)  # type: ignore[arg-type]
+    return out
+
+
+def _workspace(src: SourceText) -> Path:
+    """The repository root steps run in (the folder holding ``.github``), else the file's folder."""
+    parts = src.abspath.parts
+    if ".github" in parts:
+        return Path(*parts[: parts.index(".github")])
+    return src.abspath.parent
+
+
+def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
+    result = SourceResult()
+    doc = first_mapping(src)
+    if doc is None:
+        return result
+    root = doc.root
+    workspace = _workspace(src)
+    seen: set[int] = set()
+    jobs = get(root, "jobs")
+    if jobs is not None:
+        on = get(root, "on") or get(root, "true")  # YAML 1.1 reads a bare `on:` key as true
+        inputs = _inputs(get(on, "workflow_call", "inputs"), doc) if on is not None else {}
+        inputs.update(_inputs(get(on, "workflow_dispatch", "inputs"), doc) if on is not None else {})
+        wf_env = _scope(get(root, "env"), doc, {}, inputs)
+        for job_key, job in items(jobs):
+            job_env = _scope(get(job, "env"), doc, wf_env, inputs)
+            for step in seq(get(job, "steps")):
+                _step(step, doc, job_env, inputs, f"job {job_key.value}", workspace, read_file, result, seen)
+    runs = get(root, "runs")
+    if runs is not None and str(plain(get(runs, "using")) or "") == "composite":
+        inputs = _inputs(get(root, "inputs"), doc)
+        for step in seq(get(runs, "steps")):
+            _step(step, doc, {}, inputs, "composite action", workspace, read_file, result, seen)
+    return result
+
+
+def _step(
+    step: Node,
+    doc: YamlDoc,
+    outer: dict[str, Token],
+    inputs: dict[str, Token],
+    where: str,
+    workspace: Path,
+    read_file: ReadFile,
+    result: SourceResult,
+    seen: set[int],
+) -> None:
+    run = get(step, "run")
+    if not isinstance(run, ScalarNode) or id(run) in seen:
+        return  # an aliased `run: *script` was read where the anchor is
+    seen.add(id(run))
+    shell = str(plain(get(step, "shell")) or "bash").split()[0].rsplit("/", 1)[-1]
+    if shell not in _SHELLS:
+        return
+    env = _scope(get(step, "env"), doc, outer, inputs)
+    body = doc.text(run)
+    if body is None:
+        return
+    script = _expressions(body, env, inputs)
+    name = plain(get(step, "name")) or plain(get(step, "id")) or f"line {run.start_mark.line + 1}"
+    wd = plain(get(step, "working-directory"))
+    base = workspace / str(wd) if isinstance(wd, str) and "${{" not in wd else workspace
+    for tok_name, tok in env.items():
+        result.assignments.append((tok_name, tok))
+    c = Container(NAME, f"{where}, step {name}", env, {}, base, read_file)
+    found = script_launches(Piece(script, doc.posmap), c)
+    merge_result(found, result)

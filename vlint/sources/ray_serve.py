@@ -1,0 +1,221 @@
+"""Ray Serve LLM: ``LLMConfig`` settings in Serve config YAML, KubeRay ``RayService`` manifests and
+Python (``LLMConfig(...)``, read by :mod:`vlint.sources.python_ast`).
+
+Ray builds the engine as ``AsyncEngineArgs(**engine_kwargs)`` with ``model`` set from
+``model_loading_config.model_source`` (else ``model_id``) and creates it with
+``usage_context=OPENAI_API_SERVER`` (ray ``python/ray/llm/_internal/serve/engines/vllm/vllm_engine.py``,
+``_get_vllm_engine_config``); every key must be an ``AsyncEngineArgs`` or ``FrontendArgs`` field
+(``vllm_models.py``, ``VLLMEngineConfig.from_llm_config``: "Unknown engine argument"). So a Ray
+launch is an :class:`~vlint.invocation.Invocation` of program ``ray-serve`` whose settings are
+keyword arguments, with the server's defaults. Each replica gets one GPU per TP×PP worker, of
+``accelerator_type``.
+
+Where the settings live: ``applications[].args.llm_configs[]`` of a Serve config (inline, or paths
+to per-model YAML files, read relative to the config), a per-model ``LLMConfig`` YAML file itself,
+and ``spec.serveConfigV2`` of a KubeRay ``RayService`` — a YAML document inside a string, whose
+positions vlint maps back into the manifest. Applications with a custom ``import_path`` hide their
+settings in user code: they yield no launch.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from vlint.invocation import SERVER, Entry, Fact, Invocation, Token
+from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
+from vlint.sources.compose import YamlDoc, get, items, load_yaml, nested_yaml, plain, plain_yaml, seq
+from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode, to_python
+from vlint.span import Span
+
+NAME = "ray-serve"
+PROGRAM = "ray-serve"
+
+_HINTS = re.compile(r"^\s*(llm_configs|engine_kwargs|serveConfigV2|model_loading_config)\s*:", re.MULTILINE)
+_LLM_APPS = ("ray.serve.llm:build_openai_app", "ray.serve.llm:build_llm_deployment")
+
+
+@dataclass(slots=True)
+class Field:
+    """A setting as written: its value, where key and value are, and nested fields for mappings."""
+
+    value: Any
+    key_span: Span
+    value_span: Span
+    unresolved: bool = False
+    children: dict[str, Field] | None = None
+    item_spans: tuple[Span, ...] = ()
+
+    def get(self, *path: str) -> Field | None:
+        f: Field | None = self
+        for k in path:
+            f = f.children.get(k) if f is not None and f.children is not None else None
+        return f
+
+
+@dataclass(slots=True)
+class LLMConfigSite:
+    """One ``LLMConfig`` as found: its fields, where it starts, extra facts from the host file."""
+
+    fields: dict[str, Field]
+    span: Span
+    label: str
+    facts: dict[str, Fact] = field(default_factory=dict)
+
+
+def yaml_fields(node: Node, doc: YamlDoc) -> dict[str, Field]:
+    """A YAML mapping as fields (values by the YAML core schema, nested mappings as children)."""
+    out: dict[str, Field] = {}
+    for k, v in items(node):
+        kspan = doc.span(k)
+        vspan = doc.span(v)
+        children = yaml_fields(v, doc) if isinstance(v, MappingNode) else None
+        item_spans = tuple(doc.span(i) for i in v.value) if isinstance(v, SequenceNode) else ()
+        null = isinstance(v, ScalarNode) and v.tag.endswith(":null")
+        out[str(k.value)] = Field(None if null else to_python(v), kspan, vspan, False, children, item_spans)
+    return out
+
+
+def invocation(site: LLMConfigSite) -> Invocation | None:
+    """The vLLM launch an ``LLMConfig`` describes (None when it names no model)."""
+    f = site.fields
+    loading = f.get("model_loading_config")
+    model = loading.get("model_source") if loading is not None else None
+    if model is None or (model.value is None and not model.unresolved):
+        model = loading.get("model_id") if loading is not None else None
+    if model is None:
+        return None
+    inv = Invocation(source=NAME, program=PROGRAM, span=site.span, usage_context=SERVER, label=site.label)
+    inv.kwargs.append(Entry("model", model.value, model.key_span, model.value_span, model.unresolved))
+    kwargs = f.get("engine_kwargs")
+    if kwargs is not None:
+        if kwargs.children is None:
+            inv.opaque_args = kwargs.value is not None or kwargs.unresolved
+        else:
+            for key, e in kwargs.children.items():
+                inv.kwargs.append(Entry(key, e.value, e.key_span, e.value_span, e.unresolved, e.item_spans))
+    inv.facts.update(site.facts)
+    acc = f.get("accelerator_type")
+    if acc is not None and isinstance(acc.value, str) and not acc.unresolved:
+        inv.facts["gpu_type"] = Fact(acc.value, acc.value_span, "accelerator_type")
+    world = 1
+    for key in ("tensor_parallel_size", "pipeline_parallel_size"):
+        e = kwargs.get(key) if kwargs is not None else None
+        if e is not None:
+            world = world * e.value if isinstance(e.value, int) and not e.unresolved and world else 0
+    if world:
+        inv.facts["gpu_count"] = Fact(world, site.span, "Ray Serve LLM places one GPU per TP x PP worker")
+    dep = f.get("deployment_config")
+    for key, path in (
+        ("replicas", ("num_replicas",)),
+        ("min_replicas", ("autoscaling_config", "min_replicas")),
+        ("max_replicas", ("autoscaling_config", "max_replicas")),
+    ):
+        e = dep.get(*path) if dep is not None else None
+        if e is not None and not e.unresolved:
+            inv.facts[key] = Fact(e.value, e.value_span, "deployment_config." + ".".join(path))
+    runtime_env = f.get("runtime_env")
+    env = runtime_env.get("env_vars") if runtime_env is not None else None
+    for name, e in (env.children or {}).items() if env is not None else []:
+        text = "" if e.value is None else str(e.value)
+        inv.env[name] = Token(text, e.key_span.to(e.value_span), e.unresolved or e.value is None)
+    return inv
+
+
+def sniff(src: SourceText) -> bool:
+    if not plain_yaml(src):
+        return False
+    text = src.text
+    return bool(_HINTS.search(text)) or (
+        "import_path" in text and re.search(r"^applications\s*:", text, re.MULTILINE) is not None
+    )
+
+
+def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
+    result = SourceResult()
+    for doc in load_yaml(src):
+        for site in _sites(doc, src, read_file, result):
+            inv = invocation(site)
+            if inv is not None:
+                result.invocations.append(inv)
+                for name, tok in inv.env.items():
+                    result.assignments.append((name, tok))
+    return result
+
+
+def _sites(doc: YamlDoc, src: SourceText, read_file: ReadFile, result: SourceResult) -> list[LLMConfigSite]:
+    root = doc.root
+    if not isinstance(root, MappingNode):
+        return []
+    if plain(get(root, "kind")) == "RayService":
+        return _ray_service(doc, src, read_file, result)
+    if get(root, "applications") is not None:
+        return _serve_config(doc, src, read_file, result, {})
+    if get(root, "model_loading_config") is not None:
+        return [LLMConfigSite(yaml_fields(root, doc), doc.span(root), "LLMConfig")]
+    return []
+
+
+def _ray_service(doc: YamlDoc, src: SourceText, read_file: ReadFile, result: SourceResult) -> list[LLMConfigSite]:
+    spec = get(doc.root, "spec")
+    facts: dict[str, Fact] = {}
+    total = 0
+    for group in seq(get(spec, "rayClusterConfig", "workerGroupSpecs")):
+        replicas = plain(get(group, "replicas"))
+        for c in seq(get(group, "template", "spec", "containers")):
+            gpus = plain(get(c, "resources", "limits", "nvidia.com/gpu"))
+            n = int(gpus) if isinstance(gpus, int) or (isinstance(gpus, str) and gpus.isdigit()) else 0
+            total += n * (replicas if isinstance(replicas, int) else 1)
+    if total:
+        facts["ray_worker_gpus"] = Fact(
+            total, doc.span(get(spec, "rayClusterConfig") or spec), "RayService worker GPUs"
+        )
+    v2 = get(spec, "serveConfigV2")
+    sites: list[LLMConfigSite] = []
+    if isinstance(v2, ScalarNode):
+        try:
+            inner = nested_yaml(doc, v2)
+        except SourceError as e:
+            raise SourceError(f"spec.serveConfigV2: {e.message}", doc.span(v2).line) from None
+        for d in inner:
+            if isinstance(d.root, MappingNode):
+                sites.extend(_serve_config(d, src, read_file, result, facts))
+    v1 = get(spec, "serveConfig")
+    if isinstance(v1, MappingNode):
+        sites.extend(_serve_config(YamlDoc(v1, doc.src, doc.posmap, doc.path), src, read_file, result, facts))
+    return sites
+
+
+def _serve_config(
+    doc: YamlDoc, src: SourceText, read_file: ReadFile, result: SourceResult, facts: dict[str, Fact]
+) -> list[LLMConfigSite]:
+    sites: list[LLMConfigSite] = []
+    for app in seq(get(doc.root, "applications")):
+        path = str(plain(get(app, "import_path")) or "")
+        if path not in _LLM_APPS:
+            continue
+        name = plain(get(app, "name")) or path
+        for cfg in seq(get(app, "args", "llm_configs")):
+            if isinstance(cfg, MappingNode):
+                sites.append(LLMConfigSite(yaml_fields(cfg, doc), doc.span(cfg), f"application {name}", dict(facts)))
+            elif isinstance(cfg, ScalarNode) and isinstance(plain(cfg), str):
+                sites.extend(_linked_config(str(plain(cfg)), src, read_file, result, f"application {name}", facts))
+    return sites
+
+
+def _linked_config(
+    ref: str, src: SourceText, read_file: ReadFile, result: SourceResult, label: str, facts: dict[str, Fact]
+) -> list[LLMConfigSite]:
+    path = src.abspath.parent / ref
+    try:
+        linked = read_file(path)
+        docs = load_yaml(linked)
+    except SourceError:
+        return []
+    result.linked.append(path)
+    return [
+        LLMConfigSite(yaml_fields(d.root, d), d.span(d.root), f"{label}, {ref}", dict(facts))
+        for d in docs
+        if isinstance(d.root, MappingNode)
+    ]

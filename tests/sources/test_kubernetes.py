@@ -759,3 +759,12 @@ def test_production_stack_operator_vllm_runtime(tmp_path: Path) -> None:
     assert inv.env["VLLM_USE_V1"].text == "1"
     assert inv.facts["gpu_count"].value == 2 and inv.facts["shm_mounted"].value is False
     assert inv.facts["image"].value == "docker.io/lmcache/vllm-openai:2025-05-27-v1"
+
+
+def test_aliases_cannot_multiply_the_walk(tmp_path: Path) -> None:
+    pod = "l0: &l0 {containers: [{name: x, image: vllm/vllm-openai:v0.10.2, args: [--model, m/x]}]}"
+    levels = [f"  l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]" for i in range(1, 12)]
+    head = ["apiVersion: apps/v1", "kind: Deployment", "metadata: {name: bomb}", "x:", "  " + pod]
+    text = "\n".join([*head, *levels, "spec: {template: {spec: {a: *l11}}}", ""])
+    invs = launches(tmp_path, text)
+    assert len(invs) == 1  # 10**11 paths lead to the pod spec; it is read once

@@ -219,8 +219,8 @@ def unpinned_image(ctx: CheckContext) -> Iterator[Hit]:
     if fact is None or fact.span is None:
         return
     ref = parse_image(str(fact.value))
-    if ref is None or ref.digest:
-        return
+    if ref is None or ref.digest or ("/" not in ref.repository and not ref.registry):
+        return  # a one-word name is a local build (`docker build -t vllm .`): no registry tag to pin
     tag = ref.tag
     if tag and ref.pinned and not _FLOATING_TAG.search(tag):
         return

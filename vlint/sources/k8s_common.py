@@ -874,17 +874,22 @@ def kubeai_launch(
     return inv
 
 
-def iter_pod_specs(node: Node, path: tuple[str, ...] = (), depth: int = 0) -> Iterator[tuple[Node, tuple[str, ...]]]:
-    """Every pod-spec-like mapping (one with a ``containers`` list) below ``node``, with its key path."""
-    if depth > 40:
+def iter_pod_specs(
+    node: Node, path: tuple[str, ...] = (), depth: int = 0, seen: set[int] | None = None
+) -> Iterator[tuple[Node, tuple[str, ...]]]:
+    """Every pod-spec-like mapping (one with a ``containers`` list) below ``node``, with its key path.
+    Each node is visited once, so aliases (``*ref``) cannot make the walk explode."""
+    seen = set() if seen is None else seen
+    if depth > 40 or id(node) in seen:
         return
+    seen.add(id(node))
     if isinstance(node, MappingNode):
         cont = mapping_get(node, "containers")
         if isinstance(cont, SequenceNode) and any(isinstance(c, MappingNode) for c in cont.value):
             yield node, path
         for k, v in merged_items(node):
             if isinstance(k, ScalarNode) and k.value != "containers":
-                yield from iter_pod_specs(v, (*path, str(k.value)), depth + 1)
+                yield from iter_pod_specs(v, (*path, str(k.value)), depth + 1, seen)
     elif isinstance(node, SequenceNode):
         for i, v in enumerate(node.value):
-            yield from iter_pod_specs(v, (*path, f"[{i}]"), depth + 1)
+            yield from iter_pod_specs(v, (*path, f"[{i}]"), depth + 1, seen)

@@ -99,17 +99,20 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     return f.result
 
 
-def _objects(node: Node, depth: int) -> list[MappingNode]:
-    """Kubernetes objects in a document: the object itself, ``List.items``, ``Template.objects``."""
-    if not isinstance(node, MappingNode) or depth > 5:
+def _objects(node: Node, depth: int, seen: set[int] | None = None) -> list[MappingNode]:
+    """Kubernetes objects in a document: the object itself, ``List.items``, ``Template.objects``
+    (each node once: aliases cannot multiply the work)."""
+    seen = set() if seen is None else seen
+    if not isinstance(node, MappingNode) or depth > 5 or id(node) in seen:
         return []
+    seen.add(id(node))
     kind = scalar(get(node, "kind")) or ""
     out: list[MappingNode] = []
     if scalar(get(node, "apiVersion")) is not None or kind:
         out.append(node)
     for key in ("items", "objects"):
         for child in items(get(node, key)):
-            out.extend(_objects(child, depth + 1))
+            out.extend(_objects(child, depth + 1, seen))
     return out
 
 

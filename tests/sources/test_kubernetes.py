@@ -768,3 +768,36 @@ def test_aliases_cannot_multiply_the_walk(tmp_path: Path) -> None:
     text = "\n".join([*head, *levels, "spec: {template: {spec: {a: *l11}}}", ""])
     invs = launches(tmp_path, text)
     assert len(invs) == 1  # 10**11 paths lead to the pod spec; it is read once
+
+
+def test_literal_env_of_every_container_and_secret_string_data_are_assignments(tmp_path: Path) -> None:
+    result = extract(
+        tmp_path,
+        """\
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: hf}
+        stringData:
+          token: hf_abcdefghijklmnopqrstuvwxyzABCDEFGH
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: d}
+        spec:
+          template:
+            spec:
+              initContainers:
+                - name: download
+                  image: python:3.12
+                  env: [{name: HF_TOKEN, value: 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}]
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.10.2
+                  args: ["--model", "m/x"]
+                  env: [{name: VLLM_API_KEY, valueFrom: {secretKeyRef: {name: k, key: k}}}]
+        """,
+    )
+    assert [(name, sp(tok.span)) for name, tok in result.assignments] == [
+        ("token", "5:10-5:47"),
+        ("HF_TOKEN", "16:41-16:78"),
+    ]

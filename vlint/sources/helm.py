@@ -19,8 +19,10 @@ Charts (each rendering is read from the chart's own template; values keep their 
   ``imageDefaultModelCommand``, ``argsByProtocol``, ``resources``) of llm-d-incubation/llm-d-modelservice.
 * vLLM's example chart (``examples/online_serving/chart-helm``): the full argv is ``image.command``.
 
-The CAST AI and GKE app-design-center charts map their own camelCase keys through templates that are
-not recognisable from the values file alone; they are left alone.
+Left alone: the CAST AI vLLM chart (its container runs ``/scripts/startup.sh`` from a ConfigMap whose
+content at the corpus commit is not known, so the program and model position are not certain) and the
+GKE app-design-center chart (its template hard-codes most flags, which have no place in the values
+file, and its generic keys — ``model.id``, ``tensorParallelSize`` — do not identify the chart).
 """
 
 from __future__ import annotations

@@ -125,6 +125,8 @@ def _where(obj: Node) -> str:
 def _extract_object(f: _File, obj: MappingNode) -> None:
     kind = scalar(get(obj, "kind")) or ""
     api = scalar(get(obj, "apiVersion")) or ""
+    if kind == "Secret":
+        _literal_env(f, get(obj, "stringData"))
     spec = get(obj, "spec")
     if spec is None:
         return
@@ -223,6 +225,8 @@ def _pod(f: _File, obj: Node, pod: Node, path: tuple[str, ...], base: Facts, *, 
         facts.set("ipc", "host", lines.node_span(get(pod, "hostIPC")), "pod hostIPC: true")
     _multi_node(facts, obj, path, pod, lines)
     volumes = read_volumes(pod, lines)
+    for c in items(get(pod, "initContainers")):
+        _literal_env(f, get(c, "env"))  # secrets in any container's env are secrets in the file
     for c in items(get(pod, "containers")):
         if not isinstance(c, MappingNode):
             continue
@@ -235,8 +239,7 @@ def _pod(f: _File, obj: Node, pod: Node, path: tuple[str, ...], base: Facts, *, 
 def _container(f: _File, c: Node, label: str, pod_facts: Facts, volumes: dict, *, opaque: bool) -> list[Invocation]:
     lines = f.lines
     facts = Facts(dict(pod_facts.facts))
-    env: dict[str, EnvVar] = {}
-    read_env(get(c, "env"), lines, env)
+    env = _literal_env(f, get(c, "env"))
     env_from = [
         f"{'secret' if get(e, 'secretRef') is not None else 'configmap'}/"
         f"{scalar(get(e, 'secretRef', 'name')) or scalar(get(e, 'configMapRef', 'name')) or '?'}"
@@ -277,6 +280,14 @@ def _container(f: _File, c: Node, label: str, pod_facts: Facts, volumes: dict, *
     if not found and templated:
         f.result.problems.append(template_problem(template_span(templated[0]), f"the command of {label}"))
     return found
+
+
+def _literal_env(f: _File, env_node: Node | None) -> dict[str, EnvVar]:
+    """A container's env; its literal values are also the file's assignments (for secret scanning)."""
+    env: dict[str, EnvVar] = {}
+    read_env(env_node, f.lines, env)
+    f.result.assignments.extend((v.name, v.token) for v in env.values() if v.kind == "literal")
+    return env
 
 
 def _gpus(pod: Node | None, lines: LineIndex) -> int | None:

@@ -128,7 +128,11 @@ def validate_rule_dict(d: Any, path: Path, *, custom: bool) -> None:
     if custom and d.get("check"):
         raise RuleError(f"{path}: custom rules use `when:` (a JSON Schema); `check:` is for vlint's own rules")
     if custom and d.get("when") is not None:
-        jsonschema.Draft202012Validator.check_schema(d["when"])
+        try:
+            jsonschema.Draft202012Validator.check_schema(d["when"])
+        except jsonschema.SchemaError as e:
+            where = "/".join(str(p) for p in e.absolute_path) or "(top level)"
+            raise RuleError(f"{path}: when: is not a valid JSON Schema at {where}: {e.message}") from None
 
 
 def load_rule_file(path: Path, *, custom: bool = False, validate: bool = False) -> Rule:

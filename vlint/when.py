@@ -12,7 +12,8 @@ The document (:func:`settings_document`)::
      "user": {<dest>: <value>, ...},                  # only what the launch itself sets
      "env": {<NAME>: <value>, ...}}
 
-Values vlint cannot resolve (``$VAR``) are left out, so ``required`` never matches on a guess.
+Values vlint cannot resolve (``$VAR``) are left out of both ``settings`` and ``user`` (the default is not
+put in their place), so a condition never judges a guess.
 """
 
 from __future__ import annotations
@@ -72,6 +73,9 @@ def settings_document(dep: Deployment) -> dict[str, Any]:
         if r.value is not None:
             settings[dest] = r.value
     settings.update(user)
+    for dest, s in dep.args.settings.items():
+        if s.value is UNRESOLVED:
+            settings.pop(dest, None)  # written, but unknown: never judge the default instead
     gpu = None
     if dep.gpu is not None or dep.gpu_count is not None:
         gpu = {

@@ -73,7 +73,6 @@ _ROLE_KEYS = {
     "workerTemplate": "worker",
     "headGroupSpec": "Ray head",
     "workerGroupSpecs": "Ray worker",
-    "initContainers": "init",
 }
 
 
@@ -197,7 +196,8 @@ def _walk(obj: Node, path: tuple[str, ...]) -> list[Node]:
     return nodes
 
 
-def _role(obj: Node, path: tuple[str, ...], nodes: list[Node]) -> str:
+def _role(path: tuple[str, ...], nodes: list[Node]) -> str:
+    """The pod's role in a multi-pod workload: leader/worker, Ray head/worker, a named role."""
     for key in reversed(path):
         if key in _ROLE_KEYS:
             return _ROLE_KEYS[key]
@@ -212,7 +212,7 @@ def _pod(f: _File, obj: Node, pod: Node, path: tuple[str, ...], base: Facts, *, 
     lines = f.lines
     nodes = _walk(obj, path)
     where = _where(obj)
-    role = _role(obj, path, nodes)
+    role = _role(path, nodes)
     facts = Facts(dict(base.facts))
     for node in reversed(nodes[:-1]):
         if isinstance(node, MappingNode) and get(node, "replicas") is not None:

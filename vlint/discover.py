@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,7 +71,9 @@ class Discovered:
 @dataclass(slots=True)
 class _Ignore:
     base: Path
-    patterns: list[tuple[str, bool, bool]] = field(default_factory=list)  # (pattern, negated, dir_only)
+    #: (compiled pattern, negated, dir_only, anchored): anchored patterns match the path relative to
+    #: the .gitignore's folder, the others the file or folder name (gitignore(5))
+    patterns: list[tuple[re.Pattern[str], bool, bool, bool]] = field(default_factory=list)
 
     @classmethod
     def read(cls, folder: Path) -> _Ignore | None:
@@ -81,32 +84,77 @@ class _Ignore:
             return None
         pats = []
         for raw in lines:
-            line = raw.strip()
+            line = _strip_trailing_blanks(raw)
             if not line or line.startswith("#"):
                 continue
             neg = line.startswith("!")
-            if neg:
+            if neg or line.startswith(("\\!", "\\#")):  # \! and \# are literal
                 line = line[1:]
             dir_only = line.endswith("/")
             line = line.rstrip("/")
-            pats.append((line, neg, dir_only))
+            if not line:
+                continue
+            anchored = "/" in line  # a slash at the start or in the middle anchors the pattern
+            pats.append((_glob_regex(line.lstrip("/")), neg, dir_only, anchored))
         return cls(folder, pats) if pats else None
 
     def match(self, path: Path, is_dir: bool) -> bool | None:
         """True ignored, False re-included (!pattern), None no opinion."""
         rel = path.relative_to(self.base).as_posix()
         verdict: bool | None = None
-        for pat, neg, dir_only in self.patterns:
+        for regex, neg, dir_only, anchored in self.patterns:
             if dir_only and not is_dir:
                 continue
-            anchored = "/" in pat.lstrip("/")
-            p = pat.lstrip("/")
-            hit = fnmatch.fnmatch(rel, p) if anchored else fnmatch.fnmatch(path.name, p)
-            if not hit and p.endswith("/**"):
-                hit = rel.startswith(p[:-3])
-            if hit:
+            if regex.fullmatch(rel if anchored else path.name):
                 verdict = not neg
         return verdict
+
+
+def _strip_trailing_blanks(line: str) -> str:
+    """Trailing spaces are dropped unless escaped with a backslash (gitignore(5))."""
+    stripped = line.rstrip(" \t\r")
+    if stripped.endswith("\\") and len(stripped) < len(line.rstrip("\r")):
+        stripped += " "
+    return stripped
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """A gitignore glob as a regex: ``*`` and ``?`` stay within one path component, ``**`` spans
+    any number of them (``**/x``, ``a/**``, ``a/**/b``), ``[…]`` is a character class."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if pattern.startswith("**/", i) and (i == 0 or pattern[i - 1] == "/"):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i) and (i == 0 or pattern[i - 1] == "/") and i + 2 == n:
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            j = pattern.find("]", i + 2)
+            if j < 0:
+                out.append(re.escape(c))
+                i += 1
+                continue
+            body = pattern[i + 1 : j]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = j + 1
+        elif c == "\\" and i + 1 < n:
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return re.compile("".join(out))
 
 
 def _excluded(path: Path, opts: DiscoverOptions, root: Path) -> bool:

@@ -75,14 +75,17 @@ def display_path(path: Path, root: Path) -> str:
 
 
 def decode(data: bytes) -> str:
-    """Text of a file: UTF-8 (with or without BOM) or UTF-16 with a BOM; anything else is an error."""
+    """Text of a file: UTF-8 (with or without BOM) or UTF-16/32 with a BOM; anything else is an
+    error. Line ends become ``\\n`` whatever the encoding (Windows editors write UTF-16 with CRLF)."""
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
-    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    elif data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        # the UTF-32 LE mark starts with the UTF-16 LE one: test it first
+        encoding = "utf-32" if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)) else "utf-16"
         try:
-            return data.decode("utf-16")
+            return _unix_lines(data.decode(encoding))
         except UnicodeDecodeError as e:
-            raise SourceError(f"not valid UTF-16 text: {e.reason} at byte {e.start}") from None
+            raise SourceError(f"not valid {encoding.upper()} text: {e.reason} at byte {e.start}") from None
     if b"\x00" in data[:8192]:
         raise SourceError("binary file (NUL bytes), not a text config")
     try:
@@ -90,6 +93,10 @@ def decode(data: bytes) -> str:
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise SourceError(f"not valid UTF-8 text (byte 0x{data[e.start]:02x})", line) from None
+    return _unix_lines(text)
+
+
+def _unix_lines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 

@@ -28,6 +28,7 @@ _PLACEHOLDER = re.compile(
     r"token|secret|dummy|empty|fake|placeholder|example|sk-\.\.\.|hf_\.\.\.|true|false|0|1)$",
     re.IGNORECASE,
 )
+_VARIABLE_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 #: values shaped like real credentials, whatever variable holds them
 TOKEN_SHAPES = re.compile(r"(hf_[A-Za-z0-9]{30,}|sk-[A-Za-z0-9_-]{20,})")
 
@@ -54,7 +55,8 @@ def mask(value: str) -> str:
 
 def is_secret_value(value: str) -> bool:
     v = value.strip().strip("'\"")
-    return bool(v) and not _PLACEHOLDER.match(v) and "$" not in v and "{{" not in v
+    # an all-caps name (hf_token: HUGGINGFACE_TOKEN) stands for a value, it is not one
+    return bool(v) and not _PLACEHOLDER.match(v) and not _VARIABLE_NAME.match(v) and "$" not in v and "{{" not in v
 
 
 def _looks_secret(name: str, value: str) -> bool:

@@ -67,6 +67,10 @@ def _register() -> None:
     main.add_command(rules.rules_cmd)
     main.add_command(rules.rule_cmd)
 
+    from vlint.commands import fix
+
+    main.add_command(fix.fix_cmd)
+
 
 _register()
 

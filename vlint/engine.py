@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, get_check
-from vlint.finding import SEVERITIES, Finding
+from vlint.finding import SEVERITIES, Finding, Fix
 from vlint.rules import Catalog, Rule, RuleError
 from vlint.span import Span
 
@@ -82,7 +82,7 @@ class Engine:
         return Finding(rule.code, rule.name, severity, hit.span, message, data, hit.fix, context)
 
     def builtin_finding(
-        self, code: str, span: Span, message: str, data: dict[str, Any], context: str = ""
+        self, code: str, span: Span, message: str, data: dict[str, Any], context: str = "", fix: Fix | None = None
     ) -> Finding | None:
         """A finding the parser or a source reported itself (``check: builtin`` rules)."""
         if code not in self.active_codes:
@@ -90,7 +90,7 @@ class Engine:
         rule = self.catalog.by_code.get(code)
         if rule is None:  # pragma: no cover - every emitted code has a rule file (tested)
             raise RuleError(f"no rule file for code {code}")
-        return self._finding(rule, Hit(span, data, message=message), context)
+        return self._finding(rule, Hit(span, data, message=message, fix=fix), context)
 
     def run_deployment(self, dep: Deployment) -> list[Finding]:
         from vlint.when import matches, settings_document
@@ -98,7 +98,7 @@ class Engine:
         context = describe(dep)
         out: list[Finding] = []
         for issue in dep.args.issues:
-            f = self.builtin_finding(issue.code, issue.span, issue.message, issue.data, context)
+            f = self.builtin_finding(issue.code, issue.span, issue.message, issue.data, context, issue.fix)
             if f is not None:
                 out.append(f)
         for p in dep.invocation.problems:

@@ -151,8 +151,9 @@ class LintReport:
     suppressed: list[Finding] = field(default_factory=list)
 
 
-def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions) -> LintReport:
-    reader = Reader(opts)
+def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: Reader | None = None) -> LintReport:
+    """Lint ``paths``. ``reader`` replaces the file reader (``vlint fix`` lints edited text in memory)."""
+    reader = reader or Reader(opts)
     extracted: list[tuple[FileResult, SourceResult | None, Path]] = []
     for d in discover(paths, opts.discover):
         extracted.append(_extract(d.path, d.explicit, reader))

@@ -25,6 +25,8 @@ from typing import Any
 from vlint.argspec import config_expand
 from vlint.argspec.spec import ArgSpec, Argument
 from vlint.argspec.values import ArgValueError, convert, human_readable_int
+from vlint.finding import Fix
+from vlint.fix.argfix import abbreviation_fix, removed_flag_fix
 from vlint.invocation import Entry, Invocation, Token
 from vlint.span import Span
 
@@ -87,6 +89,8 @@ class ArgIssue:
     span: Span
     message: str
     data: dict[str, Any] = field(default_factory=dict)
+    #: the change that clears it (VL002, VL005), for ``vlint fix``
+    fix: Fix | None = None
 
 
 @dataclass(slots=True)
@@ -309,6 +313,7 @@ def _match_option(it: _Item, spec: ArgSpec, out: ParsedArgs) -> tuple[Argument, 
                     f"matching, and it breaks as soon as another flag starts the same way; write {full}"
                     + _former_flag_note(name, spec),
                     {"option": written, "full": full},
+                    fix=abbreviation_fix(it.span, written, full, arg.dest, it.origin),
                 )
             )
             return arg, negated, full, explicit
@@ -424,8 +429,11 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
         if match is None:
             i += 1
             # an unknown flag's value would be rejected with it; don't report it twice
+            value_item = None
             if i < n and "=" not in it.text and not _looks_like_option(items[i], spec) and not it.unresolved:
+                value_item = items[i]
                 i += 1
+            _attach_removed_flag_fix(out, it, value_item, spec)
             continue
         arg, negated, option, explicit = match
         i += 1
@@ -488,6 +496,22 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
 
 
 _INVALID = object()
+
+
+def _attach_removed_flag_fix(out: ParsedArgs, it: _Item, value_item: _Item | None, spec: ArgSpec) -> None:
+    """The VL002 just reported for ``it`` gets its fix (the replacement flag, or removal)."""
+    issue = out.issues[-1] if out.issues else None
+    if issue is None or issue.code != "VL002" or issue.span != it.span:
+        return
+    entry = it.entry if it.origin == "config" else None
+    issue.fix = removed_flag_fix(
+        issue.data,
+        it.span,
+        origin=it.origin,
+        value_span=value_item.span if value_item is not None else None,
+        entry_spans=(entry.key_span, entry.value_span) if entry is not None else (),
+        spec=spec,
+    )
 
 
 def _could_be_many(it: _Item) -> bool:

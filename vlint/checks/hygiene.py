@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.finding import Fix
+from vlint.fix.changes import add_option, remove_entry, remove_setting, with_changes
+
+if TYPE_CHECKING:
+    from vlint.deployment import Deployment
+    from vlint.invocation import Entry
 
 
 @check("hygiene.enforce_eager")
@@ -18,7 +24,13 @@ def enforce_eager(ctx: CheckContext) -> Iterator[Hit]:
     yield Hit(
         s.full_span,
         {"option": s.option},
-        fix=Fix(f"remove {s.option} unless you are debugging or short of memory for CUDA graphs", s.full_span, ""),
+        fix=Fix(
+            f"remove {s.option} unless you are debugging or short of memory for CUDA graphs",
+            s.full_span,
+            "",
+            unsafe=True,
+            changes=remove_setting(dep, "enforce_eager"),
+        ),
     )
 
 
@@ -54,5 +66,17 @@ def config_false_ignored(ctx: CheckContext) -> Iterator[Hit]:
                 "hint": hint,
                 "default_text": "on" if default is True else repr(default),
             },
-            fix=Fix(f"{hint} (and delete `{key}: false`)", unsafe=False),
+            fix=_false_key_fix(dep, entry, argument.dest, key, negatives[0] if negatives else None, hint),
         )
+
+
+def _false_key_fix(dep: Deployment, entry: Entry, dest: str, key: str, negative: str | None, hint: str) -> Fix:
+    """Delete the ignored key and, where the launch has a command line, pass the negative flag there
+    (unsafe: it turns the feature off, which is what the key meant but not what vLLM does today)."""
+    on_cli = dep.invocation.program not in ("config", "LLM") and negative is not None
+    add = add_option(dep, dest, negative) if on_cli else None
+    if add is not None and add.target != "cli":
+        add = None
+    where = f"; {negative} is added to the command line" if add is not None else ""
+    changes = (remove_entry(entry, dest), add) if add is not None else (remove_entry(entry, dest),)
+    return with_changes(Fix(f"{hint} (and delete `{key}: false`){where}", unsafe=True), *changes)

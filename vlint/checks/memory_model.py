@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.finding import Fix
+from vlint.fix import memory as fixes
 from vlint.span import Span
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
         fix = Fix("lower --max-num-seqs", unsafe=True)
     else:
         span = dep.invocation.span
-    yield Hit(span, data, fix=fix)
+    yield Hit(span, data, fix=fixes.will_not_start_fix(dep, m) or fix)
 
 
 @check("memory_model.low_concurrency")
@@ -117,7 +118,8 @@ def low_concurrency(ctx: CheckContext) -> Iterator[Hit]:
     yield Hit(
         _span(dep, "max_model_len"),
         data,
-        fix=Fix(
+        fix=fixes.low_concurrency_fix(dep, m)
+        or Fix(
             "lower --max-model-len to the longest request you serve, use --kv-cache-dtype fp8, or add "
             "GPUs (--tensor-parallel-size)",
             unsafe=True,
@@ -140,7 +142,8 @@ def small_kv_cache(ctx: CheckContext) -> Iterator[Hit]:
     yield Hit(
         _span(dep, "tensor_parallel_size", "gpu_memory_utilization"),
         data,
-        fix=Fix(
+        fix=fixes.small_kv_fix(dep, m)
+        or Fix(
             "more GPUs (--tensor-parallel-size), a quantized checkpoint or --kv-cache-dtype fp8 give the "
             "KV cache room for more concurrent requests",
             unsafe=True,
@@ -189,7 +192,8 @@ def large_activation_peak(ctx: CheckContext) -> Iterator[Hit]:
     yield Hit(
         _span(dep, "max_num_batched_tokens", "enable_chunked_prefill"),
         data,
-        fix=Fix(
+        fix=fixes.chunk_fix(dep, m)
+        or Fix(
             f"--max-num-batched-tokens {REFERENCE_CHUNK} with chunked prefill keeps the activation peak "
             f"at ≈{alt.activation_gib:.1f} GiB and gives the KV cache {saved:.1f} GiB more",
             unsafe=True,

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.finding import Fix
+from vlint.fix.changes import set_value, with_changes
 
 HIGH_GMU = 0.95
 #: contexts up to this are "short": leaving max_model_len unset costs little
@@ -38,11 +39,14 @@ def gmu_headroom(ctx: CheckContext) -> Iterator[Hit]:
             "tp": dep.value("tensor_parallel_size"),
         },
         severity="error" if v >= 1.0 else "warning",
-        fix=Fix(
-            "use --gpu-memory-utilization 0.9 (or lower on GPUs shared with other processes)",
-            s.value_span,
-            "0.9",
-            unsafe=True,
+        fix=with_changes(
+            Fix(
+                "use --gpu-memory-utilization 0.9 (or lower on GPUs shared with other processes)",
+                s.value_span,
+                "0.9",
+                unsafe=True,
+            ),
+            set_value(dep, "gpu_memory_utilization", 0.9),
         ),
     )
 
@@ -67,11 +71,14 @@ def gmu_range(ctx: CheckContext) -> Iterator[Hit]:
     yield Hit(
         s.full_span,
         {"gpu_memory_utilization": s.raw or str(v), "reason": reason},
-        fix=Fix(
-            "gpu_memory_utilization is a fraction of the GPU's total memory in (0, 1], e.g. 0.9",
-            s.value_span,
-            "0.9",
-            unsafe=True,
+        fix=with_changes(
+            Fix(
+                "gpu_memory_utilization is a fraction of the GPU's total memory in (0, 1], e.g. 0.9",
+                s.value_span,
+                "0.9",
+                unsafe=True,
+            ),
+            set_value(dep, "gpu_memory_utilization", 0.9),
         ),
     )
 
@@ -138,10 +145,13 @@ def max_model_len_over_derived(ctx: CheckContext) -> Iterator[Hit]:
             else "vLLM refuses to start",
         },
         severity="warning" if allow else "error",
-        fix=Fix(
-            f"use --max-model-len {limit} or less (or extend the context with rope scaling via --hf-overrides)",
-            s.value_span,
-            str(limit),
-            unsafe=True,
+        fix=with_changes(
+            Fix(
+                f"use --max-model-len {limit} or less (or extend the context with rope scaling via --hf-overrides)",
+                s.value_span,
+                str(limit),
+                unsafe=True,
+            ),
+            set_value(dep, "max_model_len", limit),
         ),
     )

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from vlint.argspec.parse import UNRESOLVED
 from vlint.checks import CheckContext, Hit, check
 from vlint.finding import Fix
+from vlint.fix.changes import remove_setting, set_value, with_changes
 
 #: a max_model_len at or above this is "long context": V0 turned chunked prefill on by itself above
 #: 32768 tokens ([0.6.6.post1] vllm/engine/arg_utils.py:1080-1110)
@@ -44,7 +45,11 @@ def chunking_disabled(ctx: CheckContext) -> Iterator[Hit]:
         {"tokens": tokens, "max_model_len": mml, "long_context": long, "option": s.option, "detail": detail},
         severity="warning" if long or mml is None else "info",
         fix=Fix(
-            f"remove {s.option} (chunked prefill is on by default in vLLM's V1 engine)", s.full_span, "", unsafe=False
+            f"remove {s.option} (chunked prefill is on by default in vLLM's V1 engine)",
+            s.full_span,
+            "",
+            unsafe=False,
+            changes=remove_setting(dep, "enable_chunked_prefill"),
         ),
     )
 
@@ -61,10 +66,20 @@ def budget_covers_context(ctx: CheckContext) -> Iterator[Hit]:
     mml = _int(dep.value("max_model_len"))
     if mnbt is None or mml is None or mml < LONG_CONTEXT or mnbt < mml:
         return
+    from vlint.fix.memory import default_chunk
+
+    chunk = default_chunk(dep)
+    change = set_value(dep, "max_num_batched_tokens", chunk) if chunk and chunk < mml else None
     yield Hit(
         s.full_span,
         {"max_num_batched_tokens": mnbt, "max_model_len": mml, "option": s.option},
-        fix=Fix("use a chunk of 8192-16384 tokens (vLLM's defaults), e.g. --max-num-batched-tokens 16384", unsafe=True),
+        fix=Fix(
+            f"use --max-num-batched-tokens {chunk} (vLLM {dep.version}'s default chunk for this GPU)"
+            if change is not None
+            else "use a chunk of 8192-16384 tokens (vLLM's defaults), e.g. --max-num-batched-tokens 16384",
+            unsafe=True,
+            changes=(change,) if change is not None else (),
+        ),
     )
 
 
@@ -83,7 +98,10 @@ def budget_below_context_unchunked(ctx: CheckContext) -> Iterator[Hit]:
     yield Hit(
         s.full_span,
         {"max_num_batched_tokens": mnbt, "max_model_len": mml, "chunked_why": dep.why("enable_chunked_prefill")},
-        fix=Fix(f"raise --max-num-batched-tokens to at least {mml}, or enable chunked prefill", unsafe=True),
+        fix=with_changes(
+            Fix(f"raise --max-num-batched-tokens to {mml} (max_model_len), or enable chunked prefill", unsafe=True),
+            set_value(dep, "max_num_batched_tokens", mml),
+        ),
     )
 
 
@@ -110,5 +128,8 @@ def budget_below_max_seqs(ctx: CheckContext) -> Iterator[Hit]:
             "mnbt_why": dep.why("max_num_batched_tokens"),
             "mns_why": dep.why("max_num_seqs"),
         },
-        fix=Fix(f"set --max-num-batched-tokens to at least {mns} or lower --max-num-seqs", unsafe=True),
+        fix=with_changes(
+            Fix(f"set --max-num-batched-tokens to {mns} (max_num_seqs) or lower --max-num-seqs", unsafe=True),
+            set_value(dep, "max_num_batched_tokens", mns),
+        ),
     )

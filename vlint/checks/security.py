@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.finding import Fix
+from vlint.fix.changes import remove_setting
 from vlint.secrets import find_secrets
 
 
@@ -28,7 +29,9 @@ def trust_remote_code(ctx: CheckContext) -> Iterator[Hit]:
         },
         fix=Fix(
             "remove --trust-remote-code unless the model needs its own code; if it does, pin "
-            "--revision to a reviewed commit"
+            "--revision to a reviewed commit",
+            unsafe=True,
+            changes=remove_setting(dep, "trust_remote_code"),
         ),
     )
 

@@ -8,9 +8,10 @@ import math
 from typing import Any
 
 from vlint import __version__
-from vlint.finding import Finding
+from vlint.finding import Finding, SettingChange
 from vlint.lint import LintReport
 from vlint.secrets import redact
+from vlint.span import Span
 
 FORMAT_VERSION = 1
 
@@ -30,6 +31,25 @@ def jsonable(value: Any, secrets: list[str] | None = None) -> Any:
     return jsonable(str(value), secrets)
 
 
+def span_dict(span: Span, *, path: bool = False) -> dict[str, Any]:
+    d: dict[str, Any] = {"path": span.path} if path else {}
+    d.update(line=span.line, column=span.column, end_line=span.end_line, end_column=span.end_column)
+    return d
+
+
+def change_dict(c: SettingChange, secrets: list[str] | None = None) -> dict[str, Any]:
+    """One structured edit of a fix (``vlint fix`` applies these; see docs/fix-and-size.md)."""
+    return {
+        "dest": c.dest,
+        "action": c.action,
+        "option": c.option,
+        "value": jsonable(c.value, secrets),
+        "target": c.target,
+        "spans": [span_dict(s, path=True) for s in c.spans],
+        "anchor": span_dict(c.anchor, path=True) if c.anchor is not None else None,
+    }
+
+
 def finding_dict(f: Finding, secrets: list[str] | None = None) -> dict[str, Any]:
     fix = None
     if f.fix is not None:
@@ -39,12 +59,8 @@ def finding_dict(f: Finding, secrets: list[str] | None = None) -> dict[str, Any]
             "unsafe": f.fix.unsafe,
         }
         if f.fix.span is not None:
-            fix["span"] = {
-                "line": f.fix.span.line,
-                "column": f.fix.span.column,
-                "end_line": f.fix.span.end_line,
-                "end_column": f.fix.span.end_column,
-            }
+            fix["span"] = span_dict(f.fix.span)
+        fix["changes"] = [change_dict(c, secrets) for c in f.fix.changes]
     return {
         "code": f.code,
         "name": f.name,

@@ -1,0 +1,321 @@
+"""``vlint fix``: apply the findings' structured fixes to the files, verified by linting again.
+
+The run works on the decoded text of every file in memory (an overlay the lint reads instead of the
+disk) and only writes at the end, so ``--diff`` and ``fix`` compute exactly the same result:
+
+1. lint; take every finding whose fix has structured changes (safe ones, plus unsafe ones with
+   ``--unsafe-fixes``), turn the changes into span edits (:mod:`vlint.fix.editor`), skipping fixes
+   whose edits overlap one already taken this round and every file that failed to parse;
+2. lint the edited text again and accept the round only if every fixed finding is gone, no file
+   stopped parsing, vLLM's parser rejects nothing new (VL0xx) and no new error appeared; otherwise
+   retry that round's fixes one at a time and drop those that fail;
+3. repeat (overlapping fixes land in later rounds) until nothing changes.
+
+Files keep their encoding details: a UTF-8 BOM and CRLF line endings are restored when written.
+"""
+
+from __future__ import annotations
+
+import codecs
+import difflib
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vlint.engine import Engine
+from vlint.finding import Finding
+from vlint.fix.editor import CannotApply, Text, TextEdit, apply_edits, edits_for
+from vlint.lint import LintOptions, LintReport, Reader, display_path, lint_paths
+from vlint.sources.base import SourceError, SourceText
+
+MAX_ROUNDS = 10
+#: formats whose text ``vlint fix`` edits (Python sources and Helm templates are left alone: an
+#: argv word there is an expression or a template, not text that can be rewritten in place)
+EDITABLE_SOURCES = frozenset(
+    {"shell", "vllm-config", "kubernetes", "helm", "compose", "github-actions", "skypilot", "dockerfile"}
+)
+
+
+def _norm(path: Path) -> Path:
+    return Path(os.path.normpath(path.absolute()))
+
+
+class OverlayReader(Reader):
+    """Reads edited text from memory, everything else from disk."""
+
+    def __init__(self, opts: LintOptions, overlay: dict[Path, str]) -> None:
+        super().__init__(opts)
+        self.overlay = overlay
+
+    def _read(self, path: Path) -> SourceText | SourceError:
+        text = self.overlay.get(_norm(path))
+        if text is not None:
+            return SourceText(display_path(path, self.opts.root), path, text)
+        return super()._read(path)
+
+
+@dataclass(slots=True)
+class FixRecord:
+    """A fix that was applied (or not, with the reason)."""
+
+    code: str
+    path: str
+    line: int
+    column: int
+    description: str
+    unsafe: bool
+    files: tuple[str, ...] = ()
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class FixOutcome:
+    before: LintReport
+    after: LintReport
+    applied: list[FixRecord] = field(default_factory=list)
+    skipped: list[FixRecord] = field(default_factory=list)
+    #: file → (display path, original text, fixed text), for changed files only
+    changed: dict[Path, tuple[str, str, str]] = field(default_factory=dict)
+
+    @property
+    def unsafe_left(self) -> list[Finding]:
+        """Remaining findings that ``--unsafe-fixes`` could fix."""
+        return [f for f in self.after.findings if f.fix is not None and f.fix.changes and f.fix.unsafe]
+
+    def diff(self) -> str:
+        out: list[str] = []
+        for _, (shown, old, new) in sorted(self.changed.items(), key=lambda kv: kv[1][0]):
+            out.extend(
+                difflib.unified_diff(
+                    old.splitlines(keepends=True),
+                    new.splitlines(keepends=True),
+                    fromfile=f"a/{shown}",
+                    tofile=f"b/{shown}",
+                )
+            )
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out)
+
+
+def _key(f: Finding) -> tuple[str, str, str]:
+    assert f.fix is not None
+    return (f.code, f.span.path, f.fix.description)
+
+
+def _record(f: Finding, files: tuple[str, ...] = (), reason: str = "") -> FixRecord:
+    assert f.fix is not None
+    return FixRecord(f.code, f.span.path, f.span.line, f.span.column, f.fix.description, f.fix.unsafe, files, reason)
+
+
+class _Run:
+    def __init__(
+        self,
+        paths: list[Path],
+        engine: Engine,
+        opts: LintOptions,
+        post: Callable[[LintReport], None] | None,
+    ) -> None:
+        self.paths = paths
+        self.engine = engine
+        self.opts = opts
+        self.post = post
+        self.overlay: dict[Path, str] = {}
+        self.display: dict[Path, str] = {}
+        self.originals: dict[Path, str] = {}
+
+    def lint(self, overlay: dict[Path, str]) -> LintReport:
+        report = lint_paths(self.paths, self.engine, self.opts, reader=OverlayReader(self.opts, overlay))
+        if self.post is not None:
+            self.post(report)
+        return report
+
+    def abspath(self, shown: str) -> Path:
+        return _norm(self.opts.root / shown)
+
+    def text(self, shown: str, overlay: dict[Path, str]) -> Text:
+        p = self.abspath(shown)
+        if p in overlay:
+            return Text(shown, overlay[p])
+        src = Reader(self.opts).read(p)
+        self.originals.setdefault(p, src.text)
+        self.display.setdefault(p, shown)
+        return Text(shown, src.text)
+
+
+def _broken_files(report: LintReport) -> set[str]:
+    return {fr.path for fr in report.files if fr.error is not None}
+
+
+def _counts(report: LintReport, pred: Callable[[Finding], bool]) -> Counter[tuple[str, str]]:
+    return Counter((f.code, f.span.path) for f in report.findings if pred(f))
+
+
+def verify(before: LintReport, after: LintReport, fixed: list[Finding]) -> str | None:
+    """Why the edited files are worse than before (None: the fixes are good)."""
+    broken_before = _broken_files(before)
+    for fr in after.files:
+        if fr.error is not None and fr.path not in broken_before:
+            return f"{fr.path} would no longer parse: {fr.error.message}"
+    launches_before = {fr.path: fr.launches for fr in before.files}
+    for fr in after.files:
+        if fr.launches < launches_before.get(fr.path, 0):
+            return f"vlint would no longer find every vLLM launch in {fr.path}"
+    parse_before = _counts(before, lambda f: f.code.startswith("VL0"))
+    for key, n in _counts(after, lambda f: f.code.startswith("VL0")).items():
+        if n > parse_before.get(key, 0):
+            return f"vLLM would reject the result ({key[0]} in {key[1]})"
+    errors_before = _counts(before, lambda f: f.severity == "error")
+    for key, n in _counts(after, lambda f: f.severity == "error").items():
+        if n > errors_before.get(key, 0):
+            return f"the result has a new error ({key[0]} in {key[1]})"
+    all_before = _counts(before, lambda f: True)
+    all_after = _counts(after, lambda f: True)
+    expected = Counter((f.code, f.span.path) for f in fixed)
+    for key, n in expected.items():
+        if all_after.get(key, 0) > all_before.get(key, 0) - n:
+            return f"{key[0]} is still reported after the fix"
+    return None
+
+
+def fix_paths(
+    paths: list[Path],
+    engine: Engine,
+    opts: LintOptions,
+    *,
+    unsafe: bool = False,
+    post: Callable[[LintReport], None] | None = None,
+) -> FixOutcome:
+    """Compute the fixed text of every file (nothing is written; see :func:`write_fixed`)."""
+    run = _Run(paths, engine, opts, post)
+    report = run.lint(run.overlay)
+    outcome = FixOutcome(before=report, after=report)
+    given_up: dict[tuple[str, str, str], FixRecord] = {}
+    for _ in range(MAX_ROUNDS):
+        planned = _plan(run, report, unsafe, given_up)
+        if not planned:
+            break
+        progressed = False
+        trial = _with_edits(run, run.overlay, [e for _, edits in planned for e in edits])
+        after = run.lint(trial)
+        problem = verify(report, after, [f for f, _ in planned])
+        if problem is None:
+            run.overlay, report, progressed = trial, after, True
+            outcome.applied.extend(_record(f, _files(edits)) for f, edits in planned)
+        else:  # one at a time, to keep the good ones (every edit is relative to the round's text)
+            base, base_report = run.overlay, report
+            kept: list[TextEdit] = []
+            kept_findings: list[Finding] = []
+            for f, edits in planned:
+                trial = _with_edits(run, base, kept + edits)
+                after = run.lint(trial)
+                problem = verify(base_report, after, [*kept_findings, f])
+                if problem is None:
+                    run.overlay, report, progressed = trial, after, True
+                    kept.extend(edits)
+                    kept_findings.append(f)
+                    outcome.applied.append(_record(f, _files(edits)))
+                else:
+                    given_up[_key(f)] = _record(f, reason=problem)
+        if not progressed:
+            break
+    outcome.after = report
+    outcome.skipped = list(given_up.values())
+    for p, text in run.overlay.items():
+        old = run.originals[p]
+        if text != old:
+            outcome.changed[p] = (run.display[p], old, text)
+    return outcome
+
+
+def _files(edits: list[TextEdit]) -> tuple[str, ...]:
+    return tuple(sorted({e.path for e in edits}))
+
+
+def _plan(
+    run: _Run, report: LintReport, unsafe: bool, given_up: dict[tuple[str, str, str], FixRecord]
+) -> list[tuple[Finding, list[TextEdit]]]:
+    """This round's fixes: applicable, allowed, not overlapping each other."""
+    broken = _broken_files(report)
+    finding_file = {id(f): fr.path for fr in report.files for f in fr.findings}
+    formats = {fr.path: fr.sources for fr in report.files}
+    planned: list[tuple[Finding, list[TextEdit]]] = []
+    taken: list[TextEdit] = []
+    texts: dict[str, Text] = {}
+    for f in report.findings:
+        fix = f.fix
+        if fix is None or not fix.changes or (fix.unsafe and not unsafe) or _key(f) in given_up:
+            continue
+        if finding_file.get(id(f)) in broken:
+            given_up[_key(f)] = _record(f, reason=f"{finding_file[id(f)]} failed to parse; it is not edited")
+            continue
+        try:
+            edits: list[TextEdit] = []
+            for change in fix.changes:
+                for s in change.spans + ((change.anchor,) if change.anchor else ()):
+                    if s.path in broken:
+                        raise CannotApply(f"{s.path} failed to parse; it is not edited")
+                    if s.path in formats and not EDITABLE_SOURCES.intersection(formats[s.path]):
+                        shown = ", ".join(formats[s.path]) or "this format"
+                        raise CannotApply(f"vlint fix does not edit {shown} files ({s.path})")
+                    if s.path not in texts:
+                        texts[s.path] = run.text(s.path, run.overlay)
+                edits.extend(edits_for(change, texts))
+        except (CannotApply, SourceError) as e:
+            given_up[_key(f)] = _record(f, reason=str(e) if isinstance(e, CannotApply) else e.message)
+            continue
+        if any(e.overlaps(t) for e in edits for t in taken):
+            continue  # next round, on the text this round produces
+        planned.append((f, edits))
+        taken.extend(edits)
+    return planned
+
+
+def _with_edits(run: _Run, overlay: dict[Path, str], edits: list[TextEdit]) -> dict[Path, str]:
+    out = dict(overlay)
+    by_path: dict[str, list[TextEdit]] = {}
+    for e in edits:
+        by_path.setdefault(e.path, []).append(e)
+    for shown, es in by_path.items():
+        p = run.abspath(shown)
+        out[p] = apply_edits(run.text(shown, overlay).text, es)
+    return out
+
+
+# -- writing -------------------------------------------------------------------------------------
+def encode_like(text: str, original: bytes) -> bytes:
+    """``text`` encoded the way the original file was: UTF-8 or UTF-16 with its BOM, CRLF endings."""
+    if original.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        crlf = "\r\n".encode("utf-16-le") in original or "\r\n".encode("utf-16-be") in original
+        return (text.replace("\n", "\r\n") if crlf else text).encode("utf-16")
+    if b"\r\n" in original:
+        text = text.replace("\n", "\r\n")
+    data = text.encode("utf-8")
+    return codecs.BOM_UTF8 + data if original.startswith(codecs.BOM_UTF8) else data
+
+
+def write_fixed(outcome: FixOutcome) -> list[str]:
+    """Write the changed files (atomically, keeping permissions); returns errors, one per file."""
+    from vlint.lint import decode
+
+    errors: list[str] = []
+    for p, (shown, old, new) in sorted(outcome.changed.items(), key=lambda kv: kv[1][0]):
+        try:
+            original = p.read_bytes()
+            if decode(original) != old:
+                errors.append(f"{shown}: changed on disk while vlint was fixing it; not written")
+                continue
+            data = encode_like(new, original)
+            fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".vlint")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.chmod(tmp, p.stat().st_mode & 0o7777)
+                os.replace(tmp, p)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except (OSError, SourceError) as e:
+            errors.append(f"{shown}: cannot write: {getattr(e, 'strerror', None) or e}")
+    return errors

@@ -1,0 +1,337 @@
+"""Fixes computed by the memory model: the value that clears a memory finding, found by re-running
+vLLM's startup arithmetic (:func:`vlint.memory.estimate_memory`) with the change, never from a table.
+
+* will not start (VL210): the largest ``max_model_len`` that fits (vLLM's own binary search), the
+  smallest tensor-parallel size whose weights fit, the largest ``gpu_memory_utilization`` the free
+  memory allows, the largest ``max_num_seqs`` whose sampler warm-up fits;
+* few concurrent requests (VL211) or a small KV cache (VL212): an fp8 KV cache (and the factor it
+  gains), the tensor-parallel size that fits the context at ≥ 2× concurrency, or the longest
+  ``max_model_len`` with 2× concurrency;
+* a large activation peak (VL213): the chunk size vLLM defaults to for this GPU and version, and the
+  activation peak that results.
+
+All of these change behaviour (shorter context, other precision, more GPUs), so they are unsafe fixes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from vlint.finding import Fix, SettingChange
+from vlint.fix.changes import remove_setting, set_value, with_changes
+
+if TYPE_CHECKING:
+    from vlint.deployment import Deployment
+    from vlint.memory import MemoryEstimate, MemoryInputs
+
+#: a KV cache that holds fewer requests of max_model_len than this is reported (VL211)
+MIN_CONCURRENCY = 2.0
+#: the KV cache's share of the budget below which VL212 reports
+MIN_KV_SHARE = 0.10
+_TP_CANDIDATES = (2, 4, 8, 16)
+
+
+def base_inputs(dep: Deployment) -> MemoryInputs | None:
+    """The memory model's inputs for the deployment as written (None when it cannot be estimated)."""
+    if dep.memory is None or dep.arch is None or dep.gpu is None:
+        return None
+    from vlint.memory import inputs_from_resolved
+
+    env = {k: v for k, v in dep.env.items() if isinstance(v, str)}
+    return inputs_from_resolved(dep.arch, dep.gpu, dep.version, dep.resolved, gpu_count=dep.gpu_count, env=env)
+
+
+def estimate(base: MemoryInputs, **changes: Any) -> MemoryEstimate | None:
+    from vlint.memory import estimate_memory
+
+    try:
+        return estimate_memory(dataclasses.replace(base, **changes))
+    except (ValueError, ZeroDivisionError, KeyError):
+        return None
+
+
+def largest(lo: int, hi: int, ok: Callable[[int], bool]) -> int | None:
+    """The largest x in [lo, hi] with ok(x), for a predicate true up to some point (binary search)."""
+    if hi < lo or not ok(lo):
+        return None
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def kv_cache_dtypes(dep: Deployment) -> tuple[str, ...]:
+    raw = dep.spec.meta.get("kv_cache_dtypes")
+    if isinstance(raw, dict):
+        raw = raw.get("dtypes")
+    return tuple(str(x) for x in raw) if isinstance(raw, list | tuple) else ()
+
+
+def fp8_applies(dep: Deployment, base: MemoryInputs) -> bool:
+    return (
+        dep.arch is not None
+        and not dep.arch.is_mla
+        and str(base.kv_cache_dtype) == "auto"
+        and "fp8" in kv_cache_dtypes(dep)
+        and not dep.arch.kv_cache_quant_algo
+    )
+
+
+def tp_candidates(dep: Deployment, base: MemoryInputs) -> list[int]:
+    """Tensor-parallel sizes above the current one that the model's heads divide, within the GPUs
+    the launch has when vlint knows how many (vLLM: num_attention_heads % tp == 0)."""
+    assert dep.arch is not None
+    cur = base.tensor_parallel_size * base.pipeline_parallel_size
+    limit = dep.gpu_count if dep.gpu_count else max(_TP_CANDIDATES)
+    out = []
+    for tp in _TP_CANDIDATES:
+        if tp <= base.tensor_parallel_size or tp * base.pipeline_parallel_size > max(limit, cur):
+            continue
+        if dep.arch.num_attention_heads % tp == 0:
+            out.append(tp)
+    return out
+
+
+def _first_tp(dep: Deployment, base: MemoryInputs, ok: Callable[[MemoryEstimate], bool]) -> tuple[int, Any] | None:
+    for tp in tp_candidates(dep, base):
+        est = estimate(base, tensor_parallel_size=tp)
+        if est is not None and ok(est):
+            return tp, est
+    return None
+
+
+def _fix(description: str, *changes: SettingChange | None) -> Fix:
+    return with_changes(Fix(description, unsafe=True), *changes)
+
+
+def _len(n: int) -> str:
+    return f"{n:,}"
+
+
+def _alternatives(dep: Deployment, base: MemoryInputs, *, starts_only: bool) -> list[str]:
+    """Other ways out, with their numbers: fp8 KV cache and more tensor parallelism."""
+    out = []
+    mml = base.max_model_len
+
+    def good(e: MemoryEstimate) -> bool:
+        return e.starts and (starts_only or e.max_concurrency >= MIN_CONCURRENCY)
+
+    if fp8_applies(dep, base):
+        e = estimate(base, kv_cache_dtype="fp8")
+        if e is not None and good(e):
+            out.append(f"--kv-cache-dtype fp8 fits {_len(mml)} tokens at {e.max_concurrency:.1f}× concurrency")
+    hit = _first_tp(dep, base, good)
+    if hit is not None:
+        tp, e = hit
+        out.append(f"--tensor-parallel-size {tp} fits {_len(mml)} tokens at {e.max_concurrency:.1f}× concurrency")
+    return out
+
+
+def _with_alternatives(text: str, alts: list[str]) -> str:
+    return text + ("; or " + "; or ".join(alts) if alts else "")
+
+
+# -- VL210 -------------------------------------------------------------------------------------
+def will_not_start_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
+    base = base_inputs(dep)
+    if base is None:
+        return None
+    stage = m.failure_stage or ""
+    if stage == "kv_cache_check":
+        fits = _fitting_max_model_len(base, m)
+        alts = _alternatives(dep, base, starts_only=True)
+        if fits:
+            e = estimate(base, max_model_len=fits)
+            conc = f" at {e.max_concurrency:.2f}× concurrency" if e is not None else ""
+            return _fix(
+                _with_alternatives(
+                    f"set --max-model-len {fits} (the largest that fits{conc}, as vLLM computes it)", alts
+                ),
+                set_value(dep, "max_model_len", fits),
+            )
+    if stage in ("kv_cache_check", "no_kv_memory", "weights"):
+        hit = _first_tp(dep, base, lambda e: e.starts)
+        if hit is not None:
+            tp, e = hit
+            return _fix(
+                f"--tensor-parallel-size {tp} fits the weights ({e.weights_gib:.2f} GiB per GPU) and "
+                f"{_len(base.max_model_len)} tokens at {e.max_concurrency:.1f}× concurrency (needs {tp} GPUs)",
+                set_value(dep, "tensor_parallel_size", tp),
+            )
+        return Fix(
+            "the weights leave no room: use more GPUs (--tensor-parallel-size), a quantized checkpoint, or a "
+            "GPU with more memory",
+            unsafe=True,
+        )
+    if stage == "startup_free_memory":
+        top = int(m.max_gmu_free * 100)
+        best = largest(1, top, lambda p: _starts(base, gpu_memory_utilization=p / 100))
+        if best is None:
+            return None
+        return _fix(
+            f"lower --gpu-memory-utilization to {best / 100:.2f} (the most the free memory at startup allows)",
+            set_value(dep, "gpu_memory_utilization", best / 100),
+        )
+    if stage == "cuda_graph_capture":
+        cur = round(base.gpu_memory_utilization * 100)
+        best = largest(1, cur - 1, lambda p: _starts(base, gpu_memory_utilization=p / 100))
+        if best is None:
+            return None
+        return _fix(
+            f"lower --gpu-memory-utilization to {best / 100:.2f} (V0 captures CUDA graphs outside the budget)",
+            set_value(dep, "gpu_memory_utilization", best / 100),
+        )
+    if stage in ("sampler_warmup", "mamba_blocks"):
+        best = largest(1, base.max_num_seqs - 1, lambda n: _starts(base, max_num_seqs=n))
+        if best is None:
+            return None
+        why = "the sampler warms up with that many dummy requests" if stage == "sampler_warmup" else "Mamba blocks"
+        return _fix(f"lower --max-num-seqs to {best} ({why})", set_value(dep, "max_num_seqs", best))
+    return None
+
+
+def _concurrency(base: MemoryInputs, **changes: Any) -> float:
+    e = estimate(base, **changes)
+    return e.max_concurrency if e is not None and e.starts else 0.0
+
+
+def _starts(base: MemoryInputs, **changes: Any) -> bool:
+    e = estimate(base, **changes)
+    return e is not None and e.starts
+
+
+def _fitting_max_model_len(base: MemoryInputs, m: MemoryEstimate) -> int | None:
+    """vLLM's estimated maximum model length, confirmed by the whole model (searched again if not)."""
+    n = m.estimated_max_model_len
+    if n and _starts(base, max_model_len=n):
+        return n
+    return largest(1, base.max_model_len - 1, lambda x: _starts(base, max_model_len=x))
+
+
+# -- VL211 / VL212 -------------------------------------------------------------------------------
+def low_concurrency_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
+    base = base_inputs(dep)
+    if base is None:
+        return None
+    mml = base.max_model_len
+    options: list[tuple[str, SettingChange | None]] = []
+    if fp8_applies(dep, base):
+        e = estimate(base, kv_cache_dtype="fp8")
+        if e is not None and e.starts and m.kv_cache_tokens:
+            factor = e.kv_cache_tokens / m.kv_cache_tokens
+            text = (
+                f"use --kv-cache-dtype fp8 to fit {factor:.1f}× the tokens ({_len(m.kv_cache_tokens)} → "
+                f"{_len(e.kv_cache_tokens)}, {e.max_concurrency:.1f}× concurrency)"
+            )
+            if e.max_concurrency >= MIN_CONCURRENCY:
+                options.append((text, set_value(dep, "kv_cache_dtype", "fp8")))
+            else:
+                options.append((text, None))
+    hit = _first_tp(dep, base, lambda e: e.starts and e.max_concurrency >= MIN_CONCURRENCY)
+    if hit is not None:
+        tp, e = hit
+        options.append(
+            (
+                f"--tensor-parallel-size {tp} fits {_len(mml)} tokens at {e.max_concurrency:.1f}× concurrency",
+                set_value(dep, "tensor_parallel_size", tp),
+            )
+        )
+    shorter = largest(1, mml - 1, lambda x: _concurrency(base, max_model_len=x) >= MIN_CONCURRENCY)
+    if shorter:
+        options.append(
+            (
+                f"--max-model-len {shorter} holds {MIN_CONCURRENCY:.0f} requests of that length",
+                set_value(dep, "max_model_len", shorter),
+            )
+        )
+    return _choose(options)
+
+
+def small_kv_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
+    base = base_inputs(dep)
+    if base is None:
+        return None
+    options: list[tuple[str, SettingChange | None]] = []
+    hit = _first_tp(dep, base, lambda e: e.starts and e.kv_cache_gib >= MIN_KV_SHARE * e.budget_gib)
+    if hit is not None:
+        tp, e = hit
+        options.append(
+            (
+                f"--tensor-parallel-size {tp} gives the KV cache {e.kv_cache_gib:.1f} GiB per GPU "
+                f"({_len(e.kv_cache_tokens)} tokens, {e.max_concurrency:.1f}× concurrency)",
+                set_value(dep, "tensor_parallel_size", tp),
+            )
+        )
+    if fp8_applies(dep, base):
+        e2 = estimate(base, kv_cache_dtype="fp8")
+        if e2 is not None and m.kv_cache_tokens:
+            options.append(
+                (
+                    f"--kv-cache-dtype fp8 fits {e2.kv_cache_tokens / m.kv_cache_tokens:.1f}× the tokens in the same "
+                    "memory",
+                    None,
+                )
+            )
+    if not options:
+        return Fix("a quantized checkpoint or a GPU with more memory gives the KV cache room", unsafe=True)
+    return _choose(options)
+
+
+def _choose(options: list[tuple[str, SettingChange | None]]) -> Fix | None:
+    """The first option with a change is applied; every option is named in the description."""
+    if not options:
+        return None
+    applied = next((o for o in options if o[1] is not None), None)
+    texts = [t for t, _ in options]
+    if applied is None:
+        return Fix("; or ".join(texts), unsafe=True)
+    rest = [t for t in texts if t != applied[0]]
+    return _fix(_with_alternatives(applied[0], rest), applied[1])
+
+
+# -- VL213 ---------------------------------------------------------------------------------------
+def default_chunk(dep: Deployment) -> int | None:
+    """The max_num_batched_tokens this vLLM version picks for this GPU with chunked prefill on."""
+    from vlint.argspec.parse import UNRESOLVED
+    from vlint.resolve.defaults import resolve_defaults
+
+    user: dict[str, Any] = {
+        d: s.value
+        for d, s in dep.args.settings.items()
+        if s.value is not UNRESOLVED and d not in ("max_num_batched_tokens", "enable_chunked_prefill")
+    }
+    user["env"] = {k: v for k, v in dep.env.items() if v is not UNRESOLVED}
+    user["enable_chunked_prefill"] = True
+    r = resolve_defaults(dep.version, gpu=dep.gpu, usage_context=dep.invocation.usage_context, arch=dep.arch, user=user)
+    v = r.get("max_num_batched_tokens")
+    return v.value if v is not None and isinstance(v.value, int) else None
+
+
+def chunk_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
+    base = base_inputs(dep)
+    chunk = default_chunk(dep)
+    if base is None or chunk is None:
+        return None
+    e = estimate(base, max_num_batched_tokens=chunk, enable_chunked_prefill=True)
+    if e is None:
+        return None
+    changes: list[SettingChange | None] = []
+    if dep.is_set("max_num_batched_tokens"):
+        changes.append(set_value(dep, "max_num_batched_tokens", chunk))
+    if dep.user_value("enable_chunked_prefill") is False:
+        removed = remove_setting(dep, "enable_chunked_prefill")
+        changes.extend(removed if removed else [None])
+    elif not dep.is_set("max_num_batched_tokens"):
+        changes.append(None)
+    how = "with chunked prefill on, " if dep.value("enable_chunked_prefill") is False else ""
+    return _fix(
+        f"{how}--max-num-batched-tokens {chunk} (vLLM {dep.version}'s default chunk on this GPU) keeps the prefill "
+        f"activation peak at {e.activation_gib:.1f} GiB (now {m.activation_gib:.1f} GiB) and gives the KV cache "
+        f"{e.kv_cache_gib - m.kv_cache_gib:.1f} GiB more",
+        *changes,
+    )

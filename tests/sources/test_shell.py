@@ -358,6 +358,26 @@ def test_bash_c_sees_the_outer_variables_and_env() -> None:
 
 def test_unresolved_bash_c_string_is_not_read() -> None:
     assert launches('bash -c "$CMD"') == []
+    assert launches('eval "$CMD"') == []
+
+
+def test_command_assembled_in_a_variable_and_run_with_bash_c_or_eval() -> None:
+    for runner in ('bash -c "$CMD"', 'eval "$CMD"', "eval $CMD"):
+        inv = one(f'CMD="vllm serve m --tp 2"\nCMD+=" --max-model-len 4096"\n{runner}\n')
+        assert argv(inv) == ["m", "--tp", "2", "--max-model-len", "4096"]
+        assert inv.span.line == 3
+
+
+def test_eval_joins_its_arguments() -> None:
+    inv = one('eval vllm serve m --x "a b"')
+    assert argv(inv) == ["m", "--x", "a", "b"]  # eval re-splits "a b"
+    assert [sp(t.span) for t in inv.args][-2:] == ["1:24-1:25", "1:26-1:27"]
+
+
+def test_unresolved_python_interpreter_running_a_vllm_module() -> None:
+    inv = one("$PYTHON -m vllm.entrypoints.openai.api_server --model m")
+    assert (inv.program, argv(inv)) == ("api_server", ["--model", "m"])
+    assert launches("$PYTHON -m http.server") == []
 
 
 # -- docker run -------------------------------------------------------------------------------------------------
@@ -564,6 +584,12 @@ def test_config_written_by_a_heredoc() -> None:
         ("max-num-seqs", "$CONC", True, "5:1-5:13", "5:15-5:20"),
     ]
     assert inv.config.path == "start.sh"  # the settings live in the script
+
+
+@pytest.mark.parametrize(("target", "ref"), [("./c.yaml", "c.yaml"), ("c.yaml", "./c.yaml"), ("a/../c.yaml", "c.yaml")])
+def test_heredoc_and_config_paths_are_compared_normalized(target: str, ref: str) -> None:
+    inv = one(f"cat > {target} <<EOF\nport: 1\nEOF\nvllm serve m --config {ref}\n")
+    assert inv.config is not None and inv.problems == []
 
 
 def test_config_written_by_a_dash_heredoc_inside_a_block() -> None:

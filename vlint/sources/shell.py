@@ -15,6 +15,7 @@ writes), so its settings join the launch.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -309,6 +310,11 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
         return [_Launch(program, entry, words[args_at:], env)]
     # bash -c "…": parse the string as a script of its own
     script = _shell_c_script(words, i)
+    if script is None and words[i].text == "eval" and i + 1 < len(words):
+        rest = words[i + 1 :]
+        if not any(w.unresolved for w in rest):
+            # eval joins its arguments with blanks and runs the result as a script
+            script = Word(" ".join(w.text for w in rest), rest[0].start, rest[-1].end, quoted=True)
     if script is not None and depth < 3:
         return _launches_in_string(script, ev, env, depth, errors)
     base = words[i].text.rsplit("/", 1)[-1]
@@ -520,7 +526,9 @@ def _entry(words: list[Word], i: int) -> tuple[str, Word, int] | None:
         if i + 1 < len(words) and words[i + 1].text == "serve":
             return "vllm serve", w, i + 2
         return None
-    if _PYTHON.match(w.text):
+    # `$PYTHON -m vllm…`: an interpreter vlint cannot resolve, running a vLLM module
+    unknown_python = w.unresolved and i + 2 < len(words) and words[i + 1].text == "-m"
+    if _PYTHON.match(w.text) or unknown_python:
         j = i + 1
         while j < len(words):
             t = words[j].text
@@ -681,7 +689,7 @@ def _attach_config(inv: Invocation, ev: ShellEvaluator, base_dir: Path, read_fil
         )
         inv.opaque_args = True
         return
-    heredoc = ev.heredoc_files.get(ref.text)
+    heredoc = ev.heredoc_files.get(posixpath.normpath(ref.text))
     try:
         if heredoc is not None:
             inv.config = vllm_yaml.load_config(

@@ -9,6 +9,7 @@ the word keeps its source spelling and is flagged, never guessed.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -84,7 +85,8 @@ class Command:
 
 @dataclass(slots=True)
 class HeredocFile:
-    """A file the script writes from a here-document (``cat > cfg.yaml << EOF``)."""
+    """A file the script writes from a here-document (``cat > cfg.yaml << EOF``); ``heredoc_files``
+    keys are normalized paths (``./cfg.yaml`` → ``cfg.yaml``)."""
 
     text: str
     posmap: PositionMap
@@ -606,7 +608,7 @@ class ShellEvaluator:
         segments.sort(key=lambda s: s[0])
         posmap = PositionMap(self.posmap.path, segments)
         for t in targets:
-            self.heredoc_files[t] = HeredocFile(text, posmap, unresolved)
+            self.heredoc_files[posixpath.normpath(t)] = HeredocFile(text, posmap, unresolved)
 
 
 def _skip_sudo(words: list[Word]) -> list[Word]:

@@ -111,14 +111,15 @@ def _image_args_launch(args: list[Piece], program: str, c: Container, result: So
     """The image's entry point runs vLLM; ``args`` are its arguments — unless they repeat it."""
     if args and not args[0].unresolved:
         probe = SourceResult()
-        if args[0].text.text == "serve" and program in ("vllm serve", "image"):
-            _argv_launches([literal_piece("vllm", args[0].span), *args], c, probe)
-        else:
-            _argv_launches(args, c, probe)
-        repeated = bool(probe.invocations) and probe.invocations[0].span == args[0].span
-        if repeated:
+        prefix = [literal_piece("vllm", args[0].span)] if args[0].text.text == "serve" else []
+        if prefix and program not in ("vllm serve", "image"):
+            prefix = []
+        _argv_launches([*prefix, *args], c, probe)
+        if probe.invocations and _starts_at(probe.invocations[0].span, args[0].span):
             inv = probe.invocations[0]
-            words = " ".join(p.text.text for p in args[:2] if not p.unresolved)
+            # the words before the launch's own arguments repeat the entry point
+            repeated = args[: len(args) - len(inv.args)]
+            words = " ".join(p.text.text for p in repeated) or args[0].text.text
             inv.facts["duplicate_serve"] = Fact(words, args[0].span, f"the image already runs {program}")
             if program == "image":
                 inv.program = "image"
@@ -129,6 +130,10 @@ def _image_args_launch(args: list[Piece], program: str, c: Container, result: So
     for inv in sub.invocations:
         inv.program = program if program == "image" else inv.program
     merge_result(sub, result)
+
+
+def _starts_at(a: Span, b: Span) -> bool:
+    return (a.path, a.line, a.column) == (b.path, b.line, b.column)
 
 
 def _entry_pieces(program: str, c: Container, fallback: Span | None) -> list[Piece]:
@@ -231,7 +236,7 @@ def _placeholdered(piece: Piece) -> tuple[str, list[tuple[int, int, int]], dict[
     position map for it (segments) back into the piece's file."""
     m = piece.text
     out: list[str] = []
-    targets: list[tuple[int, int]] = []
+    origins: list[int] = []
     originals: dict[int, str] = {}
     k = 0
     ranges = sorted(m.unresolved)
@@ -241,23 +246,37 @@ def _placeholdered(piece: Piece) -> tuple[str, list[tuple[int, int, int]], dict[
             a, b = ranges[r]
             ph = f"${{__VLINT_U{r}}}"
             originals[r] = m.text[a:b]
-            where = piece.posmap.position(m.lo[a])
             out.append(ph)
-            targets.extend([where] * len(ph))
+            origins.extend(_spread(min(m.lo[a:b]), max(m.hi[a:b]), len(ph)))
             k = b
             r += 1
             continue
-        out.append(m.text[k])
-        targets.append(piece.posmap.position(m.lo[k]))
-        k += 1
+        # a run of characters that stand for one stretch of source (a substituted value)
+        e = k + 1
+        while e < len(m.text) and (m.lo[e], m.hi[e]) == (m.lo[k], m.hi[k]) and not any(a == e for a, _ in ranges):
+            e += 1
+        out.append(m.text[k:e])
+        origins.extend(_spread(m.lo[k], m.hi[k], e - k) if m.hi[k] - m.lo[k] > 1 else m.lo[k:e])
+        k = e
     segments: list[tuple[int, int, int]] = []
     last: tuple[int, int, int] | None = None
-    for off, (line, col) in enumerate(targets):
+    for off, origin in enumerate(origins):
+        line, col = piece.posmap.position(origin)
         if last is not None and line == last[1] and col == last[2] + (off - last[0]):
             continue
         last = (off, line, col)
         segments.append(last)
     return "".join(out), segments or [(0, *piece.posmap.position(0))], originals
+
+
+def _spread(lo: int, hi: int, n: int) -> list[int]:
+    """``n`` characters standing for source ``[lo, hi)``: the first at ``lo``, the last at ``hi - 1``,
+    so a word made of them spans the whole source text."""
+    width = max(1, hi - lo)
+    out = [lo + min(i, width - 1) for i in range(n)]
+    if out:
+        out[-1] = lo + width - 1
+    return out
 
 
 def _shell_env(env: dict[str, Token]) -> dict[str, Var]:
@@ -770,6 +789,7 @@ def runtime_arg_problems(
 
 # -- the source ----------------------------------------------------------------------------------
 _NAME_PATTERNS = (re.compile(r"^(docker|container)file$"), re.compile(r"^(docker|container)file[.-]"))
+_FROM_LINE = re.compile(r"^FROM\s+(?:--\S+\s+)*\S+(?:\s+AS\s+\S+)?\s*$", re.IGNORECASE)
 _OTHER_EXTS = {".sh", ".bash", ".py", ".yaml", ".yml", ".json", ".toml", ".md", ".txt", ".env", ".cfg", ".ini"}
 
 
@@ -790,7 +810,7 @@ def sniff(src: SourceText) -> bool:
             continue
         word = s.split(None, 1)[0].upper()
         if word == "FROM":
-            return True
+            return _FROM_LINE.match(s) is not None
         if word != "ARG":
             return False
     return False
@@ -829,23 +849,23 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
 
 def entry_scripts(cfg: ImageConfig, base_dir: Path, read_file: ReadFile) -> list[Path]:
     """Scripts the image runs that the Dockerfile copies in from next to itself (``COPY entrypoint.sh
-    /`` + ``ENTRYPOINT ["/entrypoint.sh"]``): the link is explicit, the shell source lints them."""
-    first = (cfg.entrypoint or cfg.cmd or [None])[0]
-    if first is None or first.unresolved:
-        return []
-    base = first.text.text.rsplit("/", 1)[-1]
-    if not base or base in _SHELLS:
-        return []
+    /`` + ``ENTRYPOINT ["/entrypoint.sh"]``, ``CMD ["python3", "/srv/handler.py"]``): the link is
+    explicit, and the shell (or Python) source lints them."""
+    argv = [*(cfg.entrypoint or []), *(cfg.cmd or [])]
+    names = {p.text.text.rsplit("/", 1)[-1] for p in argv if not p.unresolved}
+    names -= _SHELLS | {""}
     out: list[Path] = []
     for s in cfg.stage.chain():
         for srcs, _dest in s.copies:
             for src in srcs:
-                if src.rsplit("/", 1)[-1] == base and not src.startswith(("http://", "https://")):
-                    p = base_dir / src
-                    try:
-                        read_file(p)
-                    except SourceError:
-                        continue
+                if src.rsplit("/", 1)[-1] not in names or src.startswith(("http://", "https://")):
+                    continue
+                p = base_dir / src
+                try:
+                    read_file(p)
+                except SourceError:
+                    continue
+                if p not in out:
                     out.append(p)
     return out
 

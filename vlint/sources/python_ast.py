@@ -328,10 +328,8 @@ class _Module:
             base = self._callee(f.value)
             if base is None:
                 return None
-            if base.startswith(("vllm", "ray.serve.llm")) and ":" not in base:
-                return f"{base}:{f.attr}" if base in ("vllm", "ray.serve.llm") else f"{base}.{f.attr}"
-            if ":" in base and base.startswith("vllm:"):
-                return base  # vllm.x.y.LLM through a from-import of a submodule
+            if base in ("vllm", "ray.serve.llm"):
+                return f"{base}:{f.attr}"  # vllm.LLM → vllm:LLM; vllm.engine.arg_utils.X → vllm:engine.arg_utils.X
             return f"{base}.{f.attr}"
         return None
 

@@ -1,0 +1,217 @@
+"""Ray Serve LLM: ``LLMConfig`` in Serve config YAML (inline and linked per-model files), KubeRay
+``RayService.spec.serveConfigV2`` (YAML in a string, spans mapped into the manifest), standalone
+``LLMConfig`` YAML, and ``LLMConfig(...)`` in Python; parsed as EngineArgs keyword arguments with the
+server's usage context.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from vlint.engine import Engine
+from vlint.invocation import SERVER, Entry, Invocation
+from vlint.lint import LintOptions, Reader, lint_paths
+from vlint.rules import load_catalog
+from vlint.sources import python_ast, ray_serve
+from vlint.sources.base import SourceResult
+from vlint.sources.registry import sources_for
+
+
+def extract(tmp_path: Path, text: str, name: str = "serve.yaml", module: Any = ray_serve, **files: str) -> SourceResult:
+    (tmp_path / name).write_text(textwrap.dedent(text))
+    for fname, content in files.items():
+        (tmp_path / fname.replace("_dot_", ".")).write_text(textwrap.dedent(content))
+    reader = Reader(LintOptions(root=tmp_path))
+    src = reader.read(tmp_path / name)
+    assert module.sniff(src)
+    result = module.extract(src, reader.read)
+    assert result.error is None, result.error
+    return result
+
+
+def kwargs(inv: Invocation) -> dict[str, Any]:
+    return {e.key: e.value for e in inv.kwargs}
+
+
+def where(path: Path, e: Entry) -> tuple[str, str]:
+    line = path.read_text().split("\n")[e.key_span.line - 1]
+    return f"{e.key_span.line}:{e.key_span.column}", line[e.key_span.column - 1 : e.key_span.end_column - 1]
+
+
+SERVE = """\
+applications:
+- name: llms
+  import_path: ray.serve.llm:build_openai_app
+  route_prefix: "/"
+  args:
+    llm_configs:
+      - model_loading_config:
+          model_id: qwen
+          model_source: Qwen/Qwen2.5-7B-Instruct
+        accelerator_type: A10G
+        deployment_config:
+          autoscaling_config: {min_replicas: 1, max_replicas: 4}
+        runtime_env:
+          env_vars: {VLLM_LOGGING_LEVEL: DEBUG}
+        engine_kwargs:
+          tensor_parallel_size: 2
+          max_model_len: 8192
+          hf_overrides:
+            rope_scaling: {rope_type: yarn, factor: 4.0}
+      - llama.yaml
+- name: custom
+  import_path: my_app.serve:app
+  args: {llm_configs: [{model_loading_config: {model_id: x}}]}
+"""
+
+
+def test_serve_config_inline_and_linked(tmp_path: Path) -> None:
+    res = extract(
+        tmp_path,
+        SERVE,
+        llama_dot_yaml="""\
+        model_loading_config:
+          model_id: llama
+        engine_kwargs:
+          max_model_len: 4096
+          device: auto
+        """,
+    )
+    qwen, llama = res.invocations
+    assert qwen.source == "ray-serve" and qwen.program == "ray-serve" and qwen.usage_context == SERVER
+    assert kwargs(qwen) == {
+        "model": "Qwen/Qwen2.5-7B-Instruct",
+        "tensor_parallel_size": 2,
+        "max_model_len": 8192,
+        "hf_overrides": {"rope_scaling": {"rope_type": "yarn", "factor": 4.0}},
+    }
+    path = tmp_path / "serve.yaml"
+    assert [where(path, e) for e in qwen.kwargs[:2]] == [("9:11", "model_source"), ("16:11", "tensor_parallel_size")]
+    facts = {k: f.value for k, f in qwen.facts.items()}
+    assert facts == {"gpu_type": "A10G", "gpu_count": 2, "min_replicas": 1, "max_replicas": 4}
+    assert qwen.env["VLLM_LOGGING_LEVEL"].text == "DEBUG"
+    # the per-model file: model_id is the model when there is no model_source
+    assert kwargs(llama) == {"model": "llama", "max_model_len": 4096, "device": "auto"}
+    assert llama.kwargs[1].key_span.path.endswith("llama.yaml")
+    assert res.linked == [tmp_path / "llama.yaml"]
+
+
+def test_unknown_engine_kwarg_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "llm.yaml").write_text(
+        "model_loading_config:\n  model_id: Qwen/Qwen2.5-7B-Instruct\n"
+        "engine_kwargs:\n  device: auto\n  max_model_len: 4096\n"
+    )
+    report = lint_paths([tmp_path / "llm.yaml"], Engine(load_catalog()), LintOptions(root=tmp_path))
+    assert [(f.code, f.span.line, f.span.column) for f in report.findings if f.code == "VL001"] == [("VL001", 4, 3)]
+
+
+RAY_SERVICE = """\
+apiVersion: ray.io/v1
+kind: RayService
+metadata:
+  name: deepseek
+spec:
+  serveConfigV2: |
+    applications:
+    - args:
+        llm_configs:
+          - model_loading_config:
+              model_source: "deepseek-ai/DeepSeek-R1"
+            engine_kwargs:
+              tensor_parallel_size: 8
+              pipeline_parallel_size: 2
+              gpu_memory_utilization: 0.92
+      import_path: ray.serve.llm:build_openai_app
+  rayClusterConfig:
+    workerGroupSpecs:
+    - replicas: 2
+      template:
+        spec:
+          containers:
+          - name: ray-worker
+            resources:
+              limits: {nvidia.com/gpu: "8"}
+"""
+
+
+def test_ray_service_serve_config_v2(tmp_path: Path) -> None:
+    res = extract(tmp_path, RAY_SERVICE, "ray-service.yaml")
+    (inv,) = res.invocations
+    assert kwargs(inv) == {
+        "model": "deepseek-ai/DeepSeek-R1",
+        "tensor_parallel_size": 8,
+        "pipeline_parallel_size": 2,
+        "gpu_memory_utilization": 0.92,
+    }
+    path = tmp_path / "ray-service.yaml"
+    # spans of the YAML inside the string point into the manifest
+    assert [where(path, e) for e in inv.kwargs[1:]] == [
+        ("13:15", "tensor_parallel_size"),
+        ("14:15", "pipeline_parallel_size"),
+        ("15:15", "gpu_memory_utilization"),
+    ]
+    value = inv.kwargs[3].value_span
+    assert (value.line, value.column, value.end_column) == (15, 39, 43)
+    assert inv.facts["gpu_count"].value == 16 and inv.facts["ray_worker_gpus"].value == 16
+    reader = Reader(LintOptions(root=tmp_path))
+    assert [s.name for s in sources_for(reader.read(path))] == ["kubernetes", "ray-serve"]
+
+
+def test_custom_apps_and_other_yaml_start_nothing(tmp_path: Path) -> None:
+    res = extract(
+        tmp_path,
+        """\
+        applications:
+          - name: llm
+            import_path: ray-operator.config.samples.vllm.serve_tpu:model
+            runtime_env:
+              env_vars: {MODEL_ID: "$MODEL_ID", MAX_MODEL_LEN: "$MAX_MODEL_LEN"}
+        """,
+    )
+    assert res.invocations == []
+
+
+def test_llm_config_in_python(tmp_path: Path) -> None:
+    res = extract(
+        tmp_path,
+        """\
+        from ray.serve.llm import LLMConfig, build_openai_app
+
+        TP = 8
+        llm_config = LLMConfig(
+            model_loading_config=dict(model_id="r1", model_source="deepseek-ai/DeepSeek-R1"),
+            accelerator_type="H100",
+            deployment_config=dict(autoscaling_config=dict(min_replicas=1, max_replicas=2)),
+            engine_kwargs=dict(max_model_len=16384, tensor_parallel_size=TP, pipeline_parallel_size=2),
+        )
+        app = build_openai_app({"llm_configs": [llm_config]})
+        """,
+        "serve_r1.py",
+        module=python_ast,
+    )
+    (inv,) = res.invocations
+    assert inv.source == "ray-serve" and inv.program == "ray-serve" and inv.usage_context == SERVER
+    assert kwargs(inv) == {
+        "model": "deepseek-ai/DeepSeek-R1",
+        "max_model_len": 16384,
+        "tensor_parallel_size": 8,
+        "pipeline_parallel_size": 2,
+    }
+    path = tmp_path / "serve_r1.py"
+    assert where(path, inv.kwargs[2]) == ("8:45", "tensor_parallel_size")
+    assert inv.facts["gpu_type"].value == "H100" and inv.facts["gpu_count"].value == 16
+    assert inv.facts["max_replicas"].value == 2
+
+
+def test_sniff(tmp_path: Path) -> None:
+    reader = Reader(LintOptions(root=tmp_path))
+    for name, text, ok in (
+        ("a.yaml", "applications:\n- import_path: x:y\n", True),
+        ("b.yaml", "engine_kwargs:\n  max_model_len: 1\n", True),
+        ("c.yaml", "applications: []\n", False),
+        ("d.yml", "model: x\n", False),
+    ):
+        (tmp_path / name).write_text(text)
+        assert ray_serve.sniff(reader.read(tmp_path / name)) is ok, name

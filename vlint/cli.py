@@ -67,9 +67,10 @@ def _register() -> None:
     main.add_command(rules.rules_cmd)
     main.add_command(rules.rule_cmd)
 
-    from vlint.commands import fix
+    from vlint.commands import fix, size
 
     main.add_command(fix.fix_cmd)
+    main.add_command(size.size_cmd)
 
 
 _register()

@@ -15,6 +15,7 @@ from vlint.commands.check import parse_gpu, use_color
 if TYPE_CHECKING:
     from vlint.deployment import Deployment
     from vlint.report.explain import WhatIf
+    from vlint.resolve.resolver import ResolveOptions
 
 
 def _parse_sets(values: tuple[str, ...]) -> dict[str, str]:
@@ -91,16 +92,14 @@ def explain_cmd(
     no_color: bool,
     online: bool,
 ) -> None:
-    """Show the memory budget vLLM will compute at startup for each launch in PATHS (or for --model)."""
-    from vlint.engine import Engine
-    from vlint.invocation import Invocation, Token
-    from vlint.lint import LintOptions, lint_paths
-    from vlint.report.explain import explain_dict, render_text
+    """Show the memory budget vLLM will compute at startup for each launch in PATHS (or for --model).
+
+    With --set KEY=VALUE (repeatable) each launch is shown as written and with the changes, the two
+    memory bars side by side and the numbers that move."""
+    from vlint.report.explain import compare_dict, explain_dict, render_compare, render_text
     from vlint.report.text import Styler
     from vlint.resolve.gpus import lookup_gpu
-    from vlint.resolve.resolver import OverrideError, ResolveOptions, resolve
-    from vlint.rules import load_catalog
-    from vlint.span import Span
+    from vlint.resolve.resolver import OverrideError, ResolveOptions
     from vlint.version import Version
 
     opts = ResolveOptions(online=online, overrides=_parse_sets(sets))
@@ -115,33 +114,64 @@ def explain_cmd(
     opts.gpu_memory_gib = gpu_memory_gib
     if not paths and not model:
         raise click.UsageError("give files to explain, or --model NAME")
-    deployments: list[Deployment] = []
-    errors: list[str] = []
+    overrides = dict(opts.overrides)
     try:
-        if model:
-            span = Span("<command line>", 1, 1, 1, 1)
-            inv = Invocation(
-                source="cli", program="vllm serve", span=span, args=[Token(model, span)], label="vlint explain --model"
-            )
-            deployments.append(resolve(inv, opts, base_dir=Path.cwd()))
-        if paths:
-            report = lint_paths(list(paths), Engine(load_catalog(), None), LintOptions(resolve=opts))
-            for fr in report.files:
-                if fr.error is not None:
-                    loc = f"{fr.path}:{fr.error.line}" if fr.error.line else fr.path
-                    errors.append(f"{loc}: error: {fr.error.message}")
-                deployments.extend(fr.deployments)
+        deployments, errors = _collect(paths, model, opts)
+        before = _collect(paths, model, dataclasses.replace(opts, overrides={}))[0] if overrides else []
     except OverrideError as e:
         raise click.BadParameter(str(e), param_hint="--set") from None
+    # with --set, each launch is shown as written and with the changes, side by side
+    pairs = list(zip(before, deployments, strict=True)) if len(before) == len(deployments) and overrides else []
     if fmt == "json":
-        doc = {"deployments": [explain_dict(d, what_ifs(d)) for d in deployments], "errors": errors}
-        click.echo(json.dumps(doc, indent=2))
+        if pairs:
+            docs = [compare_dict(b, a, overrides) | _what_if_doc(a) for b, a in pairs]
+        else:
+            docs = [explain_dict(d, what_ifs(d)) for d in deployments]
+        click.echo(json.dumps({"deployments": docs, "errors": errors}, indent=2))
     else:
         style = Styler(use_color(no_color))
         for e in errors:
             click.echo(e, err=True)
         if not deployments:
             click.echo("no vLLM launch found")
-        for d in deployments:
-            click.echo(render_text(d, style, what_ifs(d)))
+        if pairs:
+            for b, a in pairs:
+                click.echo(render_compare(b, a, overrides, style))
+        else:
+            for d in deployments:
+                click.echo(render_text(d, style, what_ifs(d)))
     sys.exit(2 if errors else 0)
+
+
+def _what_if_doc(dep: Deployment) -> dict[str, Any]:
+    from vlint.report.explain import memory_dict
+
+    rows = what_ifs(dep)
+    return {"what_if": [{"change": w.label, "memory": memory_dict(w.memory)} for w in rows]} if rows else {}
+
+
+def _collect(paths: tuple[Path, ...], model: str | None, opts: ResolveOptions) -> tuple[list[Deployment], list[str]]:
+    """The deployments to explain (``--model`` first, then every launch in PATHS) and file errors."""
+    from vlint.engine import Engine
+    from vlint.invocation import Invocation, Token
+    from vlint.lint import LintOptions, lint_paths
+    from vlint.resolve.resolver import resolve
+    from vlint.rules import load_catalog
+    from vlint.span import Span
+
+    deployments: list[Deployment] = []
+    errors: list[str] = []
+    if model:
+        span = Span("<command line>", 1, 1, 1, 1)
+        inv = Invocation(
+            source="cli", program="vllm serve", span=span, args=[Token(model, span)], label="vlint explain --model"
+        )
+        deployments.append(resolve(inv, opts, base_dir=Path.cwd()))
+    if paths:
+        report = lint_paths(list(paths), Engine(load_catalog(), None), LintOptions(resolve=opts))
+        for fr in report.files:
+            if fr.error is not None:
+                loc = f"{fr.path}:{fr.error.line}" if fr.error.line else fr.path
+                errors.append(f"{loc}: error: {fr.error.message}")
+            deployments.extend(fr.deployments)
+    return deployments, errors

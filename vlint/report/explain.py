@@ -112,7 +112,7 @@ def _plain(v: Any) -> Any:
     return str(v)
 
 
-def bar(m: MemoryEstimate, style: Any, width: int = BAR_WIDTH) -> str:
+def bar(m: MemoryEstimate, style: Any, width: int = BAR_WIDTH, *, overflow_note: bool = True) -> str:
     """The GPU's memory to scale: budget parts, then what lies outside the budget."""
     total = max(m.total_gib, 1e-9)
     graphs_in = m.cuda_graph_gib if m.cuda_graph_in_budget else 0.0
@@ -128,7 +128,7 @@ def bar(m: MemoryEstimate, style: Any, width: int = BAR_WIDTH) -> str:
         if n > 0:
             out.append(style(ch * n, fg=color))
     over = m.weights_gib + m.activation_gib + m.non_torch_gib + graphs_in - m.budget_gib
-    suffix = style(f"  over budget by {over:.2f} GiB", fg="red", bold=True) if over > 0 else ""
+    suffix = style(f"  over budget by {over:.2f} GiB", fg="red", bold=True) if over > 0 and overflow_note else ""
     return "▕" + "".join(out) + "▏" + suffix
 
 
@@ -193,3 +193,121 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
     for a in m.assumptions[:6]:
         lines.append("  " + style("assumes: " + a, dim=True))
     return "\n".join(lines) + "\n"
+
+
+# -- --set: before and after side by side ----------------------------------------------------------
+COMPARE_BAR_WIDTH = 40
+
+
+def compare_dict(before: Deployment, after: Deployment, sets: dict[str, str]) -> dict[str, Any]:
+    """The after-deployment's JSON shape, plus ``before`` (memory as written) and what changed."""
+    d = explain_dict(after)
+    d["set"] = dict(sets)
+    d["before"] = {
+        "settings": {k: _plain(before.value(k)) for k in d["settings"]},
+        "memory": memory_dict(before.memory) if before.memory is not None else None,
+        "memory_unavailable": blocked_by(before) if before.memory is None else None,
+    }
+    return d
+
+
+def _cmp_rows(b: MemoryEstimate | None, a: MemoryEstimate | None) -> list[tuple[str, str, str, str]]:
+    def gib(m: MemoryEstimate | None, attr: str) -> float | None:
+        return None if m is None else float(getattr(m, attr))
+
+    def fmt(v: float | None, unit: str, nd: int = 2) -> str:
+        if v is None:
+            return "-"
+        return f"{v:,.0f} {unit}".strip() if nd == 0 else f"{v:.{nd}f}{'x' if unit == 'x' else ' ' + unit}"
+
+    def delta(x: float | None, y: float | None, unit: str, nd: int = 2) -> str:
+        if x is None or y is None or abs(y - x) < 10 ** (-nd) / 2:
+            return ""
+        sign = "+" if y > x else "-"
+        return sign + fmt(abs(y - x), unit, nd)
+
+    rows = []
+    for label, attr, unit, nd in (
+        ("budget", "budget_gib", "GiB", 2),
+        ("model weights", "weights_gib", "GiB", 2),
+        ("activation peak", "activation_gib", "GiB", 2),
+        ("non-torch memory", "non_torch_gib", "GiB", 2),
+        ("CUDA graphs", "cuda_graph_gib", "GiB", 2),
+        ("available KV cache memory", "kv_cache_gib", "GiB", 2),
+        ("GPU KV cache size", "kv_cache_tokens", "tokens", 0),
+        ("max concurrency", "max_concurrency", "x", 2),
+        ("left outside the budget", "headroom_outside_budget_gib", "GiB", 2),
+    ):
+        x, y = gib(b, attr), gib(a, attr)
+        rows.append((label, fmt(x, unit, nd), fmt(y, unit, nd), delta(x, y, unit, nd)))
+    return rows
+
+
+def _verdict(m: MemoryEstimate | None, style: Any) -> str:
+    if m is None:
+        return "not computed"
+    return style("starts", fg="green") if m.starts else style("will not start", fg="red")
+
+
+def render_compare(before: Deployment, after: Deployment, sets: dict[str, str], style: Any) -> str:
+    """Memory bars as written and with the ``--set`` changes, side by side, and the numbers that moved."""
+    inv = after.invocation
+    lines = [
+        style(f"{inv.path}:{inv.span.line}: {inv.label or inv.program} — {after.model or '(no model)'}", bold=True)
+    ]
+    gpu = f"{after.gpu.name} ({after.gpu.total_gib:.2f} GiB)" if after.gpu else "unknown GPU"
+    lines.append(f"  vLLM {after.version} ({after.version_reason}); {gpu}")
+    changed = [
+        k
+        for k in (
+            "max_model_len",
+            "gpu_memory_utilization",
+            "max_num_seqs",
+            "max_num_batched_tokens",
+            "kv_cache_dtype",
+            "tensor_parallel_size",
+            "pipeline_parallel_size",
+            "block_size",
+            "enable_chunked_prefill",
+            "enforce_eager",
+        )
+        if before.value(k) != after.value(k)
+    ]
+    for k in changed:
+        lines.append(f"  {k}: {_plain(before.value(k))} → {_plain(after.value(k))}")
+    if not changed:
+        lines.append("  --set " + " ".join(f"{k}={v}" for k, v in sets.items()) + ": no setting changes")
+    mb, ma = before.memory, after.memory
+    if mb is None and ma is None:
+        lines.append(f"  memory model: not computed — {blocked_by(after)}")
+        return "\n".join(lines) + "\n"
+    w = COMPARE_BAR_WIDTH
+    left_title = "before (as written)"
+    right_title = "after (--set " + ", ".join(f"{k}={v}" for k, v in sets.items()) + ")"
+    lines.append("")
+    lines.append(f"  {left_title:<{w + 2}}    {right_title}")
+    left = bar(mb, style, w, overflow_note=False) if mb is not None else f"(not computed: {blocked_by(before)})"
+    right = bar(ma, style, w, overflow_note=False) if ma is not None else f"(not computed: {blocked_by(after)})"
+    pad = " " * max(0, w + 2 - _visible_len(left))
+    lines.append(f"  {left}{pad}    {right}")
+    lines.append("  " + "  ".join(style(ch, fg=color) + " " + name for name, ch, color in _SEGMENTS))
+    lines.append("")
+    rows = [("", "before", "after", "change"), *_cmp_rows(mb, ma)]
+    rows.append(("verdict", _verdict(mb, style), _verdict(ma, style), ""))
+    widths = [max(_visible_len(r[i]) for r in rows) for i in range(4)]
+    for k, r in enumerate(rows):
+        cells = [r[0] + " " * (widths[0] - _visible_len(r[0]))]
+        cells += [" " * (widths[i] - _visible_len(r[i])) + r[i] for i in (1, 2, 3)]
+        text = "  " + "  ".join(cells).rstrip()
+        lines.append(style(text, bold=True) if k == 0 else text)
+    for m, when in ((mb, "before"), (ma, "after")):
+        if m is not None and not m.starts:
+            lines.append("  " + style(f"{when}: ", fg="red", bold=True) + str(m.failure))
+    return "\n".join(lines) + "\n"
+
+
+def _visible_len(text: str) -> int:
+    """Length without ANSI colour codes."""
+    import re
+
+    return len(re.sub(r"\x1b\[[0-9;]*m", "", text))

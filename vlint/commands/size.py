@@ -1,0 +1,181 @@
+"""``vlint size``: the GPU options and settings that serve a workload (see :mod:`vlint.sizing`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from vlint.commands.check import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, use_color
+
+
+@click.command("size")
+@click.option("--model", required=True, help="The model (HF id or a local folder with config.json).")
+@click.option(
+    "--gpu",
+    "gpus",
+    required=True,
+    help="GPU types to consider, each with the most GPUs to use: H100,A100-80GB:2,L4:4 (no count: up to 8).",
+)
+@click.option("--prompt-p99", type=click.IntRange(min=1), help="99th-percentile prompt length in tokens.")
+@click.option(
+    "--max-tokens", type=click.IntRange(min=1), help="Completion budget per request (default: P99 of the log's)."
+)
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True, help="Requests in flight.")
+@click.option(
+    "--requests",
+    "requests_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="A request log: JSON Lines of OpenAI chat/completions request bodies.",
+)
+@click.option(
+    "--tokenizer",
+    type=click.Path(path_type=Path, exists=True),
+    help="tokenizer.json (or its folder) to count prompt tokens exactly (needs the `tokenizers` package).",
+)
+@click.option("--vllm-version", help="Target vLLM release (default: the newest bundled).")
+@click.option(
+    "--write",
+    "write_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write a vLLM --config YAML for the best option to FILE.",
+)
+@click.option("--all", "show_all", is_flag=True, help="Also list the options that do not fit, with why.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--no-color", is_flag=True)
+@click.option("--online", is_flag=True, help="Allow fetching config.json from the Hugging Face Hub.")
+def size_cmd(
+    model: str,
+    gpus: str,
+    prompt_p99: int | None,
+    max_tokens: int | None,
+    concurrency: int,
+    requests_file: Path | None,
+    tokenizer: Path | None,
+    vllm_version: str | None,
+    write_path: Path | None,
+    show_all: bool,
+    fmt: str,
+    no_color: bool,
+    online: bool,
+) -> None:
+    """Size a vLLM deployment for a workload: GPU type × count × tensor parallelism, KV-cache dtype,
+    max_model_len = P99(prompt) + max_tokens, max_num_seqs, max_num_batched_tokens, KV tokens,
+    concurrency and headroom, from vLLM's own startup arithmetic."""
+    from vlint.resolve.resolver import ResolveOptions
+    from vlint.sizing import SizingError, Workload, config_yaml, parse_gpu_options, result_dict, size
+    from vlint.version import Version
+
+    opts = ResolveOptions(online=online)
+    if vllm_version:
+        v = Version.try_parse(vllm_version)
+        if v is None:
+            raise click.BadParameter(f"not a vLLM version: {vllm_version!r}", param_hint="--vllm-version")
+        opts.vllm_version = v
+    try:
+        options = parse_gpu_options(gpus)
+        if requests_file is not None:
+            from vlint.sizing import workload_from_requests
+
+            workload = workload_from_requests(
+                requests_file, model, max_tokens=max_tokens, concurrency=concurrency, tokenizer=tokenizer
+            )
+        else:
+            if prompt_p99 is None or max_tokens is None:
+                raise click.UsageError("give --prompt-p99 and --max-tokens, or --requests FILE")
+            workload = Workload(prompt_p99, max_tokens, concurrency)
+        result = size(model, options, workload, opts)
+    except SizingError as e:
+        click.echo(f"vlint: error: {e}", err=True)
+        sys.exit(EXIT_ERROR)
+    best = result.best
+    if write_path is not None and best is not None:
+        try:
+            write_path.write_text(config_yaml(result, best, write_path.name), encoding="utf-8")
+        except OSError as e:
+            click.echo(f"vlint: error: {write_path}: cannot write: {e.strerror or e}", err=True)
+            sys.exit(EXIT_ERROR)
+    if fmt == "json":
+        doc = result_dict(result)
+        doc["written"] = str(write_path) if write_path is not None and best is not None else None
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        click.echo(render(result, show_all=show_all, color=use_color(no_color)), nl=False)
+        if write_path is not None and best is not None:
+            click.echo(f"Wrote {write_path} for {best.gpu} × {best.tp}.")
+    if best is None:
+        sys.exit(EXIT_FINDINGS)
+    sys.exit(EXIT_CLEAN)
+
+
+def render(result: object, *, show_all: bool = False, color: bool = False) -> str:
+    from vlint.report.text import Styler
+    from vlint.sizing import SizingResult
+
+    assert isinstance(result, SizingResult)
+    st = Styler(color)
+    w = result.workload
+    out = [
+        st(f"{result.model} on vLLM {result.version}", bold=True),
+        f"  workload: prompt P99 {w.prompt_p99:,} + max_tokens {w.max_tokens:,} = max_model_len "
+        f"{w.max_model_len:,} tokens; {w.concurrency} concurrent request{'s' if w.concurrency != 1 else ''}",
+        f"  prompt lengths: {w.source}",
+        "",
+    ]
+    rows = result.rows if show_all else result.fitting
+    head = (
+        "GPUs",
+        "TP",
+        "kv-cache",
+        "max_model_len",
+        "max_num_seqs",
+        "max_batched_tokens",
+        "KV tokens",
+        "concurrency",
+        "headroom",
+    )
+    table = [head]
+    for r in rows:
+        table.append(
+            (
+                ("* " if r is result.best else "  ") + f"{r.gpu} × {r.tp}",
+                str(r.tp),
+                r.kv_cache_dtype,
+                f"{r.max_model_len:,}",
+                str(r.max_num_seqs),
+                f"{r.max_num_batched_tokens:,}",
+                f"{r.kv_tokens:,}",
+                f"{r.concurrency:.1f}x",
+                f"{r.headroom(w.concurrency) * 100:+.0f}%" if r.fits else "-",
+            )
+        )
+    if len(table) > 1:
+        widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+        for k, row in enumerate(table):
+            cells = [c.ljust(widths[i]) if i in (0, 2) else c.rjust(widths[i]) for i, c in enumerate(row)]
+            line = "  " + "  ".join(cells).rstrip()
+            if k == 0:
+                line = st(line, bold=True)
+            elif not rows[k - 1].fits:
+                line += "  " + st(rows[k - 1].reason, fg="yellow")
+            out.append(line)
+    else:
+        out.append("  " + st("no option fits", fg="red", bold=True) + " (--all lists every option with why)")
+    skipped = len(result.rows) - len(result.fitting)
+    out.append("")
+    if skipped and not show_all:
+        out.append(f"  {skipped} other option{'s' if skipped != 1 else ''} do not fit (--all shows why).")
+    if result.best is not None:
+        b = result.best
+        out.append(
+            f"  best: {b.gpu} × {b.tp}"
+            + (f" with an {b.kv_cache_dtype} KV cache" if b.kv_cache_dtype != "auto" else "")
+            + f" (fewest GPU memory that fits; {b.concurrency:.1f}x concurrency at {b.max_model_len:,} tokens)"
+        )
+    out.append(
+        "  concurrency: requests of max_model_len tokens the KV cache holds at once (vLLM's 'Maximum "
+        "concurrency'); headroom: beyond the target."
+    )
+    return "\n".join(out) + "\n"

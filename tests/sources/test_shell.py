@@ -541,6 +541,30 @@ def test_config_equals_form_is_loaded(tmp_path: Path) -> None:
     assert inv.config is not None and [e.key for e in inv.config.entries] == ["port"]
 
 
+@pytest.mark.parametrize(
+    "script",
+    [
+        "cd deploy && vllm serve m --config c.yaml\n",
+        "cd deploy\nvllm serve m --config ./c.yaml\n",
+        "pushd deploy\nvllm serve m --config c.yaml\n",
+        'cd "$(dirname "$0")"\ncd deploy; vllm serve m --config c.yaml\n',  # unknown cd: the script's folder
+        "cd deploy/sub\ncd ..\nvllm serve m --config c.yaml\n",
+        "cd deploy\ncat > c.yaml <<EOF\nport: 1\nEOF\ncd ..\nvllm serve m --config deploy/c.yaml\n",
+    ],
+)
+def test_config_paths_follow_cd(tmp_path: Path, script: str) -> None:
+    inv = one(script, tmp_path=tmp_path, files={"deploy/c.yaml": "port: 1\n", "deploy/sub/x": ""})
+    assert inv.config is not None and inv.problems == []
+    assert [(e.key, e.value) for e in inv.config.entries] == [("port", 1)]
+
+
+def test_cd_inside_a_branch_is_not_followed(tmp_path: Path) -> None:
+    inv = one(
+        "if [ -d x ]; then cd x; fi\nvllm serve m --config c.yaml\n", tmp_path=tmp_path, files={"c.yaml": "port: 1\n"}
+    )
+    assert inv.config is not None
+
+
 def test_linked_config_is_reported(tmp_path: Path) -> None:
     result = extract("vllm serve m --config c.yaml\n", tmp_path=tmp_path, files={"c.yaml": "port: 1\n"})
     assert result.linked == [tmp_path / "c.yaml"]

@@ -689,7 +689,8 @@ def _attach_config(inv: Invocation, ev: ShellEvaluator, base_dir: Path, read_fil
         )
         inv.opaque_args = True
         return
-    heredoc = ev.heredoc_files.get(posixpath.normpath(ref.text))
+    heredoc = ev.heredoc_files.get(posixpath.normpath(posixpath.join(ev.cwd, ref.text)))
+    base_dir = base_dir / ev.cwd  # after `cd deploy`, --config c.yaml is deploy/c.yaml
     try:
         if heredoc is not None:
             inv.config = vllm_yaml.load_config(

@@ -86,7 +86,7 @@ class Command:
 @dataclass(slots=True)
 class HeredocFile:
     """A file the script writes from a here-document (``cat > cfg.yaml << EOF``); ``heredoc_files``
-    keys are normalized paths (``./cfg.yaml`` → ``cfg.yaml``)."""
+    keys are normalized paths from the script's folder (``./cfg.yaml`` → ``cfg.yaml``)."""
 
     text: str
     posmap: PositionMap
@@ -125,6 +125,9 @@ class ShellEvaluator:
         #: open compound commands (``if``, ``{``, ``(``…): commands inside them are conditional
         self._open: list[str] = []
         self._auto_export = False
+        #: the working folder relative to the script's own ("" = the script's folder; an absolute
+        #: path after ``cd /abs``): where relative ``--config`` paths and here-document files are
+        self.cwd = ""
 
     # -- expansion ----------------------------------------------------------------------------
     def _lookup(self, p: Param) -> tuple[str, str | list[str] | None]:
@@ -466,6 +469,8 @@ class ShellEvaluator:
             if first in _DECLARERS:
                 self._declare(first, words[1:], conditional)
                 continue
+            if first in ("cd", "pushd") and not conditional:
+                self._change_dir(words[1:])
             if first == "unset":
                 for w in words[1:]:
                     lit = w.literal()
@@ -494,6 +499,19 @@ class ShellEvaluator:
                 self._record_heredoc_files(expanded, rc, incoming)
             piped = heredocs if rc.end_op == "|" and expanded and expanded[0].text == "cat" else []
             yield Command(expanded, prefix, rc, conditional, heredocs)
+
+    def _change_dir(self, args: list[RawWord]) -> None:
+        """``cd DIR`` with a known DIR moves ``cwd``; an unknown one (``cd "$(dirname "$0")"``, the
+        usual way to go to the script's own folder) leaves it where it was."""
+        targets = [w for w in args if (w.literal() or "") not in ("-L", "-P", "-e", "-@")]
+        if len(targets) != 1:
+            return
+        fields = self.expand(targets[0])
+        if len(fields) != 1 or fields[0].unresolved or fields[0].text in ("", "-") or fields[0].text.startswith("~"):
+            return
+        self.cwd = posixpath.normpath(posixpath.join(self.cwd, fields[0].text))
+        if self.cwd == ".":
+            self.cwd = ""
 
     def _set_options(self, args: list[str]) -> None:
         """``set -a`` / ``set -o allexport`` export every later assignment; ``set +a`` stops it."""
@@ -608,7 +626,7 @@ class ShellEvaluator:
         segments.sort(key=lambda s: s[0])
         posmap = PositionMap(self.posmap.path, segments)
         for t in targets:
-            self.heredoc_files[posixpath.normpath(t)] = HeredocFile(text, posmap, unresolved)
+            self.heredoc_files[posixpath.normpath(posixpath.join(self.cwd, t))] = HeredocFile(text, posmap, unresolved)
 
 
 def _skip_sudo(words: list[Word]) -> list[Word]:

@@ -40,6 +40,8 @@ def last_words(text: str) -> list[Word]:
         ('X=" a b "; cmd x${X}y', ["x", "a", "b", "y"]),
         ('X=" "; cmd x${X}y', ["x", "y"]),  # a blank-only value still separates
         ('X=" "; cmd ${X} z', ["z"]),
+        ("X=; cmd a${X}b $X c", ["ab", "c"]),  # an empty unquoted expansion joins its neighbours
+        ("A=(); cmd x${A[1]}y ${#A[@]}${A[0]}z", ["xy", "0z"]),
         ("X=$'a\\tb\\nc'; cmd $X", ["a", "b", "c"]),  # IFS: space, tab, newline
         ('X="--a 1 --b"; cmd $X', ["--a", "1", "--b"]),
         ('X=\'a"b\'; cmd "$X" $X', ['a"b', 'a"b']),
@@ -80,6 +82,9 @@ def test_expansion_like_bash(script: str, words: list[str]) -> None:
         ("X=abc; cmd ${#X}", ["3"]),
         ('X=1; unset X; cmd "${X:-d}" "${X+set}" "${X:+alt}" ${X}', ["d", "", ""]),
         ("cmd ${X:-${Y:-deep}}", ["deep"]),
+        ("unset X; cmd ${X:=zz} $X", ["zz", "zz"]),  # := also assigns
+        ('X=; cmd ${X:=a b} "$X"', ["a", "b", "a b"]),
+        (": ${MODEL:=Qwen/Qwen3-8B}; cmd $MODEL", ["Qwen/Qwen3-8B"]),
         ("cmd ${X:-$((2*3))}", ["6"]),
     ],
 )
@@ -195,6 +200,7 @@ def test_eval_int(expr: str, value: int | None) -> None:
         "read X; cmd $X",
         "X=$(nproc); cmd $X",
         "echo a | X=1; cmd $X",
+        "if a; then : ${X:=1}; fi; cmd $X",
     ],
 )
 def test_conditional_assignments_are_unresolved(script: str) -> None:

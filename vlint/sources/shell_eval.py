@@ -125,6 +125,8 @@ class ShellEvaluator:
         #: open compound commands (``if``, ``{``, ``(``…): commands inside them are conditional
         self._open: list[str] = []
         self._auto_export = False
+        #: the command being expanded may not run (``${X:=d}`` then assigns an unknown value)
+        self._conditional = False
         #: the working folder relative to the script's own ("" = the script's folder; an absolute
         #: path after ``cd /abs``): where relative ``--config`` paths and here-document files are
         self.cwd = ""
@@ -256,14 +258,16 @@ class ShellEvaluator:
 
         def add_split(val: str) -> None:
             """Unquoted expansion text: split into fields at blanks (bash's default IFS)."""
+            if not val:
+                return  # an empty unquoted expansion adds nothing and splits nothing
             pieces = [x for x in _IFS.split(val) if x]
-            if val[:1] in _IFS_CHARS:
+            if val[0] in _IFS_CHARS:
                 close()
             for k, piece in enumerate(pieces):
                 if k:
                     close()
                 current().text += piece
-            if val[-1:] in _IFS_CHARS:
+            if val[-1] in _IFS_CHARS:
                 close()
 
         def walk(parts: list[Part], depth: int) -> None:
@@ -278,6 +282,13 @@ class ShellEvaluator:
                     continue
                 elif isinstance(part, Param):
                     kind, val = self._choose(part)
+                    if kind == "word" and part.op in (":=", "=") and _is_assignment_name(part.name):
+                        # ${X:=word} also assigns X (`: ${MODEL:=Qwen/…}` sets a default for later)
+                        text = self._expand_parts_text(val)
+                        prev = self.vars.get(part.name)
+                        known = None if self._conditional or not isinstance(text, str) else text
+                        self.vars[part.name] = Var(known, prev.exported if prev else self._auto_export)
+                        self.unset.discard(part.name)
                     if kind == "word" and depth < 8:
                         if part.quoted:
                             current().quoted = True  # "${X:-}" is one (empty) word
@@ -451,6 +462,7 @@ class ShellEvaluator:
                 words.pop(0)
             if rc.end_op == "|" and words:
                 conditional = True  # a pipeline stage runs in a subshell
+            self._conditional = conditional
             prefix: dict[str, Word] = {}
             while words:
                 a = self._assignment(words[0])

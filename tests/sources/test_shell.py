@@ -150,6 +150,13 @@ def test_env_prefixes_and_env_wrapper_become_the_launch_environment() -> None:
     assert sp(inv.env["C"].span) == "1:13-1:20"
 
 
+@pytest.mark.parametrize("line", ['env HF_TOKEN="$T" A=1 vllm serve m', "sudo -E env HF_TOKEN=$T A=1 vllm serve m"])
+def test_env_wrapper_assignments_with_unknown_values(line: str) -> None:
+    inv = one(line)
+    assert argv(inv) == ["m"]
+    assert {k: (t.text, t.unresolved) for k, t in inv.env.items()} == {"HF_TOKEN": ("$T", True), "A": ("1", False)}
+
+
 def test_exported_and_set_a_variables_reach_the_launch() -> None:
     text = "export HF_HOME=/h\nset -a\nVLLM_X=1\nset +a\nLOCAL=2\nvllm serve m\n"
     inv = one(text)

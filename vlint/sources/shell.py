@@ -472,6 +472,11 @@ def _skip_wrappers(words: list[Word], i: int, env: dict[str, Word]) -> int:
     while i < len(words) and guard < 20:
         guard += 1
         w = words[i]
+        if _is_assignment(w.expanded):  # env A=1 B="$T" vllm serve …: $T is unknown, B is still set
+            name, _, value = w.expanded.partition("=")
+            env[name] = Word(value, w.start, w.end, w.unresolved)  # spans the whole NAME=value
+            i += 1
+            continue
         if w.unresolved:
             # an unknown prefix ("${ENV_PREFIX[@]}" vllm serve …) in front of a vLLM entry point
             if i + 1 < len(words) and _entry(words, i + 1) is not None:
@@ -479,11 +484,6 @@ def _skip_wrappers(words: list[Word], i: int, env: dict[str, Word]) -> int:
                 continue
             return i
         text = w.text
-        if _is_assignment(text):
-            name, _, value = text.partition("=")
-            env[name] = Word(value, w.start, w.end, w.unresolved)  # spans the whole NAME=value
-            i += 1
-            continue
         base = text.rsplit("/", 1)[-1]
         if base in _WRAPPERS:
             value_opts = _WRAPPERS[base]

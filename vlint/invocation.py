@@ -109,8 +109,8 @@ class Invocation:
     #: ids a container sees, a tuple of host ids, or ``all``), ``runs_with`` (launches of one file
     #: with the same value run at the same time: the services of a compose file),
     #: ``compose_profiles`` (tuple), ``compose_service``, ``lost_build_args`` (list of
-    #: ``{name, span, value, reason}``: build arguments the run-time command reads that never reach
-    #: the container), ``duplicate_serve`` (also: the words that repeat the image's entry point),
+    #: ``sources.dockerfile.LostBuildArg``: build arguments the run-time command reads that never
+    #: reach the container), ``duplicate_serve`` (also: the words that repeat the image's entry point),
     #: ``num_nodes`` (SkyPilot), ``min_replicas`` / ``max_replicas`` (Ray autoscaling),
     #: ``ray_worker_gpus`` (GPUs of a RayService's worker groups, all replicas together).
     facts: dict[str, Fact] = field(default_factory=dict)

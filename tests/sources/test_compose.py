@@ -469,7 +469,7 @@ def test_build_reads_the_dockerfile(tmp_path: Path) -> None:
     assert inv.args[1].span.path.endswith("vllm/Dockerfile.vllm")
     assert inv.env["HF_HOME"].text == "/cache" and inv.env["PORT"].text == "5050"
     (lost,) = inv.facts["lost_build_args"].value
-    assert lost["name"] == "MODEL_NAME" and lost["span"].line == 7
+    assert lost.name == "MODEL_NAME" and lost.span.line == 7
     assert tmp_path / "vllm" / "Dockerfile.vllm" in res.linked
     assert ("MODEL_NAME", "TheBloke/zephyr-7B-beta-AWQ") in [(n, t.text) for n, t in res.assignments]
 
@@ -544,3 +544,27 @@ def test_shared_gpu_with_sleep_mode_is_a_warning(tmp_path: Path) -> None:
     )
     (f,) = [f for f in lint(tmp_path, "compose.yaml") if f.code == "VL605"]
     assert f.severity == "warning" and f.data["sleep_mode"] and (f.span.line, f.span.column) == (9, 22)
+
+
+def test_secrets_are_reported_where_they_are_written(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "docker-compose.yml": """\
+            services:
+              a:
+                image: vllm/vllm-openai:v0.10.2
+                environment:
+                  HF_TOKEN: ${HF_TOKEN}
+                  VLLM_API_KEY: sk-abcdefghijklmnopqrstuvwx
+                command: ["m", "--max-model-len", "4096"]
+            """,
+            ".env": "HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEFGH\n",
+        },
+    )
+    report = lint_paths([tmp_path], Engine(load_catalog()), LintOptions(root=tmp_path))
+    # the token interpolated from .env is reported in .env, not on the compose line that names it
+    assert sorted((f.span.path, f.span.line) for f in report.findings if f.code == "VL502") == [
+        (".env", 1),
+        ("docker-compose.yml", 6),
+    ]

@@ -260,7 +260,7 @@ def test_arg_read_at_run_time(tmp_path: Path) -> None:
         tmp_path, "FROM vllm/vllm-openai:v0.10.2\nARG MODEL=m\nENTRYPOINT vllm serve $MODEL --max-model-len 8192\n"
     )
     (lost,) = inv.facts["lost_build_args"].value
-    assert lost["name"] == "MODEL" and lost["span"].line == 2 and "no ENV copies it" in lost["reason"]
+    assert lost.name == "MODEL" and lost.span.line == 2 and "no ENV copies it" in lost.reason
     assert argv(inv)[0] == "?$MODEL"
 
 
@@ -299,3 +299,14 @@ def test_sniff(tmp_path: Path) -> None:
 def test_not_a_vllm_image(tmp_path: Path) -> None:
     res = extract(tmp_path, 'FROM nginx:1.27\nCMD ["nginx", "-g", "daemon off;"]\n')
     assert res.invocations == []
+
+
+def test_a_secret_arg_copied_to_env_is_reported_once(tmp_path: Path) -> None:
+    (tmp_path / "Dockerfile").write_text(
+        "FROM vllm/vllm-openai:v0.10.2\n"
+        "ARG HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEFGH\n"
+        "ENV HF_TOKEN=$HF_TOKEN\n"
+        'CMD ["m", "--max-model-len", "4096"]\n'
+    )
+    report = lint_paths([tmp_path / "Dockerfile"], Engine(load_catalog()), LintOptions(root=tmp_path))
+    assert [(f.span.line, f.span.column) for f in report.findings if f.code == "VL502"] == [(2, 5)]

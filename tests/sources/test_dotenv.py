@@ -172,3 +172,10 @@ def test_split_words_like_compose() -> None:
 def test_split_words_keep_empty_quoted_words_and_newlines() -> None:
     words = split_words(Mapped.verbatim('a ""\n  b\tc'))
     assert [w.text.text for w in words] == ["a", "", "b", "c"]
+
+
+def test_doubling_values_are_capped() -> None:
+    """``A=${A}${A}`` on every line would double the value each time (2^50 characters)."""
+    got = values("A=x\n" + "A=${A}${A}\n" * 50)
+    text, unresolved = got["A"]
+    assert unresolved and len(text) <= dotenv.MAX_VALUE * 2

@@ -215,3 +215,10 @@ def test_sniff(tmp_path: Path) -> None:
     ):
         (tmp_path / name).write_text(text)
         assert ray_serve.sniff(reader.read(tmp_path / name)) is ok, name
+
+
+def test_alias_cycles_are_a_file_error(tmp_path: Path) -> None:
+    (tmp_path / "llm.yaml").write_text("x: &a {y: *a}\nmodel_loading_config: {model_id: m}\nengine_kwargs: *a\n")
+    report = lint_paths([tmp_path / "llm.yaml"], Engine(load_catalog()), LintOptions(root=tmp_path))
+    (fr,) = report.files
+    assert fr.error is not None and "nested deeper" in fr.error.message

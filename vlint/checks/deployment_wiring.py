@@ -128,10 +128,10 @@ def build_args_not_at_runtime(ctx: CheckContext) -> Iterator[Hit]:
     if fact is None or not isinstance(fact.value, list):
         return
     for item in fact.value:
-        name = str(item["name"])
+        name = item.name
         yield Hit(
-            item["span"],
-            {"name": name, "reason": item["reason"], "value": item.get("value")},
+            item.span,
+            {"name": name, "reason": item.reason, "value": item.value},
             fix=Fix(
                 f"declare `ARG {name}` and copy it with `ENV {name}=${{{name}}}` in the Dockerfile, or set {name} "
                 "in the service's `environment:` instead of `build.args`"

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from vlint.invocation import Fact, Token
+from vlint.secrets import SECRET_ENV
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.dockerfile import (
     Container,
@@ -39,8 +40,8 @@ from vlint.sources.dockerfile import (
     image_config,
     image_facts,
     load_dockerfile,
+    lost_build_args,
     merge_result,
-    runtime_arg_problems,
 )
 from vlint.sources.dotenv import (
     Lookup,
@@ -256,7 +257,8 @@ def _key_values(node: Node | None, ctx: _Ctx) -> list[tuple[str, Token]]:
                 out.append((name, Token("$" + name, span, True)))  # taken from the shell at `up`
                 continue
             value = m.slice(len(m.text) - len(m.text.partition("=")[2]), len(m.text))
-            out.append((name, Token(value.text, span, value.is_unresolved())))
+            raw = ctx.doc.text(item)
+            out.append((name, _value_token(name, raw.text.partition("=")[2] if raw else "", value, span)))
     else:
         for k, v in items(node):
             name = str(k.value)
@@ -265,8 +267,17 @@ def _key_values(node: Node | None, ctx: _Ctx) -> list[tuple[str, Token]]:
             if m is None or (isinstance(v, ScalarNode) and v.tag.endswith(":null")):
                 out.append((name, Token("$" + name, span, True)))
                 continue
-            out.append((name, Token(m.text, span, m.is_unresolved())))
+            raw = ctx.doc.text(v)
+            out.append((name, _value_token(name, raw.text if raw else "", m, span)))
     return out
+
+
+def _value_token(name: str, raw: str, value: Mapped, span: Span) -> Token:
+    """A credential that compose interpolates (``HF_TOKEN: ${HF_TOKEN}``) is written where the
+    variable is set (``.env``, the shell), not here: it stays in its source spelling, unresolved."""
+    if "$" in raw and SECRET_ENV.match(name):
+        return Token(raw, span, True)
+    return Token(value.text, span, value.is_unresolved())
 
 
 def _env_files(node: Node | None, ctx: _Ctx) -> list[tuple[str, Token]]:
@@ -330,9 +341,9 @@ def _service(name: str, key: ScalarNode, svc: MappingNode, ctx: _Ctx) -> None:
     if cfg is not None:
         env.update(cfg.env)
         facts.update(image_facts(cfg.image, cfg.image_span, f"FROM {cfg.image_text} in {cfg.dockerfile.path}"))
-        lost = runtime_arg_problems(cfg.dockerfile, cfg.stage, build_args)
-        if lost:
-            facts["lost_build_args"] = Fact(lost, lost[0]["span"], "build arguments the command reads")  # type: ignore[arg-type]
+        lost = lost_build_args(cfg.dockerfile, cfg.stage, build_args)
+        if lost is not None:
+            facts["lost_build_args"] = lost
     for env_name, tok in _env_files(get(svc, "env_file"), ctx):
         env[env_name] = tok
     for env_name, tok in _key_values(get(svc, "environment"), ctx):

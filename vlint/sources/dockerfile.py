@@ -16,10 +16,12 @@ the shell source's launch detection (wrappers, ``python -m vllm.entrypoints…``
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from vlint.invocation import Fact, Token
+from vlint.secrets import SECRET_ENV
 from vlint.sources import shell
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.dotenv import Lookup, Mapped, interpolate, split_words
@@ -283,15 +285,17 @@ def _shell_env(env: dict[str, Token]) -> dict[str, Var]:
     return {k: Var(None if t.unresolved else t.text, exported=True) for k, t in env.items()}
 
 
-def _restore(tok: Token, originals: dict[int, str], remap: object) -> Token:
-    span = remap(tok.span)  # type: ignore[operator]
+def _restore(tok: Token, originals: dict[int, str], remap: Callable[[Span], Span]) -> Token:
+    span = remap(tok.span)
     if "__VLINT_U" not in tok.text:
         return Token(tok.text, span, tok.unresolved) if span is not tok.span else tok
     text = _PLACEHOLDER.sub(lambda m: originals.get(int(m.group(1)), m.group(0)), tok.text)
     return Token(text, span, True)
 
 
-def _collect(sub: SourceResult, c: Container, originals: dict[int, str], remap: object, result: SourceResult) -> None:
+def _collect(
+    sub: SourceResult, c: Container, originals: dict[int, str], remap: Callable[[Span], Span], result: SourceResult
+) -> None:
     for inv in sub.invocations:
         launch_span = inv.span
         inv.args = [_restore(t, originals, remap) for t in inv.args]
@@ -302,14 +306,11 @@ def _collect(sub: SourceResult, c: Container, originals: dict[int, str], remap: 
             else:
                 env[name] = _restore(tok, originals, remap)
         inv.env = env
-        inv.span = remap(launch_span)  # type: ignore[operator]
-        inv.facts = {
-            k: replace(f, span=remap(f.span)) if f.span is not None else f  # type: ignore[operator]
-            for k, f in inv.facts.items()
-        }
+        inv.span = remap(launch_span)
+        inv.facts = {k: replace(f, span=remap(f.span)) if f.span is not None else f for k, f in inv.facts.items()}
         for k, f in c.facts.items():
             inv.facts.setdefault(k, f)
-        inv.problems = [replace(p, span=remap(p.span)) for p in inv.problems]  # type: ignore[operator]
+        inv.problems = [replace(p, span=remap(p.span)) for p in inv.problems]
         inv.label = inv.label or c.label
         result.invocations.append(inv)
     for name, tok in sub.assignments:
@@ -550,7 +551,7 @@ def load_dockerfile(src: SourceText, build_args: dict[str, Token] | None = None)
     for ins in instructions:
         kw = ins.keyword
         if kw == "FROM":
-            stage = _from(ins, df, by_name, build_args)
+            stage = _from(ins, df, by_name)
             df.stages.append(stage)
             continue
         if kw == "ARG":
@@ -604,7 +605,7 @@ def _vars(df: Dockerfile, stage: Stage | None) -> Lookup:
     return lookup
 
 
-def _from(ins: Instruction, df: Dockerfile, by_name: dict[str, Stage], build_args: dict[str, Token]) -> Stage:
+def _from(ins: Instruction, df: Dockerfile, by_name: dict[str, Stage]) -> Stage:
     _f, rest = _flags(ins.args)
     words = split_words(rest)
     image_m = interpolate(words[0].text, _vars(df, None), escape=df.escape) if words else Mapped()
@@ -680,6 +681,8 @@ def _env(ins: Instruction, df: Dockerfile, stage: Stage) -> None:
 
         value = interpolate(raw, lookup, escape=df.escape)
         tok = Token(value.text, span, value.is_unresolved())
+        if used and SECRET_ENV.match(name):
+            tok = Token(raw.text, span, True)  # ENV HF_TOKEN=$HF_TOKEN: the secret is where the ARG is given
         from_args = {u for u in used if u in stage.args}
         stage.env[name] = EnvValue(tok, value, from_args)
         df.assignments.append((name, tok))
@@ -749,42 +752,39 @@ def image_facts(image: ImageRef | None, span: Span | None, detail: str) -> dict[
     return facts
 
 
-def runtime_arg_problems(
-    df: Dockerfile, stage: Stage, given: dict[str, Token] | None = None
-) -> list[dict[str, object]]:
-    """Build arguments the run-time command reads although they never reach the container (VL606).
+@dataclass(frozen=True, slots=True)
+class LostBuildArg:
+    """A build argument the run-time command reads although it never reaches the container."""
 
-    A build argument exists only while the image is built; ``CMD``/``ENTRYPOINT`` see it only when
-    an ``ENV`` copies it. ``given`` are the build arguments passed in (compose ``build.args``)."""
-    runtime_text = " ".join(
-        s.entrypoint_instr.args.text if s.entrypoint_instr else "" for s in stage.chain()
-    ) + " ".join(s.cmd_instr.args.text if s.cmd_instr else "" for s in stage.chain())
-    in_env = {a for s in stage.chain() for ev in s.env.values() for a in ev.from_args}
-    env_names = {n for s in stage.chain() for n in s.env}
-    out: list[dict[str, object]] = []
-    names = dict.fromkeys([*(given or {}), *(a for s in stage.chain() for a in s.args)])
-    for name in names:
-        if name in in_env or name in env_names:
+    name: str
+    #: where the argument is given (compose ``build.args``) or declared (``ARG``)
+    span: Span
+    value: str | None
+    reason: str
+
+
+def lost_build_args(df: Dockerfile, stage: Stage, given: dict[str, Token] | None = None) -> Fact | None:
+    """The ``lost_build_args`` fact (VL606): build arguments ``CMD``/``ENTRYPOINT`` read at run time.
+
+    A build argument exists only while the image is built; the container sees it only when an
+    ``ENV`` copies it. ``given`` are the build arguments passed in (compose ``build.args``)."""
+    chain = stage.chain()
+    runtime_text = " ".join(i.args.text for s in chain for i in (s.entrypoint_instr, s.cmd_instr) if i is not None)
+    reaching = {a for s in chain for ev in s.env.values() for a in ev.from_args} | {n for s in chain for n in s.env}
+    lost: list[LostBuildArg] = []
+    for name in dict.fromkeys([*(given or {}), *(a for s in chain for a in s.args)]):
+        if name in reaching or not re.search(r"\$\{?" + re.escape(name) + r"\b", runtime_text):
             continue
-        if not re.search(r"\$\{?" + re.escape(name) + r"\b", runtime_text):
-            continue
-        declared = any(name in s.args for s in stage.chain())
         tok = (given or {}).get(name)
-        decl = next((s.args[name] for s in stage.chain() if name in s.args), None)
+        decl = next((s.args[name] for s in chain if name in s.args), None)
         span = tok.span if tok is not None else decl.span if decl is not None else stage.image_span
-        out.append(
-            {
-                "name": name,
-                "span": span,
-                "value": tok.text if tok is not None else None,
-                "reason": (
-                    f"{df.path} declares ARG {name} but no ENV copies it into the container"
-                    if declared
-                    else f"{df.path} never declares ARG {name}, so the build ignores it"
-                ),
-            }
+        reason = (
+            f"{df.path} declares ARG {name} but no ENV copies it into the container"
+            if decl is not None
+            else f"{df.path} never declares ARG {name} (the build ignores it)"
         )
-    return out
+        lost.append(LostBuildArg(name, span, tok.text if tok is not None else None, reason))
+    return Fact(lost, lost[0].span, "build arguments the command reads") if lost else None
 
 
 # -- the source ----------------------------------------------------------------------------------
@@ -827,9 +827,9 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     pip = next((s.pip_vllm for s in cfg.stage.chain() if s.pip_vllm), None)
     if pip is not None and "vllm_version" not in facts:
         facts["vllm_version"] = Fact(pip[0], pip[1], f"pip install vllm=={pip[0]}")
-    lost = runtime_arg_problems(df, cfg.stage)
-    if lost:
-        facts["lost_build_args"] = Fact(lost, lost[0]["span"], "build arguments the command reads")  # type: ignore[arg-type]
+    lost = lost_build_args(df, cfg.stage)
+    if lost is not None:
+        facts["lost_build_args"] = lost
     c = Container(
         source=NAME,
         label="Dockerfile " + ("ENTRYPOINT" if cfg.entrypoint is not None else "CMD"),

@@ -224,7 +224,16 @@ def _substitute(name: str, _op: str | None, src: Mapped, start: int, end: int, l
         out.add_unresolved(src.text[start:end], *whole)
 
 
+#: a substituted value longer than this is not inlined (``A=${A}${A}`` on every line of a .env file
+#: would double it each time): the expression stays, unresolved
+MAX_VALUE = 64 * 1024
+
+
 def _emit_value(value: str | Mapped | None, whole: tuple[int, int], out: Mapped) -> None:
+    text = value.text if isinstance(value, Mapped) else value or ""
+    if len(text) + len(out.text) > MAX_VALUE:
+        out.add_unresolved("${…}", *whole)
+        return
     if isinstance(value, Mapped):
         # a value that is itself (partly) unresolved keeps that mark; it stands for the expression
         m = Mapped()

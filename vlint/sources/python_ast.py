@@ -581,7 +581,9 @@ def _header_exprs(stmt: ast.stmt) -> list[ast.AST]:
         return [stmt.iter]
     if isinstance(stmt, ast.With | ast.AsyncWith):
         return [i.context_expr for i in stmt.items]
-    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+        return [*stmt.decorator_list, *stmt.args.defaults, *(d for d in stmt.args.kw_defaults if d is not None)]
+    if isinstance(stmt, ast.ClassDef):
         return [*stmt.decorator_list]
     if isinstance(stmt, ast.Try) or type(stmt).__name__ in ("TryStar", "Match"):
         return [getattr(stmt, "subject", None)] if hasattr(stmt, "subject") else []

@@ -64,13 +64,15 @@ class LLMConfigSite:
     facts: dict[str, Fact] = field(default_factory=dict)
 
 
-def yaml_fields(node: Node, doc: YamlDoc) -> dict[str, Field]:
+def yaml_fields(node: Node, doc: YamlDoc, depth: int = 0) -> dict[str, Field]:
     """A YAML mapping as fields (values by the YAML core schema, nested mappings as children)."""
     out: dict[str, Field] = {}
+    if depth > 20:
+        return out  # engine settings are never nested this deep (an alias cycle is)
     for k, v in items(node):
         kspan = doc.span(k)
         vspan = doc.span(v)
-        children = yaml_fields(v, doc) if isinstance(v, MappingNode) else None
+        children = yaml_fields(v, doc, depth + 1) if isinstance(v, MappingNode) else None
         item_spans = tuple(doc.span(i) for i in v.value) if isinstance(v, SequenceNode) else ()
         null = isinstance(v, ScalarNode) and v.tag.endswith(":null")
         out[str(k.value)] = Field(None if null else to_python(v), kspan, vspan, False, children, item_spans)

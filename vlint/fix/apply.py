@@ -125,8 +125,10 @@ class _Run:
         self.display: dict[Path, str] = {}
         self.originals: dict[Path, str] = {}
 
-    def lint(self, overlay: dict[Path, str]) -> LintReport:
-        report = lint_paths(self.paths, self.engine, self.opts, reader=OverlayReader(self.opts, overlay))
+    def lint(self, overlay: dict[Path, str], only: list[str] | None = None) -> LintReport:
+        """Lint the run's paths (or ``only`` these files) as the overlay has them."""
+        paths = self.paths if only is None else [self.abspath(p) for p in only]
+        report = lint_paths(paths, self.engine, self.opts, reader=OverlayReader(self.opts, overlay))
         if self.post is not None:
             self.post(report)
         return report
@@ -196,30 +198,15 @@ def fix_paths(
         planned = _plan(run, report, unsafe, given_up)
         if not planned:
             break
-        progressed = False
-        trial = _with_edits(run, run.overlay, [e for _, edits in planned for e in edits])
-        after = run.lint(trial)
-        problem = verify(report, after, [f for f, _ in planned])
-        if problem is None:
-            run.overlay, report, progressed = trial, after, True
-            outcome.applied.extend(_record(f, _files(edits)) for f, edits in planned)
-        else:  # one at a time, to keep the good ones (every edit is relative to the round's text)
-            base, base_report = run.overlay, report
-            kept: list[TextEdit] = []
-            kept_findings: list[Finding] = []
-            for f, edits in planned:
-                trial = _with_edits(run, base, kept + edits)
-                after = run.lint(trial)
-                problem = verify(base_report, after, [*kept_findings, f])
-                if problem is None:
-                    run.overlay, report, progressed = trial, after, True
-                    kept.extend(edits)
-                    kept_findings.append(f)
-                    outcome.applied.append(_record(f, _files(edits)))
-                else:
-                    given_up[_key(f)] = _record(f, reason=problem)
-        if not progressed:
+        base = run.overlay
+        accepted: list[_Planned] = []
+        for group in _groups(planned):
+            accepted.extend(_verified(run, base, group, given_up))
+        if not accepted:
             break
+        run.overlay = _with_edits(run, base, [e for p in accepted for e in p.edits])
+        outcome.applied.extend(_record(p.finding, _files(p.edits)) for p in accepted)
+        report = run.lint(run.overlay)
     outcome.after = report
     outcome.skipped = list(given_up.values())
     for p, text in run.overlay.items():
@@ -229,18 +216,64 @@ def fix_paths(
     return outcome
 
 
+@dataclass(slots=True)
+class _Planned:
+    finding: Finding
+    edits: list[TextEdit]
+    #: the file whose launches report the finding (linting it alone reproduces the finding)
+    owner: str
+
+
+def _groups(planned: list[_Planned]) -> list[list[_Planned]]:
+    """Fixes that share a file (the one reporting them or one they edit) are verified together."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    for p in planned:
+        for path in {e.path for e in p.edits}:
+            parent[find(path)] = find(p.owner)
+    groups: dict[str, list[_Planned]] = {}
+    for p in planned:
+        groups.setdefault(find(p.owner), []).append(p)
+    return list(groups.values())
+
+
+def _verified(
+    run: _Run, base: dict[Path, str], group: list[_Planned], given_up: dict[tuple[str, str, str], FixRecord]
+) -> list[_Planned]:
+    """The fixes of one group that pass :func:`verify`: all at once, else one at a time."""
+    targets = sorted({p.owner for p in group} | {e.path for p in group for e in p.edits})
+    before = run.lint(base, targets)
+    after = run.lint(_with_edits(run, base, [e for p in group for e in p.edits]), targets)
+    if verify(before, after, [p.finding for p in group]) is None:
+        return group
+    kept: list[_Planned] = []
+    for p in group:
+        trial = _with_edits(run, base, [e for k in [*kept, p] for e in k.edits])
+        problem = verify(before, run.lint(trial, targets), [k.finding for k in [*kept, p]])
+        if problem is None:
+            kept.append(p)
+        else:
+            given_up[_key(p.finding)] = _record(p.finding, reason=problem)
+    return kept
+
+
 def _files(edits: list[TextEdit]) -> tuple[str, ...]:
     return tuple(sorted({e.path for e in edits}))
 
 
 def _plan(
     run: _Run, report: LintReport, unsafe: bool, given_up: dict[tuple[str, str, str], FixRecord]
-) -> list[tuple[Finding, list[TextEdit]]]:
+) -> list[_Planned]:
     """This round's fixes: applicable, allowed, not overlapping each other."""
     broken = _broken_files(report)
     finding_file = {id(f): fr.path for fr in report.files for f in fr.findings}
     formats = {fr.path: fr.sources for fr in report.files}
-    planned: list[tuple[Finding, list[TextEdit]]] = []
+    planned: list[_Planned] = []
     taken: list[TextEdit] = []
     texts: dict[str, Text] = {}
     for f in report.findings:
@@ -267,7 +300,7 @@ def _plan(
             continue
         if any(e.overlaps(t) for e in edits for t in taken):
             continue  # next round, on the text this round produces
-        planned.append((f, edits))
+        planned.append(_Planned(f, edits, finding_file.get(id(f), f.span.path)))
         taken.extend(edits)
     return planned
 

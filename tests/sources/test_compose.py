@@ -568,3 +568,19 @@ def test_secrets_are_reported_where_they_are_written(tmp_path: Path) -> None:
         (".env", 1),
         ("docker-compose.yml", 6),
     ]
+
+
+def test_config_file_copied_by_the_built_image(tmp_path: Path) -> None:
+    res = extract(
+        tmp_path,
+        """\
+        services:
+          llm:
+            build: {context: ./image, dockerfile: docker/Dockerfile}
+            command: ["m", "--config", "/srv/serve.yaml"]
+        """,
+        image__docker__Dockerfile="FROM vllm/vllm-openai:v0.10.2\nCOPY serve.yaml /srv/serve.yaml\n",
+        image__serve_dot_yaml="max-model-len: 4096\n",
+    )
+    (inv,) = res.invocations
+    assert inv.config is not None and inv.config.entries[0].key_span.path.endswith("image/serve.yaml")

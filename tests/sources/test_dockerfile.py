@@ -310,3 +310,22 @@ def test_a_secret_arg_copied_to_env_is_reported_once(tmp_path: Path) -> None:
     )
     report = lint_paths([tmp_path / "Dockerfile"], Engine(load_catalog()), LintOptions(root=tmp_path))
     assert [(f.span.line, f.span.column) for f in report.findings if f.code == "VL502"] == [(2, 5)]
+
+
+def test_config_file_copied_into_the_image(tmp_path: Path) -> None:
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "serve.yaml").write_text("max-model-len: 8192\n")
+    res = extract(
+        tmp_path,
+        """\
+        FROM vllm/vllm-openai:v0.10.2
+        COPY configs/serve.yaml /etc/vllm/
+        CMD ["Qwen/Qwen2.5-7B-Instruct", "--config", "/etc/vllm/serve.yaml"]
+        """,
+    )
+    (inv,) = res.invocations
+    assert inv.config is not None and [e.key for e in inv.config.entries] == ["max-model-len"]
+    assert res.linked == [tmp_path / "configs" / "serve.yaml"]
+    other = one(tmp_path, 'FROM vllm/vllm-openai:v0.10.2\nCMD ["m", "--config", "/etc/elsewhere.yaml"]\n')
+    (problem,) = other.problems
+    assert problem.code == "VL010" and "nothing maps it from the repository" in problem.message

@@ -35,8 +35,11 @@ from vlint.secrets import SECRET_ENV
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.dockerfile import (
     Container,
+    Mount,
     Piece,
     container_launches,
+    container_reader,
+    copy_mounts,
     image_config,
     image_facts,
     load_dockerfile,
@@ -220,6 +223,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     for key, svc in items(get(doc.root, "services")):
         if isinstance(svc, MappingNode):
             _service(str(key.value), key, svc, ctx)
+    result.linked = list(dict.fromkeys(result.linked))
     return result
 
 
@@ -299,22 +303,22 @@ def _env_files(node: Node | None, ctx: _Ctx) -> list[tuple[str, Token]]:
     return out
 
 
-def _build(node: Node | None, ctx: _Ctx) -> tuple[Path | None, str | None, dict[str, Token]]:
-    """(Dockerfile path, target stage, build args) of ``build:``."""
+def _build(node: Node | None, ctx: _Ctx) -> tuple[Path | None, Path, str | None, dict[str, Token]]:
+    """(Dockerfile path, build context, target stage, build args) of ``build:``."""
     if node is None:
-        return None, None, {}
+        return None, ctx.dir, None, {}
     if isinstance(node, ScalarNode):
         m = ctx.value(node)
         if m is None or m.is_unresolved():
-            return None, None, {}
-        return ctx.dir / m.text / "Dockerfile", None, {}
+            return None, ctx.dir, None, {}
+        return ctx.dir / m.text / "Dockerfile", ctx.dir / m.text, None, {}
     context = ctx.value(get(node, "context"))
     dockerfile = ctx.value(get(node, "dockerfile"))
     target = ctx.value(get(node, "target"))
     base = ctx.dir / (context.text if context is not None and not context.is_unresolved() else ".")
     path = base / (dockerfile.text if dockerfile is not None and not dockerfile.is_unresolved() else "Dockerfile")
     args = dict(_key_values(get(node, "args"), ctx))
-    return path, (target.text if target is not None else None), args
+    return path, base, (target.text if target is not None else None), args
 
 
 def _service(name: str, key: ScalarNode, svc: MappingNode, ctx: _Ctx) -> None:
@@ -326,10 +330,11 @@ def _service(name: str, key: ScalarNode, svc: MappingNode, ctx: _Ctx) -> None:
     image_span = doc.span(image_node) if image_node is not None else doc.span(key)
     facts: dict[str, Fact] = image_facts(image, image_span, f"image: {image.raw}" if image else "")
     env: dict[str, Token] = {}
-    df_path, target, build_args = _build(get(svc, "build"), ctx)
+    df_path, context, target, build_args = _build(get(svc, "build"), ctx)
     for arg, tok in build_args.items():
         result.assignments.append((arg, tok))
     cfg = None
+    mounts = _mounts(get(svc, "volumes"), ctx)
     if df_path is not None:
         try:
             df_src = ctx.read_file(df_path)
@@ -338,6 +343,8 @@ def _service(name: str, key: ScalarNode, svc: MappingNode, ctx: _Ctx) -> None:
         if df_src is not None:
             result.linked.append(df_path)
             cfg = image_config(load_dockerfile(df_src, build_args), target)
+            if cfg is not None:
+                mounts += copy_mounts(cfg, context)
     if cfg is not None:
         env.update(cfg.env)
         facts.update(image_facts(cfg.image, cfg.image_span, f"FROM {cfg.image_text} in {cfg.dockerfile.path}"))
@@ -372,7 +379,7 @@ def _service(name: str, key: ScalarNode, svc: MappingNode, ctx: _Ctx) -> None:
         env=env,
         facts=facts,
         base_dir=Path(str(_plain_text(get(svc, "working_dir")) or "/")),
-        read_file=_volume_reader(get(svc, "volumes"), ctx),
+        read_file=container_reader(mounts, ctx.read_file),
         default_program=program,
         image_is_vllm=is_vllm,
         entry_span=doc.span(get(svc, "command") or key) if cfg is None or command is not None else cfg.entry_span,
@@ -480,9 +487,9 @@ def _device_facts(svc: MappingNode, env: dict[str, Token], ctx: _Ctx) -> dict[st
     return facts
 
 
-def _volume_reader(volumes: Node | None, ctx: _Ctx) -> ReadFile:
-    """Read a file named inside the container through the bind mounts that map it from the repo."""
-    mounts: list[tuple[str, str]] = []
+def _mounts(volumes: Node | None, ctx: _Ctx) -> list[Mount]:
+    """Bind mounts of repository paths (``./configs/vllm.yaml:/etc/vllm/config.yaml:ro``)."""
+    mounts: list[Mount] = []
     for v in seq(volumes):
         if isinstance(v, MappingNode):
             src_m, dst_m = ctx.value(get(v, "source")), ctx.value(get(v, "target"))
@@ -498,19 +505,5 @@ def _volume_reader(volumes: Node | None, ctx: _Ctx) -> ReadFile:
                 continue
             host, target = parts[0], parts[1]
         if host.startswith(("./", "../")) or (host and not host.startswith(("/", "~", "$")) and "/" in host):
-            mounts.append((target.rstrip("/") or "/", host))
-    mounts.sort(key=lambda t: -len(t[0]))
-
-    def read(path: Path) -> SourceText:
-        posix = path.as_posix()
-        for target, host in mounts:
-            if posix == target or posix.startswith(target + "/"):
-                rest = posix[len(target) :].lstrip("/")
-                try:
-                    return ctx.read_file(ctx.dir / host / rest if rest else ctx.dir / host)
-                except SourceError as e:
-                    shown = f"{host.rstrip('/')}/{rest}" if rest else host
-                    raise SourceError(f"{posix} is mounted from {shown}: {e.message}", e.line, e.column) from None
-        raise SourceError(f"{posix} is a path inside the container, and no volume maps it from the repository")
-
-    return read
+            mounts.append(Mount(target, ctx.dir / host, f"the volume {host}"))
+    return mounts

@@ -836,14 +836,14 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         env=cfg.env,
         facts=facts,
         base_dir=base_dir,
-        read_file=_container_reader(read_file),
+        read_file=container_reader(copy_mounts(cfg, base_dir), read_file),
         default_program=cfg.program,
         image_is_vllm=cfg.image is not None and cfg.image.is_vllm,
         entry_span=cfg.entry_span,
     )
     found = container_launches(cfg.entrypoint, cfg.cmd, c)
     merge_result(found, result)
-    result.linked.extend(entry_scripts(cfg, base_dir, read_file))
+    result.linked = list(dict.fromkeys([*result.linked, *entry_scripts(cfg, base_dir, read_file)]))
     return result
 
 
@@ -870,11 +870,51 @@ def entry_scripts(cfg: ImageConfig, base_dir: Path, read_file: ReadFile) -> list
     return out
 
 
-def _container_reader(read_file: ReadFile) -> ReadFile:
-    """Files named on a container's command line are paths inside the container: vlint cannot see
-    them unless a volume maps them from the repository (compose does that itself)."""
+@dataclass(frozen=True, slots=True)
+class Mount:
+    """A container path whose contents come from a file or folder of the repository."""
+
+    target: str
+    host: Path
+    #: how users see it: ``volume ./configs/vllm.yaml``, ``COPY config.yaml``
+    how: str
+
+
+def copy_mounts(cfg: ImageConfig, base_dir: Path) -> list[Mount]:
+    """``COPY``/``ADD`` of repository files to absolute container paths (the build context is taken
+    to be the Dockerfile's folder, or what compose names)."""
+    out: list[Mount] = []
+    for s in cfg.stage.chain():
+        for srcs, dest in s.copies:
+            if not dest.startswith("/") or any(c in dest for c in "$*?"):
+                continue
+            for src in srcs:
+                if src.startswith(("http://", "https://", "--")) or any(c in src for c in "$*?"):
+                    continue
+                name = src.rstrip("/").rsplit("/", 1)[-1]
+                if dest.endswith("/") or len(srcs) > 1:
+                    out.append(Mount(dest.rstrip("/") + "/" + name, base_dir / src, f"COPY {src}"))
+                else:
+                    out.append(Mount(dest, base_dir / src, f"COPY {src}"))
+                    out.append(Mount(dest.rstrip("/") + "/" + name, base_dir / src, f"COPY {src}"))
+    return out
+
+
+def container_reader(mounts: list[Mount], read_file: ReadFile) -> ReadFile:
+    """Read a file named on a container's command line (a path inside the container) through the
+    mounts that bring it from the repository; anything else cannot be seen."""
+    ordered = sorted(mounts, key=lambda m: -len(m.target))
 
     def read(path: Path) -> SourceText:
-        raise SourceError(f"{path.as_posix()} is a path inside the container; vlint cannot see its contents")
+        posix = path.as_posix()
+        for m in ordered:
+            target = m.target.rstrip("/") or "/"
+            if posix == target or posix.startswith(target + "/"):
+                rest = posix[len(target) :].lstrip("/")
+                try:
+                    return read_file(m.host / rest if rest else m.host)
+                except SourceError as e:
+                    raise SourceError(f"{posix} comes from {m.how}: {e.message}", e.line, e.column) from None
+        raise SourceError(f"{posix} is a path inside the container, and nothing maps it from the repository")
 
     return read

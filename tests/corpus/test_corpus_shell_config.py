@@ -59,9 +59,9 @@ def case(*launches: L, findings: tuple[str, ...] = (), error_line: int | None = 
 SHELL: dict[str, Case] = {
     "DoanNgocCuong__": case(
         L("image", "/workspace/tuning/pretrained_models/exported_full_model", None, 1024, 0.7),
-        findings=("VL502@9",),  # --api-key hoailb-vllm in plain text
-        bug="vastai/vllm:v0.7.0 is checked against the oldest bundled schema (0.18.1), which lacks --swap-space: "
-        "VL001 at line 14 although vLLM 0.7.0 accepts the flag (resolver/engine, not the shell source)",
+        # --api-key hoailb-vllm in plain text; --swap-space is fine on the image's vLLM 0.7.0 (the
+        # oldest bundled schema that has it stands in for 0.7.0)
+        findings=("VL502@9",),
     ),
     "Hiroaki-Masuzawa__": case(L("image", "Qwen/Qwen2.5-VL-3B-Instruct", None, 116480, None)),
     "Mikeriess__Synth_data__run_vllm.sh": case(

@@ -149,14 +149,16 @@ def repeated_entrypoint(ctx: CheckContext) -> Iterator[Hit]:
         return
     words = fact.value if isinstance(fact.value, str) else "serve"
     image = dep.invocation.facts.get("image")
+    prefix = "the image already runs "
+    runs = fact.detail[len(prefix) :] if fact.detail.startswith(prefix) else "vllm serve"
     yield Hit(
         fact.span,
         {
             "words": words,
             "image": image.value if image is not None else "the image",
-            "detail": fact.detail,
+            "runs": runs,
         },
-        fix=Fix(f"drop `{words}` from the command (the image's entry point already runs vllm serve)"),
+        fix=Fix(f"drop `{words}` from the command (the image's entry point already runs {runs})"),
     )
 
 

@@ -122,7 +122,8 @@ def _image_args_launch(args: list[Piece], program: str, c: Container, result: So
             # the words before the launch's own arguments repeat the entry point
             repeated = args[: len(args) - len(inv.args)]
             words = " ".join(p.text.text for p in repeated) or args[0].text.text
-            inv.facts["duplicate_serve"] = Fact(words, args[0].span, f"the image already runs {program}")
+            runs = " ".join(_PROGRAM_ARGV[program]) if program in _PROGRAM_ARGV else program
+            inv.facts["duplicate_serve"] = Fact(words, args[0].span, f"the image already runs {runs}")
             if program == "image":
                 inv.program = "image"
             merge_result(probe, result)

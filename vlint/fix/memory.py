@@ -154,6 +154,10 @@ def will_not_start_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
                 ),
                 set_value(dep, "max_model_len", fits),
             )
+    if stage in ("kv_cache_check", "no_kv_memory"):
+        chunked = _chunking_fix(dep, base)
+        if chunked is not None:
+            return chunked
     if stage in ("kv_cache_check", "no_kv_memory", "weights"):
         hit = _first_tp(dep, base, lambda e: e.starts)
         if hit is not None:
@@ -193,6 +197,43 @@ def will_not_start_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
         why = "the sampler warms up with that many dummy requests" if stage == "sampler_warmup" else "Mamba blocks"
         return _fix(f"lower --max-num-seqs to {best} ({why})", set_value(dep, "max_num_seqs", best))
     return None
+
+
+def _chunking_fix(dep: Deployment, base: MemoryInputs) -> Fix | None:
+    """Chunked prefill turned off (or a huge token budget) makes the activation peak eat the KV cache:
+    with the version's default chunk, does it start?"""
+    if not (dep.user_value("enable_chunked_prefill") is False or dep.is_set("max_num_batched_tokens")):
+        return None
+    chunk = default_chunk(dep)
+    if chunk is None or chunk >= base.max_num_batched_tokens:
+        return None
+    chunked = dataclasses.replace(base, max_num_batched_tokens=chunk, enable_chunked_prefill=True)
+    e = estimate(chunked)
+    if e is None:
+        return None
+    changes: list[SettingChange | None] = []
+    if dep.is_set("max_num_batched_tokens"):
+        changes.append(set_value(dep, "max_num_batched_tokens", chunk))
+    if dep.user_value("enable_chunked_prefill") is False:
+        changes.extend(remove_setting(dep, "enable_chunked_prefill") or [None])
+    text = (
+        f"prefill in chunks of {chunk} tokens (vLLM {dep.version}'s default here): the activation peak drops to "
+        f"{e.activation_gib:.1f} GiB"
+    )
+    if e.starts:
+        return _fix(
+            f"{text} and {_len(base.max_model_len)} tokens fit at {e.max_concurrency:.1f}× concurrency", *changes
+        )
+    if e.failure_stage != "kv_cache_check":
+        return None
+    fits = _fitting_max_model_len(chunked, e)
+    if not fits:
+        return None
+    return _fix(
+        f"{text}, and --max-model-len {fits} is the largest that then fits (as vLLM computes it)",
+        *changes,
+        set_value(dep, "max_model_len", fits),
+    )
 
 
 def _concurrency(base: MemoryInputs, **changes: Any) -> float:

@@ -166,7 +166,7 @@ def render(result: object, *, show_all: bool = False, color: bool = False) -> st
     skipped = len(result.rows) - len(result.fitting)
     out.append("")
     if skipped and not show_all:
-        out.append(f"  {skipped} other option{'s' if skipped != 1 else ''} do not fit (--all shows why).")
+        out.append(f"  {skipped} other option{'s do' if skipped != 1 else ' does'} not fit (--all shows why).")
     if result.best is not None:
         b = result.best
         out.append(

@@ -177,7 +177,7 @@ def verify(before: LintReport, after: LintReport, fixed: list[Finding]) -> str |
     expected = Counter((f.code, f.span.path) for f in fixed)
     for key, n in expected.items():
         if all_after.get(key, 0) > all_before.get(key, 0) - n:
-            return f"{key[0]} is still reported after the fix"
+            return f"{key[0]} would still be reported"
     return None
 
 
@@ -258,6 +258,8 @@ def _verified(
         if problem is None:
             kept.append(p)
         else:
+            if kept and not problem.startswith(p.finding.code):
+                problem = "together with the other fixes, " + problem
             given_up[_key(p.finding)] = _record(p.finding, reason=problem)
     return kept
 

@@ -211,11 +211,7 @@ def _chunking_fix(dep: Deployment, base: MemoryInputs) -> Fix | None:
     e = estimate(chunked)
     if e is None:
         return None
-    changes: list[SettingChange | None] = []
-    if dep.is_set("max_num_batched_tokens"):
-        changes.append(set_value(dep, "max_num_batched_tokens", chunk))
-    if dep.user_value("enable_chunked_prefill") is False:
-        changes.extend(remove_setting(dep, "enable_chunked_prefill") or [None])
+    changes = _chunk_changes(dep, chunk)
     text = (
         f"prefill in chunks of {chunk} tokens (vLLM {dep.version}'s default here): the activation peak drops to "
         f"{e.activation_gib:.1f} GiB"
@@ -353,6 +349,17 @@ def default_chunk(dep: Deployment) -> int | None:
     return v.value if v is not None and isinstance(v.value, int) else None
 
 
+def _chunk_changes(dep: Deployment, chunk: int) -> list[SettingChange | None]:
+    """Prefill in chunks of ``chunk`` tokens: write the budget if the launch sets one, and drop a
+    ``--no-enable-chunked-prefill`` (None where one of them cannot be written)."""
+    changes: list[SettingChange | None] = []
+    if dep.is_set("max_num_batched_tokens"):
+        changes.append(set_value(dep, "max_num_batched_tokens", chunk))
+    if dep.user_value("enable_chunked_prefill") is False:
+        changes.extend(remove_setting(dep, "enable_chunked_prefill") or [None])
+    return changes
+
+
 def chunk_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
     base = base_inputs(dep)
     chunk = default_chunk(dep)
@@ -361,14 +368,9 @@ def chunk_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
     e = estimate(base, max_num_batched_tokens=chunk, enable_chunked_prefill=True)
     if e is None:
         return None
-    changes: list[SettingChange | None] = []
-    if dep.is_set("max_num_batched_tokens"):
-        changes.append(set_value(dep, "max_num_batched_tokens", chunk))
-    if dep.user_value("enable_chunked_prefill") is False:
-        removed = remove_setting(dep, "enable_chunked_prefill")
-        changes.extend(removed if removed else [None])
-    elif not dep.is_set("max_num_batched_tokens"):
-        changes.append(None)
+    changes = _chunk_changes(dep, chunk)
+    if not changes:
+        changes.append(None)  # the budget is vLLM's own: nothing to write
     how = "with chunked prefill on, " if dep.value("enable_chunked_prefill") is False else ""
     return _fix(
         f"{how}--max-num-batched-tokens {chunk} (vLLM {dep.version}'s default chunk on this GPU) keeps the prefill "

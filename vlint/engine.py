@@ -82,7 +82,14 @@ class Engine:
         return Finding(rule.code, rule.name, severity, hit.span, message, data, hit.fix, context)
 
     def builtin_finding(
-        self, code: str, span: Span, message: str, data: dict[str, Any], context: str = "", fix: Fix | None = None
+        self,
+        code: str,
+        span: Span,
+        message: str,
+        data: dict[str, Any],
+        context: str = "",
+        fix: Fix | None = None,
+        severity: str | None = None,
     ) -> Finding | None:
         """A finding the parser or a source reported itself (``check: builtin`` rules)."""
         if code not in self.active_codes:
@@ -90,7 +97,7 @@ class Engine:
         rule = self.catalog.by_code.get(code)
         if rule is None:  # pragma: no cover - every emitted code has a rule file (tested)
             raise RuleError(f"no rule file for code {code}")
-        return self._finding(rule, Hit(span, data, message=message, fix=fix), context)
+        return self._finding(rule, Hit(span, data, message=message, fix=fix, severity=severity), context)
 
     def run_deployment(self, dep: Deployment) -> list[Finding]:
         from vlint.when import matches, settings_document
@@ -98,7 +105,9 @@ class Engine:
         context = describe(dep)
         out: list[Finding] = []
         for issue in dep.args.issues:
-            f = self.builtin_finding(issue.code, issue.span, issue.message, issue.data, context, issue.fix)
+            f = self.builtin_finding(
+                issue.code, issue.span, issue.message, issue.data, context, issue.fix, issue.severity
+            )
             if f is not None:
                 out.append(f)
         for p in dep.invocation.problems:

@@ -117,20 +117,11 @@ def test_optimization_level_shorthand(parse, word: str) -> None:
     assert s is not None and s.option == word
 
 
-@pytest.mark.xfail(
-    reason="vlint bug (argspec): vLLM rewrites `-O 3` (a separate 0-3 word) to --optimization-level 3; "
-    "vlint reports 'unrecognized arguments: -O'",
-    strict=True,
-)
 def test_optimization_level_as_two_words(parse) -> None:
     p = parse(["m", "-O", "3"])
     assert (p.value("optimization_level"), p.issues) == ("3", [])
 
 
-@pytest.mark.xfail(
-    reason="vlint bug (argspec): argparse also abbreviates single-dash options: vLLM reads `-t 2` as -tp 2",
-    strict=True,
-)
 def test_single_dash_prefix_abbreviation(parse) -> None:
     p = parse(["m", "-t", "2"])
     assert p.value("tensor_parallel_size") == 2
@@ -362,11 +353,6 @@ def test_no_vl009_where_the_parser_does_not_rewrite_model(spec_factory) -> None:
     assert (p.value("model"), p.issues) == ("m", [])
 
 
-@pytest.mark.xfail(
-    reason="vlint bug (argspec): vLLM moves `--model X` to the positional slot, so `vllm serve m --model x` "
-    "fails with 'unrecognized arguments: m'; vlint takes m and reports only the deprecation",
-    strict=True,
-)
 def test_positional_model_and_model_option_together_fail(parse) -> None:
     assert "VL001" in codes(parse(["m", "--model", "x"]))
 
@@ -385,20 +371,10 @@ def test_config_model_is_used_without_a_positional_model(parse) -> None:
     assert s is not None and s.origin == "config"
 
 
-@pytest.mark.xfail(
-    reason="vlint bug (argspec): vLLM raises 'No model specified! Please specify model either as a positional "
-    "argument or in a config file.' for `vllm serve --config c.yaml` without a model; vlint reports nothing",
-    strict=True,
-)
 def test_no_model_anywhere_fails(parse) -> None:
     assert parse(["--config", "serve.yaml"], config="max-model-len: 4096\n").issues
 
 
-@pytest.mark.xfail(
-    reason="vlint bug (argspec): `vllm serve --served-model-name x` without a positional model raises "
-    "'`model` should be provided as the first positional argument…' in vLLM 0.33.0; vlint reports nothing",
-    strict=True,
-)
 def test_served_model_name_without_a_model_fails(parse) -> None:
     assert parse(["--served-model-name", "x"]).issues
 
@@ -450,11 +426,6 @@ def test_unquoted_unresolved_model_may_be_any_number_of_words(parse) -> None:
     assert p.opaque and p.issues == [] and p.value("port") == 1
 
 
-@pytest.mark.xfail(
-    reason='vlint bug (argspec _could_be_many): a quoted "$MODEL" is exactly one word (the shell source marks '
-    "it not opaque), but the parser guesses from the text that it may be many and never records the model",
-    strict=True,
-)
 def test_quoted_unresolved_model_is_the_model(parse) -> None:
     p = parse([('"$MODEL"', True), "--port", "1"])
     assert p.value("model") is UNRESOLVED
@@ -470,11 +441,6 @@ def test_unresolved_option_name_is_not_an_error(parse) -> None:
     assert p.opaque and p.issues == [] and p.value("port") == 1
 
 
-@pytest.mark.xfail(
-    reason="vlint bug (argspec): after an option vlint cannot resolve (`--$FLAG 1`), the next word may be its "
-    "value; vlint reports it as 'unrecognized arguments: 1'",
-    strict=True,
-)
 def test_value_of_an_unresolved_option_is_not_an_error(parse) -> None:
     assert parse(["m", ("--$FLAG", True), "1"]).issues == []
 

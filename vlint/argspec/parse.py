@@ -89,6 +89,8 @@ class ArgIssue:
     span: Span
     message: str
     data: dict[str, Any] = field(default_factory=dict)
+    #: overrides the rule's severity for this issue
+    severity: str | None = None
     #: the change that clears it (VL002, VL005), for ``vlint fix``
     fix: Fix | None = None
 
@@ -143,7 +145,48 @@ def parse_invocation(inv: Invocation, spec: ArgSpec) -> ParsedArgs:
     items = _preprocess(items, spec, out)
     _argparse(items, spec, out, allow_positional_model=serve)
     _reconcile_model(out)
+    if inv.program == "vllm serve" and "model" not in out.settings and not out.opaque:
+        _missing_model(inv, spec, out)
     return out
+
+
+def _missing_model(inv: Invocation, spec: ArgSpec, out: ParsedArgs) -> None:
+    """``vllm serve`` with no model anywhere (vllm/utils/argparse_utils.py:357-369, 572-583, 0.33.0)."""
+    uses_config = any(t.text == "--config" for t in inv.args)
+    if uses_config and inv.config is not None:
+        out.issues.append(
+            ArgIssue(
+                "VL008",
+                inv.span,
+                "vLLM will not start: No model specified! Please specify model either as a positional argument or in "
+                "a config file.",
+                {"reason": "no-model"},
+            )
+        )
+        return
+    if uses_config:
+        return  # the config file could not be read (VL010): it may name the model
+    if "served_model_name" in out.settings and _features(spec).get("served_model_name_requires_positional", True):
+        out.issues.append(
+            ArgIssue(
+                "VL008",
+                inv.span,
+                "vLLM will not start: `model` should be provided as the first positional argument when using "
+                "`vllm serve`. i.e. `vllm serve <model> --<arg> <value>`.",
+                {"reason": "served-model-name"},
+            )
+        )
+        return
+    default = spec.by_dest["model"].default if "model" in spec.by_dest else None
+    out.issues.append(
+        ArgIssue(
+            "VL008",
+            inv.span,
+            f"no model is given: vLLM {spec.version} serves its default model ({default})",
+            {"reason": "default-model", "default": default},
+            severity="warning",
+        )
+    )
 
 
 # -- step 1: vllm serve --model ------------------------------------------------------------------
@@ -155,14 +198,21 @@ def _features(spec: ArgSpec) -> dict[str, Any]:
 def _move_model_option(items: list[_Item], out: ParsedArgs, spec: ArgSpec) -> list[_Item]:
     if not _features(spec).get("model_flag_rewrite", True):
         return items
-    for it in items:
-        if it.unresolved and not it.text.startswith("--model"):
-            continue
+    for k, it in enumerate(items):
         if it.text == "--model" or it.text.startswith("--model="):
             msg = config_expand.serve_model_option_warning(spec.version)
             if msg:
                 out.issues.append(ArgIssue("VL009", it.span, msg, {"option": "--model"}))
-            return items
+            # vLLM moves the model to the front: serve <model> <everything before> <everything after>
+            # (vllm/utils/argparse_utils.py:324-356), so a positional given as well becomes unrecognized
+            if it.text == "--model":
+                if k + 1 >= len(items):
+                    return items
+                model, rest = items[k + 1], k + 2
+            else:
+                value = it.text.removeprefix("--model=")
+                model, rest = _Item(value, it.span, it.unresolved, it.origin, it.entry), k + 1
+            return [model, *items[:k], *items[rest:]]
     return items
 
 
@@ -197,12 +247,21 @@ def _preprocess(items: list[_Item], spec: ArgSpec, out: ParsedArgs) -> list[_Ite
     features = _features(spec)
     dotted = features.get("dotted_args", True)
     rewritten: list[_Item] = []
-    for it in items:
+    for k, it in enumerate(items):
         t = it.text
         if t.startswith("--"):
             key, eq, value = t.partition("=")
             new_key = _DOTTED_HEAD.sub(lambda m: m.group(0).replace("_", "-"), key, count=1)
             rewritten.append(_Item(new_key + eq + value, it.span, it.unresolved, it.origin, it.entry, written=key))
+        elif (
+            t == "-O"
+            and k + 1 < len(items)
+            and items[k + 1].text in ("0", "1", "2", "3")
+            and features.get("O_shorthand", True)
+            and spec.lookup("--optimization-level")
+        ):
+            # vLLM rewrites `-O <0-3>` to --optimization-level (vllm/utils/argparse_utils.py, 0.33.0)
+            rewritten.append(_Item("--optimization-level", it.span, False, it.origin, it.entry, written=t))
         elif (
             t.startswith("-O")
             and t != "-O"
@@ -299,7 +358,7 @@ def _match_option(it: _Item, spec: ArgSpec, out: ParsedArgs) -> tuple[Argument, 
         if hit is not None:
             return hit[0], hit[1], name, explicit
     written = it.written or name
-    if name.startswith("--") and len(name) > 2:
+    if len(name) > 1 and name.startswith("-") and not name[1:2].isdigit():
         matches = spec.prefix_matches(name)
         dests = {spec.options[m][0].dest + ("-" if spec.options[m][1] else "+") for m in matches}
         if len(matches) == 1 or (matches and len(dests) == 1):
@@ -430,7 +489,12 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
             i += 1
             # an unknown flag's value would be rejected with it; don't report it twice
             value_item = None
-            if i < n and "=" not in it.text and not _looks_like_option(items[i], spec) and not it.unresolved:
+            if it.unresolved:
+                # an option vlint cannot read (--$FLAG): the words after it may be its values
+                while i < n and not _looks_like_option(items[i], spec):
+                    i += 1
+                continue
+            if i < n and "=" not in it.text and not _looks_like_option(items[i], spec):
                 value_item = items[i]
                 i += 1
             _attach_removed_flag_fix(out, it, value_item, spec)
@@ -515,8 +579,10 @@ def _attach_removed_flag_fix(out: ParsedArgs, it: _Item, value_item: _Item | Non
 
 
 def _could_be_many(it: _Item) -> bool:
+    """May this unresolved word stand for several words? An unquoted expansion is split by the shell, a
+    template or ``"$@"`` / ``"${A[@]}"`` expands to any number of words; ``"$MODEL"`` is exactly one."""
     t = it.text
-    return t.startswith("$") or t.startswith("{{") or t.startswith('"$')
+    return t.startswith(("$", "{{", "`")) or "$@" in t or "$*" in t or "[@]}" in t or "[*]}" in t
 
 
 def _flag_value(arg: Argument, negated: bool) -> Any:

@@ -109,10 +109,8 @@ class ArgSpec:
         return self.options.get(option)
 
     def prefix_matches(self, prefix: str) -> list[str]:
-        """Long options that start with ``prefix`` (argparse's abbreviation matching)."""
-        if not prefix.startswith("--"):
-            return []
-        return sorted(o for o in self.options if o.startswith(prefix) and o.startswith("--"))
+        """Options that start with ``prefix`` (argparse's abbreviation matching, long and single-dash)."""
+        return sorted(o for o in self.options if o.startswith(prefix))
 
     def knows_env(self, name: str) -> bool:
         return name in self.env_vars

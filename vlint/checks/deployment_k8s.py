@@ -46,10 +46,11 @@ def world(dep: Deployment) -> World | None:
     node, ``--data-parallel-size-local`` per node, none when it is one rank of an external load
     balancer (``--data-parallel-rank`` / ``--data-parallel-external-lb``). ``--nnodes`` spreads the
     world over nodes (vllm/config/parallel.py, vllm/engine/arg_utils.py 0.33.0)."""
-    sizes = {d: _int(dep, d) for d in _PARALLEL}
+    # an option the target release does not have (prefill context parallelism before 0.2x) counts as 1
+    sizes = {d: _int(dep, d) if d in dep.spec.by_dest or dep.is_set(d) else 1 for d in _PARALLEL}
     if any(v is None for v in sizes.values()):
         return None
-    dp = _int(dep, "data_parallel_size")
+    dp = _int(dep, "data_parallel_size") if "data_parallel_size" in dep.spec.by_dest else 1
     if dp is None:
         return None
     dpl = dep.user_value("data_parallel_size_local")

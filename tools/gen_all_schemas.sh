@@ -14,7 +14,7 @@
 # See tools/README.md.
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=${VLINT_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 ENVS=${VLLM_ENVS:-/tmp/vllm-envs}
 OUT=${VLLM_SCHEMA_OUT:-$ROOT/schemas/vllm}
 PY=${PYTHON:-python3.11}
@@ -35,6 +35,17 @@ extra_pins() {
     0.8.*) echo "transformers<4.52 numpy<2.3 pydantic<2.12 huggingface_hub<0.32 setuptools<80" ;;
     0.9.*) echo "transformers<4.54 numpy<2.3 pydantic<2.12 huggingface_hub<0.34 setuptools<80" ;;
     0.10.*) echo "transformers<4.57 pydantic<2.12 setuptools<80" ;;
+    *) echo "" ;;
+  esac
+}
+
+# Extra packages per version, installed after the requirements. 0.8.x puts a placeholder
+# `triton` module into sys.modules when triton is missing, which torch 2.13's inductor then
+# fails to import from (`cannot import name 'Config' from 'triton'`): a real (CPU-importable)
+# triton avoids that.
+extra_installs() {
+  case "$1" in
+    0.8.*) echo "triton" ;;
     *) echo "" ;;
   esac
 }
@@ -96,6 +107,7 @@ EOF
     done <"$venv/reqs.txt"
   fi
   for p in $(extra_pins "$v"); do "$venv/bin/pip" install -q -c "$cons" "$p" 2>>"$venv/pip-each.log"; done
+  for p in $(extra_installs "$v"); do "$venv/bin/pip" install -q -c "$cons" "$p" 2>>"$venv/pip-each.log"; done
 }
 
 # Install what the generator's import still asks for, one module at a time.
@@ -104,6 +116,8 @@ fill_missing() {
   for _ in $(seq 1 40); do
     out=$(cd "$ROOT" && VLLM_TARGET_DEVICE=cpu "$venv/bin/python" tools/gen_vllm_schema.py --stdout $(stubs_for "$v") 2>&1 >/dev/null)
     mod=$(grep -oP "No module named '\K[^'.]+" <<<"$out" | tail -1)
+    # mistral_common and others say: requires "pycountry" to be installed
+    [ -z "$mod" ] && mod=$(grep -oP 'requires "\K[A-Za-z0-9_.-]+(?=" to be installed)' <<<"$out" | tail -1)
     [ -z "$mod" ] && return 0
     [[ "$mod" == vllm* ]] && return 0
     if [ "$mod" == "$last" ]; then echo "stuck on module $mod" >&2; return 1; fi

@@ -568,6 +568,9 @@ def load_serve_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParse
             mod = importlib.import_module(main_mod)
             main = mod.main
         except Exception as e:
+            missing = getattr(e, "name", None) if isinstance(e, ModuleNotFoundError) else None
+            if missing and main_mod.startswith(missing):
+                continue  # this version has no such CLI module (0.6.x has no vllm.entrypoints.cli)
             errors.append(f"{main_mod}: {type(e).__name__}: {e}")
             print(f"gen_vllm_schema: {errors[-1]}", file=sys.stderr)
             continue
@@ -704,23 +707,9 @@ def env_vars() -> dict[str, Any]:
     out: dict[str, Any] = {}
     saved = dict(os.environ)
     try:
-        for k in list(os.environ):
-            if k.startswith(
-                (
-                    "VLLM_",
-                    "XDG_",
-                    "HF_",
-                    "CUDA_",
-                    "LOCAL_RANK",
-                    "S3_",
-                    "NO_",
-                    "MAX_JOBS",
-                    "NVCC",
-                    "CMAKE",
-                    "VERBOSE",
-                )
-            ):
-                del os.environ[k]
+        # evaluate every default in a minimal environment: only HOME and PATH
+        os.environ.clear()
+        os.environ.update({"HOME": home or "/root", "PATH": "/usr/local/bin:/usr/bin:/bin"})
         for name, getter in table.items():
             try:
                 val = getter()
@@ -911,6 +900,24 @@ def force_cpu_platform() -> str:
     return "vllm.platforms imported with metadata.version('vllm') reporting '+cpu'"
 
 
+def apply_torch_shims() -> list[str]:
+    """Re-add torch APIs that old vLLM calls and the CPU torch used here no longer has.
+
+    Only attributes that are missing are added; each is an alias of the current API.
+    """
+    done: list[str] = []
+    try:
+        import torch  # type: ignore[import-not-found]
+    except Exception:
+        return done
+    cpu_c = getattr(torch._C, "_cpu", None)
+    if cpu_c is not None and not hasattr(cpu_c, "_is_avx512_supported") and hasattr(torch.cpu, "_is_avx512_supported"):
+        # vllm/platforms/cpu.py <= 0.17 calls torch._C._cpu._is_avx512_supported()
+        cpu_c._is_avx512_supported = torch.cpu._is_avx512_supported
+        done.append("torch._C._cpu._is_avx512_supported = torch.cpu._is_avx512_supported")
+    return done
+
+
 def install_stubs(names: list[str]) -> list[str]:
     """Put empty modules for ``names`` into ``sys.modules`` (see tools/README.md)."""
     done = []
@@ -942,10 +949,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     stubs = install_stubs(args.stub)
+    shims = apply_torch_shims()
     with _quiet_argv():
         how = force_cpu_platform() if os.environ.get("VLLM_TARGET_DEVICE") == "cpu" else None
         schema = generate(stubs)
     schema["x-vlint"]["platform_forcing"] = how
+    schema["x-vlint"]["shims"] = shims
     if args.timestamp:
         import datetime
 

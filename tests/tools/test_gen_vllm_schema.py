@@ -320,6 +320,11 @@ X_KEYS = {
     "allow_abbrev",
     "dotted_arguments",
     "parser_features",
+    "parser_source",
+    "parser_fallback_reasons",
+    "platform",
+    "shims",
+    "stubs",
 }
 
 
@@ -359,6 +364,9 @@ def test_bundled_schema_shape(path: Path) -> None:
     assert "-tp" in by["tensor_parallel_size"]["option_strings"]
     assert by["model_tag"]["positional"] is True
     assert x["config_yaml_semantics"]["supported"] is True
+    # built by vLLM's own CLI main(), not by a fallback
+    assert x["parser_fallback_reasons"] == []
+    assert x["prog"] == "vllm serve"
 
 
 def test_swap_space_removed_in_0_18() -> None:

@@ -274,6 +274,7 @@ CMD ["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "32768", "--no-enable-chunke
         ),
         ("Dockerfile", DOCKERFILE, DOCKERFILE.replace(', "--no-enable-chunked-prefill"', "")),
     ],
+    ids=["compose", "helm-production-stack", "dockerfile"],
 )
 def test_compose_helm_dockerfile(work: Path, name: str, src: str, expected: str) -> None:
     (work / name).write_text(src)

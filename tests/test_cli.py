@@ -293,11 +293,6 @@ def test_no_color(project: Path) -> None:
     assert not ANSI.search(run("start.sh", env={"FORCE_COLOR": "1", "NO_COLOR": "1"}).output)
 
 
-@pytest.mark.xfail(
-    reason="vlint bug (commands/check.py): FORCE_COLOR styles the text, but click.echo strips ANSI codes when "
-    "stdout is not a terminal, so FORCE_COLOR=1 vlint … | cat (CI logs) is never colored",
-    strict=True,
-)
 def test_force_color_when_piped(project: Path) -> None:
     write(project, {"start.sh": WARN})
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FORCE_COLOR": "1"}
@@ -385,11 +380,6 @@ def test_secret_findings_say_where_masked(project: Path) -> None:
     assert ("cfg.yaml", 1, "sk-E****") in got
 
 
-@pytest.mark.xfail(
-    reason="vlint bug (report/text.py): the code frame masks secrets in the source line, which shortens it, "
-    "but the carets keep the original columns: findings after a secret on the same line point at the wrong text",
-    strict=True,
-)
 def test_carets_stay_under_their_text_when_a_secret_is_masked(project: Path) -> None:
     write(
         project, {"start.sh": "vllm serve m --api-key sk-abcdefghijklmnopqrstuvwxyz123 --gpu-memory-utilization 0.99\n"}
@@ -552,11 +542,6 @@ def test_crlf_file_positions_match_an_lf_file(project: Path) -> None:
     }
 
 
-@pytest.mark.xfail(
-    reason="vlint bug (checks/security.py): with an unresolved model (`vllm serve $MODEL --trust-remote-code`) "
-    "VL501 says 'runs Python code from the model repository (None)'",
-    strict=True,
-)
 def test_trust_remote_code_message_with_an_unresolved_model(project: Path) -> None:
     write(project, {"start.sh": "vllm serve $MODEL --max-model-len 4096 --trust-remote-code\n"})
     _, doc = run_json("--select", "VL501", "start.sh")
@@ -564,10 +549,6 @@ def test_trust_remote_code_message_with_an_unresolved_model(project: Path) -> No
     assert "None" not in f["message"]
 
 
-@pytest.mark.xfail(
-    reason="vlint bug (secrets.py): an api-key in a --config YAML file is reported as 'on the command line'",
-    strict=True,
-)
 def test_secret_in_a_config_file_says_where_it_is(project: Path) -> None:
     write(project, {"cfg.yaml": "api-key: sk-EEEEEEEEEEEEEEEEEEEEEEEE\nmax-model-len: 4096\n"})
     _, doc = run_json("--select", "VL502", "cfg.yaml")

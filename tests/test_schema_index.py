@@ -14,4 +14,5 @@ def test_index_is_fresh() -> None:
 
     folder = schemas_dir() / "vllm"
     on_disk = json.loads((folder / "index.json").read_text(encoding="utf-8"))
-    assert on_disk == json.loads(render(folder)), "schemas/vllm/index.json is stale: run python tools/gen_schema_index.py"
+    stale = "schemas/vllm/index.json is stale: run python tools/gen_schema_index.py"
+    assert on_disk == json.loads(render(folder)), stale

@@ -82,14 +82,22 @@ def find_secrets(file: FileContext) -> Iterator[Secret]:
         for dest, flag in (("api_key", "--api-key"), ("hf_token", "--hf-token")):
             for s in dep.args.occurrences.get(dest, []):
                 values = s.value if isinstance(s.value, list) else [s.value]
+                where = {"config": "in the config file", "kwargs": "in the code"}.get(s.origin, "on the command line")
+                name = s.option if s.origin in ("config", "kwargs") else flag
                 for v in values:
                     if v is not UNRESOLVED and isinstance(v, str) and is_secret_value(v):
-                        yield from once(Secret(flag, v, s.value_span or s.span, "on the command line"))
+                        yield from once(Secret(name, v, s.value_span or s.span, where))
 
 
-def redact(text: str, secrets: list[str]) -> str:
-    """Replace every secret value in ``text`` (a source line shown in a code frame)."""
+def redact(text: str, secrets: list[str], *, keep_width: bool = False) -> str:
+    """Replace every secret value in ``text``. ``keep_width`` pads the mask to the value's length, so
+    that the columns of a code frame still line up with the carets under them."""
+
+    def hide(v: str) -> str:
+        m = mask(v)
+        return m + "*" * (len(v) - len(m)) if keep_width and len(v) > len(m) else m
+
     for v in sorted(set(secrets), key=len, reverse=True):
         if v:
-            text = text.replace(v, mask(v))
-    return TOKEN_SHAPES.sub(lambda m: mask(m.group(0)), text)
+            text = text.replace(v, hide(v))
+    return TOKEN_SHAPES.sub(lambda m: hide(m.group(0)), text)

@@ -403,11 +403,6 @@ def test_unreadable_config_reference_is_dropped(parse) -> None:
     assert values(p) == {"model": "m", "port": 1} and p.issues == []
 
 
-@pytest.mark.xfail(
-    reason="vlint bug (argspec): vLLM only expands the exact word `--config` (`'--config' in args`); "
-    "`--config=FILE` is stored and never read, so the file's settings do not apply",
-    strict=True,
-)
 def test_config_equals_form_is_not_expanded_by_vllm(parse) -> None:
     p = parse(["m", "--config=serve.yaml"], config="seed: 3\n")
     assert p.value("seed") is None

@@ -348,14 +348,14 @@ EXPECTED: dict[int, tuple[list[tuple[Any, ...]], list[str]]] = {
         ],
         ["VL603"],
     ),
-    # VL502 on `hf_token: HUGGINGFACE_TOKEN`: an ALL-CAPS placeholder more than a token; INDEX only asks
-    # for a warning about plain-string hf_token. The masking/placeholder policy belongs to vlint/secrets.py.
+    # No VL502 on `hf_token: HUGGINGFACE_TOKEN`: an ALL-CAPS name is a placeholder, not a credential
+    # (vlint/secrets.py); INDEX only asks for a softer note about plain-string hf_token, which no rule makes.
     # helm-production-stack/vllm-project__production-stack__deployment_on_cloud__aws__production_stack_specification.y…
     34: (
         [
             ("meta-llama/Llama-3.1-8B", None, None, None),
         ],
-        ["VL502", "VL603"],
+        ["VL603"],
     ),
     # The chart's example modelSpec has `enabled: false`, which the chart skips (INDEX agrees it must be
     # skipped), so the settings INDEX discusses (0.95 vs extraArgs 0.4, v0) are not deployed.

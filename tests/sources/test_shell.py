@@ -451,9 +451,10 @@ def test_docker_run_with_an_explicit_command() -> None:
 
 def test_docker_run_repeating_the_images_serve_is_noted() -> None:
     inv = one("docker run vllm/vllm-openai:v0.11.0 serve m")
-    assert inv.facts["duplicate_serve"].value is True
+    assert inv.facts["duplicate_serve"].value == "serve"
     inv = one("docker run vllm/vllm-openai:v0.11.0 vllm serve m")
-    assert inv.facts["duplicate_serve"].value is True
+    assert inv.facts["duplicate_serve"].value == "vllm serve"
+    assert inv.facts["duplicate_serve"].detail == "the image already runs vllm serve"
 
 
 def test_docker_run_entrypoint_option() -> None:
@@ -543,9 +544,11 @@ def test_config_file_next_to_the_script(tmp_path: Path) -> None:
     assert Path(str(inv.facts["config_path"].value)) == tmp_path / "cfg" / "serve.yaml"
 
 
-def test_config_equals_form_is_loaded(tmp_path: Path) -> None:
+def test_config_equals_form_is_not_loaded(tmp_path: Path) -> None:
+    """vLLM only expands the exact word --config; --config=FILE is never read (VL015)."""
     inv = one("vllm serve m --config=c.yaml\n", tmp_path=tmp_path, files={"c.yaml": "port: 1\n"})
-    assert inv.config is not None and [e.key for e in inv.config.entries] == ["port"]
+    assert inv.config is None
+    assert [p.code for p in inv.problems] == ["VL015"]
 
 
 @pytest.mark.parametrize(

@@ -218,13 +218,12 @@ def _move_model_option(items: list[_Item], out: ParsedArgs, spec: ArgSpec) -> li
 
 # -- step 2: --config ----------------------------------------------------------------------------
 def _expand_config(inv: Invocation, items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, serve: bool) -> list[_Item]:
-    config_at = next(
-        (k for k, it in enumerate(items) if it.text == "--config" or it.text.startswith("--config=")), None
-    )
+    # vLLM expands only the exact word --config; --config=FILE is parsed as a plain option (VL015)
+    config_at = next((k for k, it in enumerate(items) if it.text == "--config"), None)
     if inv.config is None:
         if config_at is not None:
             # the file could not be read: drop the reference, keep the rest
-            width = 1 if "=" in items[config_at].text else 2
+            width = 2
             return items[:config_at] + items[config_at + width :]
         return items
     cfg_items = [
@@ -233,9 +232,10 @@ def _expand_config(inv: Invocation, items: list[_Item], spec: ArgSpec, out: Pars
             inv.config, spec, out.dropped, out.issues, top_level=serve or inv.program == "config"
         )
     ]
-    if config_at is None:  # a bare config file
-        return cfg_items + items
-    width = 1 if "=" in items[config_at].text else 2
+    if config_at is None:
+        # a bare config file is its own launch; otherwise nothing expands it (--config=FILE: VL015)
+        return cfg_items + items if inv.program == "config" else items
+    width = 2
     before, after = items[:config_at], items[config_at + width :]
     if serve and before and not before[0].text.startswith("-"):
         return [before[0], *cfg_items, *before[1:], *after]

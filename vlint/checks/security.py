@@ -23,7 +23,7 @@ def trust_remote_code(ctx: CheckContext) -> Iterator[Hit]:
     yield Hit(
         s.full_span,
         {
-            "model": dep.model,
+            "model": dep.model or "not resolved",
             "pinned": pinned,
             "pin": "pinned to a commit" if pinned else "not pinned to a commit (--revision)",
         },

@@ -333,7 +333,8 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
 
         click.echo(summary(report) + (f" {' '.join(notes)}" if notes else "") + f" Report: {run.output}", err=True)
     else:
-        click.echo(text, nl=False)
+        # color=True keeps the codes when stdout is not a terminal (FORCE_COLOR in CI logs)
+        click.echo(text, nl=False, color=True if color else None)
     return exit_code(report, run.fail_on)
 
 

@@ -26,7 +26,7 @@ class Styler:
 def _frame(f: Finding, lines: list[str] | None, st: Styler, secrets: list[str]) -> list[str]:
     if not lines or f.span.line < 1 or f.span.line > len(lines):
         return []
-    line = redact(lines[f.span.line - 1].rstrip("\n").replace("\t", " "), secrets)
+    line = redact(lines[f.span.line - 1].rstrip("\n").replace("\t", " "), secrets, keep_width=True)
     width = len(str(f.span.line))
     gutter = " " * width
     start = max(f.span.column, 1)

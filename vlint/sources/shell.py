@@ -574,6 +574,11 @@ def _docker_run(
             name, val = t[:2], t[3:] if t[2] == "=" else t[2:]
             value_word = Word(val, w.start, w.end, w.unresolved, partial=val if w.unresolved else "")
             i += 1
+        elif eq and name == "--privileged":
+            if val.strip().lower() in ("true", "1"):
+                facts["privileged"] = (True, w, "docker run --privileged")
+            i += 1
+            continue
         elif eq:
             value_word = Word(val, w.start, w.end, w.unresolved, partial=val if w.unresolved else "")
             i += 1
@@ -622,7 +627,8 @@ def _docker_run(
             program, entry, at = found
             if entrypoint is None and image_program is not None:
                 # the image already runs vLLM: `vllm serve …` here is appended to its ENTRYPOINT
-                facts["duplicate_serve"] = (True, argv[j], "arguments repeat the image's entrypoint")
+                repeated = " ".join(w.text for w in argv[j:at])
+                facts["duplicate_serve"] = (repeated, argv[j], _runs(image_program))
             return [_Launch(program, entry, argv[at:], env, facts)]
         script = _shell_c_script(argv, j) if entrypoint is not None or image_program is None else None
         if script is not None and depth < 3:
@@ -642,8 +648,14 @@ def _docker_run(
     if program is None:
         return []
     if rest and rest[0].text == "serve":
-        facts["duplicate_serve"] = (True, rest[0], "arguments repeat the image's entrypoint")
+        facts["duplicate_serve"] = ("serve", rest[0], _runs(program))
     return [_Launch(program, image_word, rest, env, facts)]
+
+
+def _runs(program: str) -> str:
+    """The ``duplicate_serve`` fact's detail: what the image's entry point already runs."""
+    argv = {"api_server": "python3 -m vllm.entrypoints.openai.api_server"}.get(program, "vllm serve")
+    return f"the image already runs {argv}"
 
 
 def _to_invocation(
@@ -674,8 +686,18 @@ def _attach_config(inv: Invocation, ev: ShellEvaluator, base_dir: Path, read_fil
     for k, tok in enumerate(inv.args):
         if tok.text == "--config" and k + 1 < len(inv.args):
             ref = inv.args[k + 1]
-        elif tok.text.startswith("--config="):
-            ref = Token(tok.text.split("=", 1)[1], tok.span, tok.unresolved)
+        elif tok.text.startswith("--config=") and not tok.unresolved:
+            # vLLM expands only the exact word `--config` (`"--config" in args`,
+            # vllm/utils/argparse_utils.py:516-557, 0.33.0): `--config=FILE` parses, and is never read
+            inv.problems.append(
+                Problem(
+                    "VL015",
+                    tok.span,
+                    f"{tok.text} is accepted by vLLM's parser but the file is never read: vLLM only expands "
+                    f"`--config FILE` written as two words, so none of its settings apply",
+                    {"config": tok.text.split("=", 1)[1]},
+                )
+            )
     if ref is None:
         return
     if ref.unresolved:

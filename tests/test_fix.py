@@ -314,6 +314,22 @@ def test_crlf_and_bom_are_kept(work: Path) -> None:
     assert (work / "run.sh").read_bytes() == src.replace("--max-num-seq 64", "--max-num-seqs 64").encode("utf-8")
 
 
+def test_select_chooses_fixes_but_every_rule_checks_them(work: Path) -> None:
+    """Lowering gpu_memory_utilization (VL201) would make this launch fail to start (VL210): even
+    with --select VL201 the fix is checked against every rule and left out."""
+    src = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 38640 --gpu-memory-utilization 0.97\n"
+    (work / "run.sh").write_text(src)
+    assert "VL210" not in codes("run.sh", "--gpu", "L4") and "VL201" in codes("run.sh", "--gpu", "L4")
+    code, out, _ = run("fix", "--isolated", "--gpu", "L4", "--unsafe-fixes", "--select", "VL201", "run.sh")
+    assert (work / "run.sh").read_text() == src
+    assert "VL201 not fixed: the result has a new error (VL210 in run.sh)" in out and code == 1
+    (work / "run.sh").write_text(src.replace("38640", "8192"))
+    run("fix", "--isolated", "--gpu", "L4", "--unsafe-fixes", "--ignore", "VL201", "run.sh")
+    assert "0.97" in (work / "run.sh").read_text()
+    run("fix", "--isolated", "--gpu", "L4", "--unsafe-fixes", "--select", "VL201", "run.sh")
+    assert "--gpu-memory-utilization 0.9\n" in (work / "run.sh").read_text()
+
+
 def test_nothing_to_fix(work: Path) -> None:
     (work / "run.sh").write_text(GOOD_SHELL)
     assert run("fix", "--isolated", "--diff", "run.sh") == (0, "", "Would fix 0 problems in 0 files.\n")

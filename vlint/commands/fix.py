@@ -18,7 +18,7 @@ from vlint.commands.check import (
     load_user_config,
     split_list,
 )
-from vlint.finding import SEVERITY_RANK
+from vlint.finding import SEVERITY_RANK, Finding
 
 
 @click.command("fix")
@@ -28,8 +28,8 @@ from vlint.finding import SEVERITY_RANK
     "--unsafe-fixes", is_flag=True, help="Also apply fixes that change behaviour (shorter context, fp8 KV cache…)."
 )
 @click.option("--select", multiple=True, help="Only fix findings of these rules (codes, prefixes or names).")
-@click.option("--extend-select", multiple=True, help="Add rules to the default set.")
-@click.option("--ignore", multiple=True, help="Do not fix findings of these rules.")
+@click.option("--extend-select", multiple=True, help="Add rules to the default set (e.g. off-by-default ones).")
+@click.option("--ignore", multiple=True, help="Do not fix findings of these rules (they are still checked).")
 @click.option("--vllm-version", help="Target vLLM release (X.Y or X.Y.Z).")
 @click.option("--gpu", help="GPU type and count, e.g. H100 or A100-40GB:2.")
 @click.option("--gpu-memory-gib", type=float, help="GPU memory as vLLM sees it, for GPUs vlint does not know.")
@@ -79,23 +79,36 @@ def fix_cmd(
     cfg = load_user_config(targets, config_file, isolated)
     resolve_opts = _resolve_options(cfg, vllm_version, gpu, gpu_memory_gib, online)
     catalog = build_catalog(cfg.rules_dirs if cfg else ())
+    # every configured rule runs (a fix is checked against all of them); --select/--ignore choose
+    # which findings get fixed
+    chosen: set[str] = set()
+    skipped: set[str] = set()
     try:
         engine = Engine(
             catalog,
             Selection(
-                select=split_list(select) or (cfg.select if cfg else None),
-                extend_select=(cfg.extend_select if cfg else ()) + split_list(extend_select),
-                ignore=(cfg.ignore if cfg else ()) + split_list(ignore),
+                select=cfg.select if cfg else None,
+                extend_select=(cfg.extend_select if cfg else ()) + split_list(extend_select) + split_list(select),
+                ignore=cfg.ignore if cfg else (),
                 severity=dict(cfg.severity) if cfg else {},
             ),
         )
+        chosen = {r.code for ref in split_list(select) for r in catalog.resolve_selector(ref)}
+        skipped = {r.code for ref in split_list(ignore) for r in catalog.resolve_selector(ref)}
     except RuleError as e:
         fail(str(e))
+    for ref in split_list(ignore):
+        if not catalog.resolve_selector(ref):
+            fail(f"unknown rule {ref!r}")
+
+    def wanted(f: Finding) -> bool:
+        return (not chosen or f.code in chosen) and f.code not in skipped
+
     opts = LintOptions(resolve=resolve_opts, suppress=True)
     if cfg:
         opts.discover.exclude = tuple(p.rstrip("/") for p in cfg.exclude if "/" not in p.strip().rstrip("/"))
     post = (lambda report: apply_config_filters(report, cfg, engine, opts.root)) if cfg else None
-    outcome = fix_paths(targets, engine, opts, unsafe=unsafe_fixes, post=post)
+    outcome = fix_paths(targets, engine, opts, unsafe=unsafe_fixes, post=post, wanted=wanted)
     n = len(outcome.applied)
     files = len(outcome.changed)
     unsafe_left = len(outcome.unsafe_left)

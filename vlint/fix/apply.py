@@ -80,10 +80,17 @@ class FixOutcome:
     #: file → (display path, original text, fixed text), for changed files only
     changed: dict[Path, tuple[str, str, str]] = field(default_factory=dict)
 
+    #: which findings were to be fixed (None: all)
+    wanted: Callable[[Finding], bool] | None = None
+
     @property
     def unsafe_left(self) -> list[Finding]:
         """Remaining findings that ``--unsafe-fixes`` could fix."""
-        return [f for f in self.after.findings if f.fix is not None and f.fix.changes and f.fix.unsafe]
+        return [
+            f
+            for f in self.after.findings
+            if f.fix is not None and f.fix.changes and f.fix.unsafe and (self.wanted is None or self.wanted(f))
+        ]
 
     def diff(self) -> str:
         out: list[str] = []
@@ -188,14 +195,18 @@ def fix_paths(
     *,
     unsafe: bool = False,
     post: Callable[[LintReport], None] | None = None,
+    wanted: Callable[[Finding], bool] | None = None,
 ) -> FixOutcome:
-    """Compute the fixed text of every file (nothing is written; see :func:`write_fixed`)."""
+    """Compute the fixed text of every file (nothing is written; see :func:`write_fixed`).
+
+    ``post`` filters each lint report (config excludes, per-file ignores); ``wanted`` chooses which
+    findings to fix. Every finding the engine reports takes part in the verification."""
     run = _Run(paths, engine, opts, post)
     report = run.lint(run.overlay)
-    outcome = FixOutcome(before=report, after=report)
+    outcome = FixOutcome(before=report, after=report, wanted=wanted)
     given_up: dict[tuple[str, str, str], FixRecord] = {}
     for _ in range(MAX_ROUNDS):
-        planned = _plan(run, report, unsafe, given_up)
+        planned = _plan(run, report, unsafe, given_up, wanted)
         if not planned:
             break
         base = run.overlay
@@ -269,7 +280,11 @@ def _files(edits: list[TextEdit]) -> tuple[str, ...]:
 
 
 def _plan(
-    run: _Run, report: LintReport, unsafe: bool, given_up: dict[tuple[str, str, str], FixRecord]
+    run: _Run,
+    report: LintReport,
+    unsafe: bool,
+    given_up: dict[tuple[str, str, str], FixRecord],
+    wanted: Callable[[Finding], bool] | None,
 ) -> list[_Planned]:
     """This round's fixes: applicable, allowed, not overlapping each other."""
     broken = _broken_files(report)
@@ -281,6 +296,8 @@ def _plan(
     for f in report.findings:
         fix = f.fix
         if fix is None or not fix.changes or (fix.unsafe and not unsafe) or _key(f) in given_up:
+            continue
+        if wanted is not None and not wanted(f):
             continue
         if finding_file.get(id(f)) in broken:
             given_up[_key(f)] = _record(f, reason=f"{finding_file[id(f)]} failed to parse; it is not edited")

@@ -149,10 +149,17 @@ def load_spec(version: Version) -> ArgSpec:
         version=version,
         arguments=args,
         env_vars=dict(meta.get("env_vars") or {}),
-        quantization_methods=tuple(meta.get("quantization_methods") or ()),
-        kv_cache_dtypes=tuple(meta.get("kv_cache_dtypes") or ()),
+        quantization_methods=_listed(meta.get("quantization_methods"), "methods"),
+        kv_cache_dtypes=_listed(meta.get("kv_cache_dtypes"), "dtypes"),
         meta={k: v for k, v in meta.items() if k not in ("arguments", "env_vars")},
     )
+
+
+def _listed(value: Any, key: str) -> tuple[str, ...]:
+    """A list the generator stores either bare or as ``{"source": …, key: [...]}``."""
+    if isinstance(value, dict):
+        value = value.get(key)
+    return tuple(str(v) for v in value) if isinstance(value, list) else ()
 
 
 def pick_version(wanted: Version | None) -> tuple[Version, bool]:

@@ -65,19 +65,12 @@ def largest(lo: int, hi: int, ok: Callable[[int], bool]) -> int | None:
     return lo
 
 
-def kv_cache_dtypes(dep: Deployment) -> tuple[str, ...]:
-    raw = dep.spec.meta.get("kv_cache_dtypes")
-    if isinstance(raw, dict):
-        raw = raw.get("dtypes")
-    return tuple(str(x) for x in raw) if isinstance(raw, list | tuple) else ()
-
-
 def fp8_applies(dep: Deployment, base: MemoryInputs) -> bool:
     return (
         dep.arch is not None
         and not dep.arch.is_mla
         and str(base.kv_cache_dtype) == "auto"
-        and "fp8" in kv_cache_dtypes(dep)
+        and "fp8" in dep.spec.kv_cache_dtypes
         and not dep.arch.kv_cache_quant_algo
     )
 

@@ -70,7 +70,8 @@ def render(
         out.extend(_frame(f, source_lines(f.span.path), st, secrets))
         if f.fix is not None:
             fix = redact(f.fix.description, secrets)
-            out.append(f"{' ' * len(str(f.span.line))} = {st('fix', fg='green')}: {fix}")
+            label = "fix (unsafe)" if f.fix.unsafe else "fix"
+            out.append(f"{' ' * len(str(f.span.line))} = {st(label, fg='green')}: {fix}")
         out.append("")
     out.append(summary(report, st))
     return "\n".join(out) + "\n"

@@ -268,7 +268,7 @@ def test_text_output_has_location_frame_fix_and_summary(project: Path) -> None:
         "4 |   --gpu-memory-utilization 0.96",
         "  |   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
     ]
-    assert lines[4].startswith("  = fix: ")
+    assert lines[4].startswith("  = fix (unsafe): ")
     assert lines[-1].startswith("Found 1 problem (1 warning) in 1 file. 1 file checked, 1 vLLM launch.")
 
 

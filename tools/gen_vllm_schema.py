@@ -707,19 +707,29 @@ def env_vars() -> dict[str, Any]:
     out: dict[str, Any] = {}
     saved = dict(os.environ)
     try:
-        # evaluate every default in a minimal environment: only HOME and PATH
-        os.environ.clear()
-        os.environ.update({"HOME": home or "/root", "PATH": "/usr/local/bin:/usr/bin:/bin"})
-        for name, getter in table.items():
+        # evaluate every default in a minimal environment (only HOME and PATH), twice:
+        # a default that differs between the two (a generated uuid) is recorded as such
+        minimal = {"HOME": home or "/root", "PATH": "/usr/local/bin:/usr/bin:/bin"}
+
+        def evaluate(getter: Any) -> str:
+            os.environ.clear()
+            os.environ.update(minimal)
             try:
-                val = getter()
+                r = repr(getter())
             except Exception as e:
-                out[name] = f"<error: {type(e).__name__}>"
-                continue
-            r = repr(val)
+                return f"<error: {type(e).__name__}>"
             if home and home != "/":
                 r = r.replace(home, "~")
-            out[name] = re.sub(r" at 0x[0-9a-fA-F]+", "", r)
+            return re.sub(r" at 0x[0-9a-fA-F]+", "", r)
+
+        for name, getter in table.items():
+            first, second = evaluate(getter), evaluate(getter)
+            if first != second:
+                n = next((i for i, (a, b) in enumerate(zip(first, second, strict=False)) if a != b), 0)
+                prefix = first[:n]
+                prefix = prefix[: max(prefix.rfind("_"), prefix.rfind("-")) + 1]  # drop random chars
+                first = f"<generated per process, starts with {prefix!r}>"
+            out[name] = first
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -950,7 +960,9 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     stubs = install_stubs(args.stub)
     shims = apply_torch_shims()
-    with _quiet_argv():
+    real_stdout = sys.stdout
+    # vLLM logs to stdout; keep it off the --stdout output
+    with _quiet_argv(), contextlib.redirect_stdout(sys.stderr):
         how = force_cpu_platform() if os.environ.get("VLLM_TARGET_DEVICE") == "cpu" else None
         schema = generate(stubs)
     schema["x-vlint"]["platform_forcing"] = how
@@ -961,7 +973,7 @@ def main(argv: list[str] | None = None) -> int:
         schema["x-vlint"]["generated_at"] = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     text = dump_schema(schema)
     if args.stdout:
-        sys.stdout.write(text)
+        real_stdout.write(text)
         return 0
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

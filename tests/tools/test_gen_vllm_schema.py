@@ -7,6 +7,7 @@ the shapes vLLM's argparse setup produces across versions.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import re
@@ -332,11 +333,16 @@ def _vkey(v: str) -> tuple[int, ...]:
     return tuple(int(p) for p in v.split(".post")[0].split("."))
 
 
+@functools.cache
+def _read(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text())
+
+
 def _load(version: str) -> dict[str, Any]:
     path = SCHEMA_DIR / f"{version}.json"
     if not path.exists():
         pytest.skip(f"{path.name} not bundled")
-    return json.loads(path.read_text())
+    return _read(path)
 
 
 def _args(version: str) -> dict[str, dict[str, Any]]:
@@ -349,7 +355,7 @@ def test_some_schemas_are_bundled() -> None:
 
 @pytest.mark.parametrize("path", BUNDLED, ids=[p.stem for p in BUNDLED])
 def test_bundled_schema_shape(path: Path) -> None:
-    schema = json.loads(path.read_text())
+    schema = _read(path)
     Draft202012Validator.check_schema(schema)
     x = schema["x-vlint"]
     assert set(x) >= X_KEYS

@@ -54,6 +54,13 @@ def expand(
     from vlint.argspec.parse import ArgIssue  # circular at import time
 
     version = spec.version
+    # what this release does, as the schema generator read it from its source; version cut-offs otherwise
+    sem = spec.config_semantics
+    tries_no_key = sem.get("false", "no_flag_if_registered" if version >= NO_KEY_ATTEMPT_SINCE else "dropped") == (
+        "no_flag_if_registered"
+    )
+    lists_expanded = sem.get("list", "expanded" if version >= LISTS_SINCE else "str") == "expanded"
+    mappings_json = sem.get("mapping", "json" if version >= MAPPINGS_AS_JSON_SINCE else "python_repr") == "json"
     for e in config.entries:
         key = _key(e)
         value = e.value
@@ -67,7 +74,7 @@ def expand(
                 yield flag, e.key_span, False, e
                 continue
             no_key = "--no-" + key
-            if version >= NO_KEY_ATTEMPT_SINCE and not top_level and spec.lookup(no_key) is not None:
+            if tries_no_key and not top_level and spec.lookup(no_key) is not None:
                 yield no_key, e.key_span, False, e
                 continue
             reason = (
@@ -90,7 +97,7 @@ def expand(
                     )
                 )
                 continue
-            if version < LISTS_SINCE:
+            if not lists_expanded:
                 issues.append(
                     ArgIssue(
                         "VL012",
@@ -113,7 +120,7 @@ def expand(
             continue
         if isinstance(value, dict):
             yield flag, e.key_span, False, e
-            if version < MAPPINGS_AS_JSON_SINCE:
+            if not mappings_json:
                 issues.append(
                     ArgIssue(
                         "VL012",

@@ -77,3 +77,14 @@ def test_diff_command_text() -> None:
     r = CliRunner().invoke(main, ["schema", "diff", newest, newest])
     assert r.exit_code == 0
     assert "Removed options (0)" in r.output
+
+
+def test_diff_groups_negative_forms_and_keeps_the_o_shorthand() -> None:
+    r = CliRunner().invoke(main, ["schema", "diff", "0.10.2", "0.33.0"])
+    assert r.exit_code == 0
+    out = r.output
+    assert "  - --swap-space\n      → use nothing in the V1 engine" in out
+    assert "--enable-lora-bias (also --no-enable-lora-bias)" in out
+    assert "  - -O\n" not in out  # -O3 still works: 0.33 rewrites -O itself
+    assert "~ --gpu-memory-utilization: default 0.9 → 0.92" in out
+    assert "  - VLLM_ATTENTION_BACKEND" in out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -65,19 +66,44 @@ def _shown(v: Any) -> str:
     return s if len(s) <= 60 else s[:57] + "…"
 
 
+def _object_repr(v: Any) -> bool:
+    """A default that is the repr of a config object (``{'mode': None…}``, ``EPLBConfig(…)``)."""
+    return isinstance(v, str) and (v.startswith("{") or bool(re.match(r"^[A-Z]\w*\(", v)))
+
+
+def _grouped(options: list[str], by: dict[str, Argument]) -> list[dict[str, Any]]:
+    """Options grouped by their argument: ``--enable-x`` with its ``--no-enable-x`` form."""
+    groups: dict[str, dict[str, Any]] = {}
+    for o in options:
+        a = by[o]
+        g = groups.setdefault(a.dest, {"option": None, "forms": [], "dest": a.dest})
+        if o == a.name or (g["option"] is None and o in a.option_strings):
+            if g["option"] is not None:
+                g["forms"].append(g["option"])
+            g["option"] = o
+        else:
+            g["forms"].append(o)
+    out = []
+    for g in groups.values():
+        if g["option"] is None:
+            g["option"] = g["forms"].pop(0)
+        out.append(g)
+    return sorted(out, key=lambda g: g["option"])
+
+
 def diff_specs(a: ArgSpec, b: ArgSpec) -> dict[str, Any]:
     """Options added and removed, and per argument present in both: changed default, type, choices, nargs."""
     oa, ob = _options(a), _options(b)
-    removed = sorted(o for o in oa if o not in ob)
+    # `-O3` keeps working where the parser rewrites -O itself (parser_features.O_shorthand)
+    shorthand = {"-O"} if (b.meta.get("parser_features") or {}).get("O_shorthand") else set()
+    removed = sorted(o for o in oa if o not in ob and o not in shorthand)
     added = sorted(o for o in ob if o not in oa)
     changed: list[dict[str, Any]] = []
     for dest in sorted(set(a.by_dest) & set(b.by_dest)):
         x, y = a.by_dest[dest], b.by_dest[dest]
         for field in ("default", "kind", "choices", "nargs", "action"):
             vx, vy = getattr(x, field), getattr(y, field)
-            if field == "default" and (
-                (isinstance(vx, str) and vx.startswith("{")) or (isinstance(vy, str) and vy.startswith("{"))
-            ):
+            if field == "default" and (_object_repr(vx) or _object_repr(vy)):
                 continue  # config-object reprs: not meaningful defaults
             if vx != vy:
                 changed.append({"option": y.name, "dest": dest, "field": field, "from": vx, "to": vy})
@@ -88,6 +114,8 @@ def diff_specs(a: ArgSpec, b: ArgSpec) -> dict[str, Any]:
         "to": str(b.version),
         "removed": removed,
         "added": added,
+        "removed_grouped": _grouped(removed, oa),
+        "added_grouped": _grouped(added, ob),
         "changed": changed,
         "env_removed": env_removed,
         "env_added": env_added,
@@ -108,16 +136,27 @@ def diff_cmd(old: str, new: str, fmt: str) -> None:
         click.echo(json.dumps(d, indent=2, default=str))
         return
     click.echo(f"vLLM {d['from']} → {d['to']}")
-    click.echo(f"\nRemoved options ({len(d['removed'])}): a launch line using them fails with 'unrecognized arguments'")
-    for o in d["removed"]:
-        r = replacement_for(o)
-        click.echo(f"  - {o}" + (f"    → {r}" if r else ""))
-    click.echo(f"\nAdded options ({len(d['added'])})")
-    for o in d["added"]:
-        click.echo(f"  + {o}")
-    click.echo(f"\nChanged ({len(d['changed'])})")
-    for c in d["changed"]:
+    click.echo(
+        f"\nRemoved options ({len(d['removed_grouped'])}): a launch line using them fails with 'unrecognized arguments'"
+    )
+    for g in d["removed_grouped"]:
+        r = replacement_for(g["option"])
+        also = f" (also {', '.join(g['forms'])})" if g["forms"] else ""
+        click.echo(f"  - {g['option']}{also}" + (f"\n      → use {r}" if r else ""))
+    click.echo(f"\nAdded options ({len(d['added_grouped'])})")
+    for g in d["added_grouped"]:
+        also = f" (also {', '.join(g['forms'])})" if g["forms"] else ""
+        click.echo(f"  + {g['option']}{also}")
+    style = [c for c in d["changed"] if c["field"] == "action" and c["to"] == "enable_disable"]
+    other = [c for c in d["changed"] if c not in style]
+    click.echo(f"\nChanged ({len(other)})")
+    for c in other:
         click.echo(f"  ~ {c['option']}: {c['field']} {_shown(c['from'])} → {_shown(c['to'])}")
+    if style:
+        click.echo(
+            f"  ~ {len(style)} boolean flags became --enable-x/--disable-x pairs (vLLM's EnableDisableAction): "
+            "the new --disable-… / --enable-… spellings are not accepted by the older release"
+        )
     if d["env_removed"] or d["env_added"]:
         click.echo(f"\nEnvironment variables: {len(d['env_removed'])} removed, {len(d['env_added'])} added")
         for n in d["env_removed"]:

@@ -7,14 +7,9 @@ at or above ``--fail-on``, 2 a usage error or a file that could not be read or p
 
 from __future__ import annotations
 
-import os
-import sys
-
 import click
 
 from vlint import __version__
-
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 class _DefaultGroup(click.Group):
@@ -26,36 +21,10 @@ class _DefaultGroup(click.Group):
         return super().parse_args(ctx, args)
 
 
-def _split(values: tuple[str, ...]) -> tuple[str, ...]:
-    out: list[str] = []
-    for v in values:
-        out.extend(x.strip() for x in v.split(",") if x.strip())
-    return tuple(out)
-
-
-def _use_color(no_color: bool) -> bool:
-    if no_color or os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    return sys.stdout.isatty()
-
-
 @click.group(cls=_DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="vlint")
 def main() -> None:
     """vlint: the linter for vLLM deployments."""
-
-
-def _parse_gpu(value: str | None) -> tuple[str | None, int | None]:
-    if not value:
-        return None, None
-    name, _, count = value.partition(":")
-    if count:
-        if not count.isdigit() or int(count) < 1:
-            raise click.BadParameter(f"GPU count must be a positive integer, not {count!r}", param_hint="--gpu")
-        return name or None, int(count)
-    return name, None
 
 
 def _register() -> None:

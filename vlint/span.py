@@ -81,3 +81,14 @@ class PositionMap:
             return Span(self.path, line, col, line, col)
         end_line, end_col = self.position(end - 1)
         return Span(self.path, line, col, end_line, end_col + 1)
+
+
+def line_starts(text: str) -> list[int]:
+    """Offset of the first character of every line of ``text`` (``[0, …]``)."""
+    starts = [0]
+    find = text.find
+    i = find("\n")
+    while i >= 0:
+        starts.append(i + 1)
+        i = find("\n", i + 1)
+    return starts

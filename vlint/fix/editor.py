@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vlint.finding import SettingChange
-from vlint.span import Span
+from vlint.span import Span, line_starts
 
 _YAML_SUFFIXES = (".yaml", ".yml")
 _SHELL_SAFE = re.compile(r"[\w@%+=:,./-]+")
@@ -60,10 +60,7 @@ class Text:
     def __init__(self, path: str, text: str) -> None:
         self.path = path
         self.text = text
-        self.starts = [0]
-        for i, ch in enumerate(text):
-            if ch == "\n":
-                self.starts.append(i + 1)
+        self.starts = line_starts(text)
 
     def offset(self, line: int, column: int) -> int:
         if line < 1 or line > len(self.starts):

@@ -31,7 +31,7 @@ from vlint.sources.yaml_nodes import (
     mapping_get,
     merged_items,
 )
-from vlint.span import PositionMap, Span
+from vlint.span import PositionMap, Span, line_starts
 
 #: ``{{ … }}`` Go/Helm/KServe template syntax (``${{ }}`` of GitHub Actions is not a template)
 TEMPLATE = re.compile(r"(?<!\$)\{\{.*?\}\}", re.DOTALL)
@@ -66,10 +66,7 @@ class LineIndex:
     def __init__(self, path: str, text: str) -> None:
         self.path = path
         self.text = text
-        self.starts = [0]
-        for i, ch in enumerate(text):
-            if ch == "\n":
-                self.starts.append(i + 1)
+        self.starts = line_starts(text)
 
     def offset(self, line0: int, col0: int) -> int:
         """File offset of a 0-based line/column (as YAML marks give them)."""

@@ -3,8 +3,11 @@ version's defaults."""
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -30,18 +33,25 @@ class ResolveOptions:
     overrides: dict[str, str] = field(default_factory=dict)
 
 
+@cache
 def installed_vllm_version() -> Version | None:
-    """The installed ``vllm`` package's version, read from its metadata (never imported)."""
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-    except ImportError:  # pragma: no cover
-        return None
-    try:
-        return Version.try_parse(version("vllm"))
-    except PackageNotFoundError:
-        return None
-    except Exception:  # broken metadata must not break linting
-        return None
+    """The installed ``vllm`` package's version (never imported), from the first ``vllm-X.Y.Z.dist-info``
+    (or ``.egg-info``) folder on ``sys.path``: the one ``importlib.metadata.version("vllm")`` reads, without
+    importing importlib.metadata and the email parser on every run. Read once per process."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:  # not a folder (a zip), missing, unreadable
+            continue
+        for name in sorted(names):
+            m = _VLLM_DIST.match(name)
+            if m is not None:
+                return Version.try_parse(m.group(1))
+    return None
+
+
+#: ``vllm-0.10.2.dist-info`` (pip), ``vllm-0.10.2-py3.11.egg-info`` (setup.py develop)
+_VLLM_DIST = re.compile(r"^vllm-([^-]+?)(?:-py[\d.]+)?\.(?:dist|egg)-info$", re.IGNORECASE)
 
 
 def choose_version(inv: Invocation, opts: ResolveOptions) -> tuple[Version, bool, str]:

@@ -7,9 +7,12 @@ parsed yields an error for that file only: every other file is still linted.
 from __future__ import annotations
 
 import codecs
+import multiprocessing
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from vlint.deployment import Deployment
 from vlint.discover import DiscoverOptions, discover
@@ -19,9 +22,14 @@ from vlint.invocation import Problem, Token
 from vlint.resolve.resolver import ResolveOptions, resolve
 from vlint.secrets import find_secrets
 from vlint.sources.base import SourceError, SourceResult, SourceText
-from vlint.sources.registry import sources_for
+from vlint.sources.registry import iter_sources
 
 DEFAULT_MAX_FILE_SIZE = 10 * 2**20
+#: a launch with more argument words than this is not linted (a per-file error): real launches have
+#: tens of words, and the argument parser's work (did-you-mean for each unknown flag) grows with them
+MAX_LAUNCH_WORDS = 10_000
+#: below this many files a run stays in one process (starting workers costs more than it saves)
+PARALLEL_MIN_FILES = 48
 
 
 @dataclass(slots=True)
@@ -64,6 +72,10 @@ class LintOptions:
     root: Path = field(default_factory=Path.cwd)
     #: apply ``# vlint: disable=`` comments and annotations (vlint.suppress); False: --no-suppress
     suppress: bool = True
+    #: worker processes for large trees (``-j``); 1 lints in this process. The output is the same; the
+    #: deployments in a report from workers keep what reports read (invocation, version, model, GPU,
+    #: parsed arguments) but not the resolved defaults, model architecture and memory estimate
+    jobs: int = 1
 
 
 def display_path(path: Path, root: Path) -> str:
@@ -152,44 +164,35 @@ class LintReport:
 
 
 def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: Reader | None = None) -> LintReport:
-    """Lint ``paths``. ``reader`` replaces the file reader (``vlint fix`` lints edited text in memory)."""
+    """Lint ``paths``. ``reader`` replaces the file reader (``vlint fix`` lints edited text in memory).
+
+    Two passes over the files: extract every file's launches (so that a config file a launch reads is
+    known before it is linted on its own), then resolve and check each file. With ``opts.jobs > 1``
+    and enough files both passes run in worker processes; the report is the same byte for byte.
+    """
     reader = reader or Reader(opts)
-    extracted: list[tuple[FileResult, SourceResult | None, Path]] = []
-    for d in discover(paths, opts.discover):
-        extracted.append(_extract(d.path, d.explicit, reader))
+    found = list(discover(paths, opts.discover))
+    jobs = _jobs_for(opts.jobs, len(found))
+    extracted = _map(lambda d: _extract(d.path, d.explicit, reader), found, jobs)
     # files that a launch reads (--config) are linted through that launch, not on their own
     linked_by: dict[Path, list[str]] = {}
     for fr, sr, _ in extracted:
         if sr is not None:
             for p in sr.linked:
                 linked_by.setdefault(p.resolve(), []).append(fr.path)
+    checked = _map(lambda item: _check_file(item, linked_by, engine, opts), extracted, jobs, send=_slim)
     results: list[FileResult] = []
     all_findings: list[Finding] = []
     secret_values: set[str] = set()
     seen: set[tuple[str, str, int, int, str]] = set()
-    for fr, sr, path in extracted:
-        users = linked_by.get(path.resolve())
-        if users:
-            fr.used_by = tuple(sorted(set(users)))
-        if sr is not None:
-            invocations = sr.invocations
-            if users:
-                invocations = [i for i in invocations if i.program != "config"]
-            deployments = [resolve(inv, opts.resolve, base_dir=path.parent) for inv in invocations]
-            fr.deployments = deployments
-            fr.launches = len(deployments)
-            fr.linked = tuple(sorted({display_path(p, opts.root) for p in sr.linked}))
-            findings: list[Finding] = []
-            for dep in deployments:
-                findings.extend(engine.run_deployment(dep))
-            ctx = FileContext(fr.path, deployments, sr.assignments, sr.problems)
-            secret_values.update(secret.value for secret in find_secrets(ctx))
-            findings.extend(engine.run_file(ctx))
-            for f in sorted(findings, key=Finding.sort_key):
-                key = (f.code, f.span.path, f.span.line, f.span.column, f.message)
-                if key not in seen:
-                    seen.add(key)
-                    fr.findings.append(f)
+    for fr, findings, secrets in checked:
+        secret_values.update(secrets)
+        # a finding in a file that several launches read (a shared --config) is reported once
+        for f in findings:
+            key = (f.code, f.span.path, f.span.line, f.span.column, f.message)
+            if key not in seen:
+                seen.add(key)
+                fr.findings.append(f)
         results.append(fr)
         all_findings.extend(fr.findings)
     suppressed: list[Finding] = []
@@ -203,6 +206,67 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
     return LintReport(results, all_findings, secret_values, suppressed)
 
 
+def internal_error(what: str, e: BaseException) -> FileError:
+    """A bug in vlint met while linting one file: that file gets this error, the others are linted."""
+    where = ""
+    tb = e.__traceback__
+    while tb is not None:  # the innermost vlint frame says where to look
+        if tb.tb_frame.f_globals.get("__name__", "").startswith("vlint."):
+            where = f" at {tb.tb_frame.f_globals['__name__']}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    detail = str(e).splitlines()[0][:200] if str(e) else ""
+    return FileError(
+        f"internal error while {what}: {type(e).__name__}{': ' + detail if detail else ''}{where}; "
+        "this is a bug in vlint, please report it with the file"
+    )
+
+
+def _check_file(
+    item: tuple[FileResult, SourceResult | None, Path],
+    linked_by: dict[Path, list[str]],
+    engine: Engine,
+    opts: LintOptions,
+) -> tuple[FileResult, list[Finding], set[str]]:
+    """Resolve and check one extracted file: (the file's result, its findings in order, secrets seen)."""
+    fr, sr, path = item
+    users = linked_by.get(path.resolve())
+    if users:
+        fr.used_by = tuple(sorted(set(users)))
+    if sr is None:
+        return fr, [], set()
+    try:
+        invocations = sr.invocations
+        if users:
+            invocations = [i for i in invocations if i.program != "config"]
+        kept = []
+        for inv in invocations:
+            words = len(inv.args) + len(inv.kwargs) + (len(inv.config.entries) if inv.config is not None else 0)
+            if words > MAX_LAUNCH_WORDS:
+                if fr.error is None:
+                    fr.error = FileError(
+                        f"this launch has {words:,} arguments, over the limit of {MAX_LAUNCH_WORDS:,}: not linted",
+                        inv.span.line,
+                        inv.span.column,
+                    )
+            else:
+                kept.append(inv)
+        deployments = [resolve(inv, opts.resolve, base_dir=path.parent) for inv in kept]
+        fr.deployments = deployments
+        fr.launches = len(deployments)
+        fr.linked = tuple(sorted({display_path(p, opts.root) for p in sr.linked}))
+        findings: list[Finding] = []
+        for dep in deployments:
+            findings.extend(engine.run_deployment(dep))
+        ctx = FileContext(fr.path, deployments, sr.assignments, sr.problems)
+        secrets = {secret.value for secret in find_secrets(ctx)}
+        findings.extend(engine.run_file(ctx))
+    except Exception as e:  # the safety net: never lose the other files to one file's crash
+        fr.error = internal_error("checking this file", e)
+        fr.deployments, fr.launches = [], 0
+        return fr, [], set()
+    return fr, sorted(findings, key=Finding.sort_key), secrets
+
+
 def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, SourceResult | None, Path]:
     shown = display_path(path, reader.opts.root)
     fr = FileResult(shown)
@@ -211,22 +275,85 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
     except SourceError as e:
         fr.error = FileError(e.message, e.line, e.column)
         return fr, None, path
+    except Exception as e:  # the safety net (an unexpected error from the file system or a decoder)
+        fr.error = internal_error("reading this file", e)
+        return fr, None, path
     combined = SourceResult()
     names: list[str] = []
-    for source in sources_for(src, explicit=explicit):
-        try:
-            r = source.extract(src, reader.read)
-        except SourceError as e:
-            fr.error = FileError(e.message, e.line, e.column)
-            break
-        names.append(source.name)
-        combined.invocations.extend(r.invocations)
-        combined.assignments.extend(r.assignments)
-        combined.problems.extend(r.problems)
-        combined.linked.extend(r.linked)
-        if r.error is not None and fr.error is None:
-            fr.error = FileError(r.error.message, r.error.line, r.error.column)
-        if r.invocations:
-            break
+    stage = "reading this file"
+    try:
+        for source in iter_sources(src, explicit=explicit):
+            stage = f"reading this file as {source.name}"
+            try:
+                r = source.extract(src, reader.read)
+            except SourceError as e:
+                fr.error = FileError(e.message, e.line, e.column)
+                break
+            stage = "reading this file"
+            names.append(source.name)
+            combined.invocations.extend(r.invocations)
+            combined.assignments.extend(r.assignments)
+            combined.problems.extend(r.problems)
+            combined.linked.extend(r.linked)
+            if r.error is not None and fr.error is None:
+                fr.error = FileError(r.error.message, r.error.line, r.error.column)
+            if r.invocations:
+                break
+    except Exception as e:  # the safety net: a source's bug costs this file only
+        fr.error = internal_error(stage, e)
     fr.sources = tuple(names)
     return fr, combined, path
+
+
+# -- parallel runs ---------------------------------------------------------------------------------
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+#: (function, items) of the map in progress: forked workers inherit it, so only indices and results
+#: cross the process boundary
+_WORK: tuple[Callable[[Any], Any], Sequence[Any], Callable[[Any], Any] | None] | None = None
+
+
+def _jobs_for(jobs: int, files: int) -> int:
+    """Worker processes for ``files`` files: 1 (this process) for small runs or where fork is not
+    available (workers inherit the loaded catalog and schemas instead of loading them again)."""
+    if jobs <= 1 or files < PARALLEL_MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return min(jobs, max(1, files // (PARALLEL_MIN_FILES // 2)))
+
+
+def _run_index(i: int) -> Any:
+    assert _WORK is not None
+    fn, items, send = _WORK
+    result = fn(items[i])
+    return send(result) if send is not None else result
+
+
+def _slim(checked: tuple[FileResult, list[Finding], set[str]]) -> tuple[FileResult, list[Finding], set[str]]:
+    """What a worker sends back of a checked file: deployments without the resolved defaults, model
+    architecture and memory estimate (most of the bytes; reports and suppressions do not read them)."""
+    for dep in checked[0].deployments:
+        dep.resolved = {}
+        dep.arch = None
+        dep._memory, dep._memory_done = None, True
+    return checked
+
+
+def _map(fn: Callable[[_T], _R], items: Sequence[_T], jobs: int, send: Callable[[_R], _R] | None = None) -> list[_R]:
+    """``[fn(x) for x in items]``, in worker processes when ``jobs > 1`` (where ``send`` prepares each
+    result for the trip back), results in order. Should the pool fail (a worker killed, a result that
+    cannot be sent back), the items are done here instead."""
+    global _WORK
+    if jobs <= 1 or len(items) < 2:
+        return [fn(x) for x in items]
+    from concurrent.futures import ProcessPoolExecutor
+
+    _WORK = (fn, items, send)
+    try:
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            chunk = max(1, min(64, len(items) // (jobs * 4)))
+            return list(pool.map(_run_index, range(len(items)), chunksize=chunk))
+    except Exception:  # BrokenProcessPool, a pickling error: same results, one process
+        return [fn(x) for x in items]
+    finally:
+        _WORK = None

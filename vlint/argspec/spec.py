@@ -105,6 +105,14 @@ class ArgSpec:
             for o in a.negative_option_strings:
                 self.options[o] = (a, True)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # a bundled release's spec crosses to and from worker processes (lint -j) as its version: the
+        # other side has it loaded already (or loads it once) instead of unpickling ~1000 arguments
+        if _LOADED.get(self.version) is self:
+            return (load_spec, (self.version,))
+        fields = (self.arguments, self.env_vars, self.quantization_methods, self.kv_cache_dtypes, self.meta)
+        return (ArgSpec, (self.version, *fields))
+
     def lookup(self, option: str) -> tuple[Argument, bool] | None:
         return self.options.get(option)
 
@@ -145,7 +153,7 @@ def load_spec(version: Version) -> ArgSpec:
         doc = json.load(f)
     meta = doc.get("x-vlint") or {}
     args = [Argument.from_json(a) for a in meta.get("arguments", [])]
-    return ArgSpec(
+    spec = ArgSpec(
         version=version,
         arguments=args,
         env_vars=dict(meta.get("env_vars") or {}),
@@ -153,6 +161,12 @@ def load_spec(version: Version) -> ArgSpec:
         kv_cache_dtypes=_listed(meta.get("kv_cache_dtypes"), "dtypes"),
         meta={k: v for k, v in meta.items() if k not in ("arguments", "env_vars")},
     )
+    _LOADED[version] = spec
+    return spec
+
+
+#: the specs :func:`load_spec` returned (pickled by version, see ``ArgSpec.__reduce__``)
+_LOADED: dict[Version, ArgSpec] = {}
 
 
 def _listed(value: Any, key: str) -> tuple[str, ...]:

@@ -161,6 +161,12 @@ class Run:
 @click.option("-q", "--quiet", is_flag=True, help="One line per finding, no code frames.")
 @click.option("--no-color", is_flag=True, help="Plain text output.")
 @click.option("--online", is_flag=True, help="Allow fetching model config.json from the Hugging Face Hub.")
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    help="Worker processes for large trees [default: the number of CPUs]; the output is the same.",
+)
 def check_cmd(
     paths: tuple[Path, ...],
     fmt: str | None,
@@ -183,6 +189,7 @@ def check_cmd(
     quiet: bool,
     no_color: bool,
     online: bool,
+    jobs: int | None,
 ) -> None:
     """Lint vLLM launch configs in PATHS (files or folders; default: the current folder)."""
     from vlint.engine import Engine, Selection
@@ -211,7 +218,9 @@ def check_cmd(
             for ref in refs:
                 if not catalog.resolve_selector(ref):
                     fail(f"{cfg.display_name}: per-file-ignores.{pattern}: unknown rule {ref!r}")
-    opts = LintOptions(resolve=resolve_opts, max_file_size=size * 2**20, suppress=not no_suppress)
+    opts = LintOptions(
+        resolve=resolve_opts, max_file_size=size * 2**20, suppress=not no_suppress, jobs=jobs or os.cpu_count() or 1
+    )
     if cfg:
         opts.discover.exclude = tuple(p.rstrip("/") for p in cfg.exclude if "/" not in p.strip().rstrip("/"))
     run = Run(

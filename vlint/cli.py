@@ -11,14 +11,37 @@ import click
 
 from vlint import __version__
 
+#: command name → (module, attribute): a command's module is imported only when it runs (or for
+#: ``--help``), so ``vlint PATH`` does not pay for the explain/fix/size/schema commands at start-up
+_LAZY_COMMANDS = {
+    "check": ("vlint.commands.check", "check_cmd"),
+    "explain": ("vlint.commands.explain", "explain_cmd"),
+    "schema": ("vlint.commands.schema", "schema_cmd"),
+    "rules": ("vlint.commands.rules", "rules_cmd"),
+    "rule": ("vlint.commands.rules", "rule_cmd"),
+    "fix": ("vlint.commands.fix", "fix_cmd"),
+    "size": ("vlint.commands.size", "size_cmd"),
+}
+
 
 class _DefaultGroup(click.Group):
-    """``vlint PATH`` means ``vlint check PATH``."""
+    """``vlint PATH`` means ``vlint check PATH``; commands are imported on first use."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
+        if not args or (args[0] not in self.list_commands(ctx) and args[0] not in ("--help", "-h", "--version")):
             args = ["check", *args]
         return super().parse_args(ctx, args)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *_LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in _LAZY_COMMANDS:
+            import importlib
+
+            module, attr = _LAZY_COMMANDS[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+        return self.commands.get(cmd_name)
 
 
 @click.group(cls=_DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,23 +49,6 @@ class _DefaultGroup(click.Group):
 def main() -> None:
     """vlint: the linter for vLLM deployments."""
 
-
-def _register() -> None:
-    from vlint.commands import check, explain, rules, schema
-
-    main.add_command(check.check_cmd)
-    main.add_command(explain.explain_cmd)
-    main.add_command(schema.schema_cmd)
-    main.add_command(rules.rules_cmd)
-    main.add_command(rules.rule_cmd)
-
-    from vlint.commands import fix, size
-
-    main.add_command(fix.fix_cmd)
-    main.add_command(size.size_cmd)
-
-
-_register()
 
 if __name__ == "__main__":  # pragma: no cover
     main()

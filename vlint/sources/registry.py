@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from vlint.sources import (
     compose,
     dockerfile,
@@ -48,4 +50,12 @@ SOURCES: tuple[Source, ...] = (
 
 def sources_for(src: SourceText, *, explicit: bool = False) -> list[Source]:
     """Sources whose sniffing accepts the file, most specific first."""
-    return [s for s in SOURCES if s.sniff(src)]
+    return list(iter_sources(src, explicit=explicit))
+
+
+def iter_sources(src: SourceText, *, explicit: bool = False) -> Iterator[Source]:
+    """:func:`sources_for`, sniffing each source only when the caller asks for the next one (the lint
+    stops at the first source that finds launches: the later sniffers, which may parse the YAML, never run)."""
+    for s in SOURCES:
+        if s.sniff(src):
+            yield s

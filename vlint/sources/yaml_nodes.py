@@ -31,8 +31,30 @@ SequenceNode = yaml.SequenceNode
 ScalarNode = yaml.ScalarNode
 
 
+#: the last text composed and its documents (or error): a file's sniffer and its source, or two
+#: sniffers, parse the same text one after the other (the nodes are never modified)
+_last: tuple[str, str, list[Node] | SourceError] | None = None
+
+
 def compose_all(text: str, path: str) -> list[Node]:
     """Compose every document of ``text``; raise :class:`SourceError` with the line on bad YAML."""
+    global _last
+    if _last is not None and _last[1] == path and _last[0] == text:
+        hit = _last[2]
+        if isinstance(hit, SourceError):
+            raise SourceError(hit.message, hit.line, hit.column)
+        return list(hit)
+    try:
+        docs: list[Node] | SourceError = _compose_all(text, path)
+    except SourceError as e:
+        docs = e
+    _last = (text, path, docs)
+    if isinstance(docs, SourceError):
+        raise SourceError(docs.message, docs.line, docs.column)
+    return list(docs)
+
+
+def _compose_all(text: str, path: str) -> list[Node]:
     try:
         return [d for d in yaml.compose_all(text, Loader=_Loader) if d is not None]
     except yaml.MarkedYAMLError as e:

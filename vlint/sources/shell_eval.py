@@ -98,6 +98,21 @@ class HeredocFile:
 _IFS_CHARS = " \t\n"
 _IFS = re.compile(r"[ \t\n]+")
 
+#: a variable or expanded word longer than this is not tracked (its value becomes unknown): doubling
+#: ``A="$A$A"`` forty times would otherwise ask for a terabyte; launch settings are short
+MAX_VALUE_CHARS = 100_000
+#: arrays with more elements are not tracked either
+MAX_ARRAY_ITEMS = 10_000
+#: words one script may expand to in all: ``"${A[@]}"`` used again and again multiplies them
+MAX_EXPANDED_WORDS = 500_000
+
+
+def _too_large(value: str | list[str] | None) -> bool:
+    if isinstance(value, list):
+        return len(value) > MAX_ARRAY_ITEMS or sum(len(v) for v in value) > MAX_VALUE_CHARS
+    return value is not None and len(value) > MAX_VALUE_CHARS
+
+
 _OPENERS = {"if", "while", "until", "case", "for", "select", "{", "("}
 _CLOSERS = {"fi", "done", "esac", "}", ")"}
 _LEADING_KEYWORDS = {"then", "else", "elif", "do", "!", "time"}
@@ -130,6 +145,7 @@ class ShellEvaluator:
         #: the working folder relative to the script's own ("" = the script's folder; an absolute
         #: path after ``cd /abs``): where relative ``--config`` paths and here-document files are
         self.cwd = ""
+        self._words_left = MAX_EXPANDED_WORDS
 
     # -- expansion ----------------------------------------------------------------------------
     def _lookup(self, p: Param) -> tuple[str, str | list[str] | None]:
@@ -216,7 +232,8 @@ class ShellEvaluator:
                 out.append(str(v))
             else:
                 return None
-        return "".join(out)
+        text = "".join(out)
+        return None if _too_large(text) else text
 
     def _arith(self, expr: str) -> int | None:
         def sub(m: re.Match[str]) -> str:
@@ -237,6 +254,10 @@ class ShellEvaluator:
         fields: list[Word] = []
         cur: Word | None = None
         raw = self.text[w.start : w.end]
+        # the current field's text in pieces, joined when it closes (``+=`` on a word of many
+        # parts copied the text once per part: quadratic)
+        buf: list[str] = []
+        size = 0
 
         def current() -> Word:
             nonlocal cur
@@ -244,9 +265,19 @@ class ShellEvaluator:
                 cur = Word("", w.start, w.end)
             return cur
 
+        def add(text: str) -> Word:
+            nonlocal size
+            c = current()
+            buf.append(text)
+            size += len(text)
+            return c
+
         def close() -> None:
-            nonlocal cur
+            nonlocal cur, size
             if cur is not None:
+                cur.text = "".join(buf)
+                buf.clear()
+                size = 0
                 fields.append(cur)
                 cur = None
 
@@ -266,7 +297,7 @@ class ShellEvaluator:
             for k, piece in enumerate(pieces):
                 if k:
                     close()
-                current().text += piece
+                add(piece)
             if val[-1] in _IFS_CHARS:
                 close()
 
@@ -275,8 +306,7 @@ class ShellEvaluator:
                 if isinstance(part, Lit) and depth and not part.quoted:
                     add_split(part.text)  # unquoted text of a ${X:-word} word is split too
                 elif isinstance(part, Lit):
-                    c = current()
-                    c.text += part.text
+                    c = add(part.text)
                     c.quoted = c.quoted or part.quoted
                 elif isinstance(part, _ArrayLit):
                     continue
@@ -296,9 +326,13 @@ class ShellEvaluator:
                         continue
                     if kind == "word":
                         kind, val = "value", self._expand_parts_text(val)
+                    if val is not None and (
+                        _too_large(val) if isinstance(val, list) else size + len(val) > MAX_VALUE_CHARS
+                    ):
+                        val = None  # a word vlint does not build (see MAX_VALUE_CHARS)
                     if kind != "value" or val is None:
                         mark_unknown(part.quoted, many=part.name in ("@", "*") or part.index in ("@", "*"))
-                        current().text += part.raw
+                        add(part.raw)
                         continue
                     if isinstance(val, list):
                         if part.quoted and part.index == "@":
@@ -306,14 +340,12 @@ class ShellEvaluator:
                             for k, item in enumerate(val):
                                 if k:
                                     close()
-                                c = current()
-                                c.text += item
+                                c = add(item)
                                 c.quoted = True
                             continue
                         val = " ".join(val)
                     if part.quoted:
-                        c = current()
-                        c.text += val
+                        c = add(val)
                         c.quoted = True
                     else:
                         add_split(val)
@@ -321,17 +353,20 @@ class ShellEvaluator:
                     v = self._arith(part.expr)
                     if v is None:
                         mark_unknown(part.quoted)
-                        current().text += "$((" + part.expr + "))"
+                        add("$((" + part.expr + "))")
                     elif part.quoted:
-                        current().text += str(v)
+                        add(str(v))
                     else:
                         add_split(str(v))
                 elif isinstance(part, CmdSubst):
                     mark_unknown(part.quoted)
-                    current().text += part.raw
+                    add(part.raw)
 
         walk(w.parts, 0)
         close()
+        self._words_left -= len(fields)
+        if self._words_left < 0:
+            raise ShellSyntaxError(f"expands to more than {MAX_EXPANDED_WORDS:,} words: too large for vlint", w.start)
         for f in fields:
             if f.unresolved:
                 f.partial = f.text
@@ -402,6 +437,8 @@ class ShellEvaluator:
             old = self.vars.get(name)
             if old is None or old.value != value:
                 value = None
+        if _too_large(value):
+            value = None
         prev = self.vars.get(name)
         exported = exported or self._auto_export or (prev.exported if prev else False)
         self.vars[name] = Var(value, exported, name_start, value_word.end)

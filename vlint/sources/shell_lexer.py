@@ -136,6 +136,15 @@ class ShellSyntaxError(ValueError):
         self.partial: list[RawCommand] = []
 
 
+#: ``${A:-${B:-${C…}}}`` nested deeper than this is a syntax error for vlint (each level is lexed again:
+#: the limit bounds recursion and work; scripts nest two or three levels)
+MAX_NESTING = 50
+#: words in one text: a 10 MiB file of one-letter words would otherwise take minutes
+MAX_WORDS = 200_000
+#: quoted pieces, literals and expansions in all words of one text (each is an object: the limit bounds
+#: memory for words like ``'a'"b"'c'…`` that a script nesting ``bash -c`` in ``bash -c`` produces)
+MAX_PARTS = 500_000
+
 _OPERATORS = ("&&", "||", ";;", "|&", ";", "&", "|", "(", ")")
 _REDIRECT_OPS = ("<<<", "<<-", "<<", ">>", "&>>", "&>", ">&", "<&", ">|", "<>", ">", "<")
 _SPECIAL_PARAMS = set("@*#?$!-0123456789")
@@ -153,11 +162,15 @@ def _is_name_char(c: str) -> bool:
 class Lexer:
     """Turns shell text into :class:`RawCommand` objects."""
 
-    def __init__(self, text: str, *, powershell: bool = False) -> None:
+    def __init__(self, text: str, *, powershell: bool = False, depth: int = 0) -> None:
         self.s = text
         self.n = len(text)
         self.i = 0
         self.powershell = powershell
+        #: how many ``${…}`` this text is nested in
+        self.depth = depth
+        self._words = 0
+        self._parts = 0
         self.escape = "`" if powershell else "\\"
         self._pending_heredocs: list[HereDoc] = []
 
@@ -229,6 +242,9 @@ class Lexer:
             if not cmd.words and not cmd.redirects:
                 cmd.start = word.start
             cmd.words.append(word)
+            self._words += 1
+            if self._words > MAX_WORDS:
+                raise ShellSyntaxError(f"more than {MAX_WORDS:,} words: too large a script for vlint", word.start)
             # array assignment NAME=( … ): read the elements as words up to ')'
             lit = word.literal()
             if lit is not None and lit.endswith("=") and self._peek() == "(" and _is_assignment_name(lit[:-1]):
@@ -361,10 +377,14 @@ class Lexer:
         parts: list[Part] = []
         buf: list[str] = []
 
-        def flush() -> None:
+        def flush() -> None:  # called before every part is added
             if buf:
                 parts.append(Lit("".join(buf)))
                 buf.clear()
+            if self._parts + len(parts) > MAX_PARTS:
+                raise ShellSyntaxError(
+                    f"more than {MAX_PARTS:,} quoted pieces and expansions: too complex for vlint", start
+                )
 
         while self.i < self.n:
             c = self.s[self.i]
@@ -431,6 +451,7 @@ class Lexer:
         flush()
         if self.i == start:
             return None
+        self._parts += len(parts)
         return RawWord(parts, start, self.i)
 
     def _array_elements(self) -> list[RawWord]:
@@ -601,7 +622,12 @@ class Lexer:
                 raise ShellSyntaxError("unterminated ${...}", start)
             inner = self.s[self.i + 2 : end]
             self.i = end + 1
-            return _parse_braced(inner, quoted, self.s[start : self.i])
+            if self.depth >= MAX_NESTING:
+                raise ShellSyntaxError(f"${{...}} nested more than {MAX_NESTING} levels deep", start)
+            try:
+                return _parse_braced(inner, quoted, self.s[start : self.i], self.depth + 1)
+            except ShellSyntaxError as e:  # offsets in the inner text: report the outer ${ instead
+                raise ShellSyntaxError(str(e), start) from None
         if nxt and _is_name_start(nxt):
             j = self.i + 1
             while j < self.n and _is_name_char(self.s[j]):
@@ -673,7 +699,7 @@ def _is_assignment_name(name: str) -> bool:
 _PARAM_OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?", "##", "#", "%%", "%", "//", "/", "^^", "^", ",,", ",", ":")
 
 
-def _parse_braced(inner: str, quoted: bool, raw: str) -> Param:
+def _parse_braced(inner: str, quoted: bool, raw: str, depth: int = 1) -> Param:
     if inner.startswith("#") and len(inner) > 1 and (_is_name_start(inner[1]) or inner[1] in _SPECIAL_PARAMS):
         name, _, index = inner[1:].partition("[")
         return Param(name, op="#len", index=index.rstrip("]"), quoted=quoted, raw=raw)
@@ -701,7 +727,7 @@ def _parse_braced(inner: str, quoted: bool, raw: str) -> Param:
         if rest.startswith(op):
             arg_text = rest[len(op) :]
             if op in (":-", ":=", ":+", ":?", "-", "=", "+", "?"):
-                sub = Lexer(arg_text)
+                sub = Lexer(arg_text, depth=depth)
                 parts: list[Part] = []
                 while sub.i < sub.n:
                     w = sub._word()

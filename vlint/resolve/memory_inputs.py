@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from vlint.argspec.parse import UNRESOLVED
@@ -40,7 +41,19 @@ def blocked_by(dep: Deployment) -> str | None:
         s = dep.setting(d)
         if s is not None and s.value is UNRESOLVED:
             return f"{d} is not resolved ({s.raw or s.option})"
+        if s is not None and _absurd(s.value):
+            return f"{d} is {s.raw or s.value}, beyond what the memory model computes with"
     return None
+
+
+def _absurd(value: object) -> bool:
+    """NaN, infinities and integers past float precision (``--max-model-len 1e309``, ``10**400``):
+    vLLM rejects or cannot use them, and the arithmetic would overflow."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return abs(value) > 2**53
+    return isinstance(value, float) and not math.isfinite(value)
 
 
 def estimate_for(dep: Deployment) -> MemoryEstimate | None:

@@ -172,8 +172,12 @@ class _Argv:
             text = go_value(node) if go else mt.text
             tok = mt.token()
             self.words.append(Token(text, tok.span if mt.text else self.lines.node_span(node), tok.unresolved))
-        else:
-            self.words.append(Token(str(node.value), self.lines.node_span(node), unresolved=True))
+        else:  # a list or mapping where the chart prints a value: its source text (str() of the node
+            # list recursed through every alias: a billion-laughs values file took minutes and all memory)
+            span = self.lines.node_span(node)
+            start = self.lines.offset(node.start_mark.line, node.start_mark.column)
+            end = self.lines.offset(node.end_mark.line, node.end_mark.column)
+            self.words.append(Token(self.lines.text[start:end], span, unresolved=True))
 
     def literal(self, text: str, span: Span) -> None:
         self.words.append(Token(text, span))

@@ -56,7 +56,9 @@ def compose_all(text: str, path: str) -> list[Node]:
 
 def _compose_all(text: str, path: str) -> list[Node]:
     try:
-        return [d for d in yaml.compose_all(text, Loader=_Loader) if d is not None]
+        docs = [d for d in yaml.compose_all(text, Loader=_Loader) if d is not None]
+        _check_depth(docs)
+        return docs
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -68,6 +70,40 @@ def _compose_all(text: str, path: str) -> list[Node]:
         raise SourceError(f"invalid YAML: {e}") from None
     except RecursionError:
         raise SourceError(f"YAML nesting deeper than Python can read in {path}") from None
+
+
+def _check_depth(docs: list[Node]) -> None:
+    """Refuse documents nested deeper than ``MAX_DEPTH`` and aliases that contain themselves
+    (``&a [*a]``): libyaml composes both, and sources walk the tree recursively. The depth counts
+    through aliases (anchors referring to anchors nest too); each node is measured once."""
+    height: dict[int, int] = {}
+    for doc in docs:
+        stack: list[tuple[Node, bool]] = [(doc, False)]
+        open_: set[int] = set()
+        while stack:
+            node, done = stack.pop()
+            key = id(node)
+            if isinstance(node, ScalarNode) or (key in height and not done):
+                continue
+            children = [c for kv in node.value for c in kv] if isinstance(node, MappingNode) else node.value
+            if done:
+                open_.discard(key)
+                h = 1 + max((height.get(id(c), 1) for c in children), default=0)
+                if h > MAX_DEPTH:
+                    mark = node.start_mark
+                    raise SourceError(f"YAML nested deeper than {MAX_DEPTH} levels", mark.line + 1, mark.column + 1)
+                height[key] = h
+                continue
+            if key in open_:
+                mark = node.start_mark
+                raise SourceError(
+                    f"YAML nested deeper than {MAX_DEPTH} levels: an alias inside the node it refers to (a cycle)",
+                    mark.line + 1,
+                    mark.column + 1,
+                )
+            open_.add(key)
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if not isinstance(c, ScalarNode) and id(c) not in height)
 
 
 def node_span(node: Node, path: str) -> Span:

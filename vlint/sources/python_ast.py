@@ -356,6 +356,9 @@ class _Module:
 
     # ---- expressions
     def eval(self, node: ast.AST, scope: dict[str, V], depth: int = 0) -> V:
+        return _bounded(self._eval(node, scope, depth))
+
+    def _eval(self, node: ast.AST, scope: dict[str, V], depth: int) -> V:
         if depth > 50:
             return _unknown(node)
         ev = self.eval
@@ -368,6 +371,7 @@ class _Module:
             return v
         if isinstance(node, ast.JoinedStr):
             out = []
+            size = 0
             for part in node.values:
                 if isinstance(part, ast.Constant):
                     out.append(str(part.value))
@@ -376,6 +380,9 @@ class _Module:
                     if not pv.known or part.format_spec is not None or isinstance(pv.value, list | dict):
                         return _unknown(node)
                     out.append(str(pv.value))
+                size += len(out[-1]) if out else 0
+                if size > MAX_VALUE_CHARS:
+                    return _unknown(node)
             return V("".join(out), node)
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
             items: list[V] = []
@@ -495,7 +502,7 @@ class _Module:
             src = self.read_file(path)
             mod = _Module(src, self.read_file, self.depth + 1)
             mod.run_globals()
-        except (SourceError, SyntaxError, ValueError, RecursionError):
+        except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         self.siblings[name] = mod
         self.linked.append(path)
@@ -540,10 +547,35 @@ class _Module:
             lst = args[0]
             if sep.known and isinstance(sep.value, str) and lst.known and isinstance(lst.value, list):
                 texts = [plain(i) for i in lst.value]
-                if all(i.known for i in lst.value) and not lst.opaque:
+                joined = sum(len(str(t)) for t in texts) + len(sep.value) * max(len(texts) - 1, 0)
+                if all(i.known for i in lst.value) and not lst.opaque and joined <= MAX_VALUE_CHARS:
                     return V(sep.value.join(str(t) for t in texts), node, True, parts=lst)
                 return V(None, node, False, parts=lst)
         return _unknown(node)
+
+
+#: values vlint keeps track of: longer strings, longer lists/dicts and larger integers become unknown
+#: (``s = s + s`` forty times, ``n = n * n``: the file would otherwise take all memory and time)
+MAX_VALUE_CHARS = 100_000
+MAX_ITEMS = 10_000
+MAX_INT_BITS = 4096
+
+
+def _bounded(v: V) -> V:
+    if not v.known:
+        return v
+    x = v.value
+    if isinstance(x, str):
+        big = len(x) > MAX_VALUE_CHARS
+    elif isinstance(x, list):
+        big = len(x) > MAX_ITEMS or sum(len(i.value) for i in x if isinstance(i.value, str)) > MAX_VALUE_CHARS
+    elif isinstance(x, dict):
+        big = len(x) > MAX_ITEMS
+    elif isinstance(x, int) and not isinstance(x, bool):
+        big = x.bit_length() > MAX_INT_BITS
+    else:
+        big = False
+    return _unknown(v.node) if big else v
 
 
 def _same(a: V, b: V) -> bool:
@@ -615,6 +647,9 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         return result
     except (ValueError, RecursionError) as e:
         result.error = SourceError(f"cannot read this Python file: {e}")
+        return result
+    except MemoryError:  # CPython's parser on thousands of nested unary operators or lambdas
+        result.error = SourceError("cannot read this Python file: too deeply nested for Python's parser")
         return result
     mod.run()
     for call, scope in mod.calls:

@@ -16,6 +16,7 @@ the shell source's launch detection (wrappers, ``python -m vllm.entrypoints…``
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -204,13 +205,15 @@ def _argv_launches(argv: list[Piece], c: Container, result: SourceResult) -> Non
         source=c.source,
     )
 
+    starts = [a for a, _ in ranges]
+
     def remap(span: Span) -> Span:
         if span.path != _VIRTUAL:
             return span
         off = span.column - 1
-        for k, (a, b) in enumerate(ranges):
-            if a <= off < b + 1:
-                return argv[k].span
+        k = bisect_right(starts, off) - 1  # the word starting at or before off (a scan per span was quadratic)
+        if k >= 0 and off < ranges[k][1] + 1:
+            return argv[k].span
         return argv[0].span
 
     _collect(sub, c, originals, remap, result)

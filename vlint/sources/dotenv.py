@@ -106,6 +106,7 @@ def interpolate(
     *,
     escape: str = "$",
     defaults_resolve: bool = True,
+    _depth: int = 0,
 ) -> Mapped:
     """Expand ``$VAR``, ``${VAR}``, ``${VAR:-default}``, ``${VAR-default}``, ``${VAR:+alt}``,
     ``${VAR+alt}``, ``${VAR:?err}``, ``${VAR?err}`` (nested in defaults too).
@@ -135,7 +136,7 @@ def interpolate(
             if close < 0:
                 out.add_mapped(src.slice(i, n))
                 break
-            _expand_braced(src, i, close, lookup, out, escape=escape, defaults_resolve=defaults_resolve)
+            _expand_braced(src, i, close, lookup, out, escape=escape, defaults_resolve=defaults_resolve, depth=_depth)
             i = close + 1
             continue
         m = _NAME_RE.match(s, i + 1)
@@ -165,10 +166,25 @@ def _matching_brace(s: str, start: int) -> int:
     return -1
 
 
+#: ``${A:-${B:-…}}`` nested deeper than this stays unresolved (each level recursed)
+MAX_NESTING = 50
+
+
 def _expand_braced(
-    src: Mapped, at: int, close: int, lookup: Lookup, out: Mapped, *, escape: str, defaults_resolve: bool
+    src: Mapped,
+    at: int,
+    close: int,
+    lookup: Lookup,
+    out: Mapped,
+    *,
+    escape: str,
+    defaults_resolve: bool,
+    depth: int = 0,
 ) -> None:
     s = src.text
+    if depth >= MAX_NESTING:
+        out.add_unresolved(s[at : close + 1], *src.origin(at, close + 1))
+        return
     inner_start = at + 2
     m = _NAME_RE.match(s, inner_start)
     if m is None or m.end() > close:
@@ -190,7 +206,7 @@ def _expand_braced(
     whole = src.origin(at, close + 1)
 
     def expand_word() -> Mapped:
-        return interpolate(word, lookup, escape=escape, defaults_resolve=defaults_resolve)
+        return interpolate(word, lookup, escape=escape, defaults_resolve=defaults_resolve, _depth=depth + 1)
 
     if op in (":-", "-"):
         if state == "set" and not (empty and op == ":-"):

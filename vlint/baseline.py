@@ -17,12 +17,11 @@ An entry that no longer matches anything is stale: not an error, counted in the 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vlint.finding import Finding
 
@@ -67,16 +66,30 @@ def normalize(line: str) -> str:
 
 def fingerprints(findings: Sequence[Finding], lines: LineSource) -> list[str]:
     """One fingerprint per finding, in order (the order must be the report's sorted order)."""
+    import hashlib
+
     seen: dict[tuple[str, str, str], int] = {}
+    #: each source line normalized once, and each key hashed once (copies add the index): thousands of
+    #: findings on one long line cost a split and a hash of the line each, quadratic
+    normalized: dict[tuple[str, int], str] = {}
+    prefix: dict[tuple[str, str, str], Any] = {}
     out: list[str] = []
     for f in findings:
-        src = lines(f.span.path)
-        content = normalize(src[f.span.line - 1]) if src and 1 <= f.span.line <= len(src) else ""
+        where = (f.span.path, f.span.line)
+        content = normalized.get(where)
+        if content is None:
+            src = lines(f.span.path)
+            content = normalize(src[f.span.line - 1]) if src and 1 <= f.span.line <= len(src) else ""
+            normalized[where] = content
         key = (f.code, f.span.path.replace("\\", "/"), content)
         index = seen.get(key, 0)
         seen[key] = index + 1
-        digest = hashlib.sha256("\x00".join((*key, str(index))).encode("utf-8", "surrogatepass")).hexdigest()
-        out.append(digest[:32])
+        h = prefix.get(key)
+        if h is None:
+            h = prefix[key] = hashlib.sha256("\x00".join((*key, "")).encode("utf-8", "surrogatepass"))
+        h = h.copy()
+        h.update(str(index).encode())
+        out.append(h.hexdigest()[:32])
     return out
 
 

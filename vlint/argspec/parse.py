@@ -390,7 +390,12 @@ def _match_option(it: _Item, spec: ArgSpec, out: ParsedArgs) -> tuple[Argument, 
     if it.unresolved:
         out.opaque = True
         return None
-    out.issues.append(unknown_option_issue(name, written, spec, it.span, from_config=it.origin == "config"))
+    # did-you-mean costs ~1 ms per unknown flag: past MAX_SUGGESTIONS issues (a generated or hostile
+    # argv) the flags are still reported, without a suggestion
+    suggest = len(out.issues) < MAX_SUGGESTIONS
+    out.issues.append(
+        unknown_option_issue(name, written, spec, it.span, from_config=it.origin == "config", suggest=suggest)
+    )
     return None
 
 
@@ -402,7 +407,13 @@ def _former_flag_note(name: str, spec: ArgSpec) -> str:
     return f" ({name} was its own option until vLLM {older[-1]})" if older else ""
 
 
-def unknown_option_issue(name: str, written: str, spec: ArgSpec, span: Span, *, from_config: bool = False) -> ArgIssue:
+#: unknown options of one launch that get a did-you-mean suggestion
+MAX_SUGGESTIONS = 200
+
+
+def unknown_option_issue(
+    name: str, written: str, spec: ArgSpec, span: Span, *, from_config: bool = False, suggest: bool = True
+) -> ArgIssue:
     """VL002 (removed), VL003 (newer than the target) or VL001 (never existed), from the bundled history."""
     from vlint.argspec.history import history
     from vlint.argspec.replacements import replacement_for
@@ -446,7 +457,7 @@ def unknown_option_issue(name: str, written: str, spec: ArgSpec, span: Span, *, 
             f"(the key becomes --{name[2:]}, not -{name[2:]}); write {key}",
             {"option": written, "suggestion": full},
         )
-    suggestion = difflib.get_close_matches(name, list(spec.options), n=1, cutoff=0.75)
+    suggestion = difflib.get_close_matches(name, list(spec.options), n=1, cutoff=0.75) if suggest else []
     hint = f"; did you mean {suggestion[0]}?" if suggestion else ""
     return ArgIssue(
         "VL001",

@@ -23,10 +23,16 @@ class Styler:
         return click.style(text, **kw)  # type: ignore[arg-type]
 
 
-def _frame(f: Finding, lines: list[str] | None, st: Styler, secrets: list[str]) -> list[str]:
+def _frame(
+    f: Finding, lines: list[str] | None, st: Styler, secrets: list[str], shown: dict[tuple[str, int], str]
+) -> list[str]:
     if not lines or f.span.line < 1 or f.span.line > len(lines):
         return []
-    line = redact(lines[f.span.line - 1].rstrip("\n").replace("\t", " "), secrets, keep_width=True)
+    # each line redacted once (``shown``): thousands of findings on one long line redacted it each time
+    line = shown.get((f.span.path, f.span.line))
+    if line is None:
+        line = redact(lines[f.span.line - 1].rstrip("\n").replace("\t", " "), secrets, keep_width=True)
+        shown[(f.span.path, f.span.line)] = line
     width = len(str(f.span.line))
     gutter = " " * width
     start = max(f.span.column, 1)
@@ -54,6 +60,7 @@ def render(
 ) -> str:
     st = Styler(color)
     secrets = sorted(report.secret_values)
+    shown: dict[tuple[str, int], str] = {}
     out: list[str] = []
     for fr in report.files:
         if fr.error is not None:
@@ -67,7 +74,7 @@ def render(
         out.append(head)
         if quiet:
             continue
-        out.extend(_frame(f, source_lines(f.span.path), st, secrets))
+        out.extend(_frame(f, source_lines(f.span.path), st, secrets, shown))
         if f.fix is not None:
             fix = redact(f.fix.description, secrets)
             label = "fix (unsafe)" if f.fix.unsafe else "fix"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import multiprocessing
 import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,16 +132,19 @@ class Reader:
 
     def _read(self, path: Path) -> SourceText | SourceError:
         shown = display_path(path, self.opts.root)
+        limit = self.opts.max_file_size
         try:
-            if path.is_dir():
+            st = path.stat()
+            if stat.S_ISDIR(st.st_mode):
                 return SourceError("is a directory, not a file")
-            size = path.stat().st_size
-            if size > self.opts.max_file_size:
-                return SourceError(
-                    f"file is {size / 2**20:.1f} MiB, over the {self.opts.max_file_size / 2**20:.0f} MiB limit "
-                    "(--max-file-size)"
-                )
-            data = path.read_bytes()
+            if not stat.S_ISREG(st.st_mode):  # reading a FIFO blocks, /dev/zero never ends
+                return SourceError("not a regular file (a device, pipe or socket)")
+            if st.st_size > limit:
+                return self._too_large(st.st_size)
+            with path.open("rb") as f:
+                data = f.read(limit + 1)  # a file that grew since stat (or /proc's, of size 0) stops here
+            if len(data) > limit:
+                return self._too_large(len(data))
         except FileNotFoundError:
             return SourceError("no such file")
         except PermissionError:
@@ -151,6 +155,10 @@ class Reader:
             return SourceText(shown, path, decode(data))
         except SourceError as e:
             return e
+
+    def _too_large(self, size: int) -> SourceError:
+        limit = self.opts.max_file_size
+        return SourceError(f"file is {size / 2**20:.1f} MiB, over the {limit / 2**20:.0f} MiB limit (--max-file-size)")
 
 
 @dataclass(slots=True)
@@ -179,7 +187,7 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
     for fr, sr, _ in extracted:
         if sr is not None:
             for p in sr.linked:
-                linked_by.setdefault(p.resolve(), []).append(fr.path)
+                linked_by.setdefault(_real(p), []).append(fr.path)
     checked = _map(lambda item: _check_file(item, linked_by, engine, opts), extracted, jobs, send=_slim)
     results: list[FileResult] = []
     all_findings: list[Finding] = []
@@ -206,6 +214,14 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
     return LintReport(results, all_findings, secret_values, suppressed)
 
 
+def _real(path: Path) -> Path:
+    """``path`` with symbolic links resolved; as given when they loop (resolve raises on a loop)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
+
+
 def internal_error(what: str, e: BaseException) -> FileError:
     """A bug in vlint met while linting one file: that file gets this error, the others are linted."""
     where = ""
@@ -229,7 +245,7 @@ def _check_file(
 ) -> tuple[FileResult, list[Finding], set[str]]:
     """Resolve and check one extracted file: (the file's result, its findings in order, secrets seen)."""
     fr, sr, path = item
-    users = linked_by.get(path.resolve())
+    users = linked_by.get(_real(path))
     if users:
         fr.used_by = tuple(sorted(set(users)))
     if sr is None:

@@ -675,7 +675,9 @@ def _show(value: Any) -> str:
         return "unresolved"
     if isinstance(value, str):
         return value
-    return json.dumps(value) if isinstance(value, dict | list) else str(value)
+    if isinstance(value, dict | list):  # a list may hold unresolved items (--served-model-name a "$B")
+        return json.dumps(value, default=lambda v: "unresolved" if v is UNRESOLVED else str(v))
+    return str(value)
 
 
 def _reconcile_model(out: ParsedArgs) -> None:

@@ -440,7 +440,8 @@ def _device_facts(svc: MappingNode, env: dict[str, Token], ctx: _Ctx) -> dict[st
         if ids:
             devices = [m.text for m in ids if m is not None]
             detail = "compose device_ids " + ",".join(devices)
-        elif count is not None and count.text.strip().isdigit():
+        elif count is not None and re.fullmatch(r"[0-9]{1,4}", count.text.strip()):
+            # one id per device (a count of 200166679055 built a list of that many strings)
             devices = [str(i) for i in range(int(count.text.strip()))]
             detail = f"compose device count {count.text.strip()}"
         else:
@@ -470,7 +471,7 @@ def _device_facts(svc: MappingNode, env: dict[str, Token], ctx: _Ctx) -> dict[st
         ids = [x.strip() for x in tok.text.split(",") if x.strip()]
         if devices is None or devices == "all":
             devices = ids
-        elif all(i.isdigit() and int(i) < len(devices) for i in ids):
+        elif all(i.isascii() and i.isdigit() and int(i) < len(devices) for i in ids):
             devices = [devices[int(i)] for i in ids]
         else:
             devices = ids

@@ -225,6 +225,15 @@ REGRESSIONS: dict[str, dict[str, str | bytes]] = {
             "        vllm serve m --served-model-name a '${{ inputs.x }}' --served-model-name 2\n"
         )
     },
+    # compose GPUs "all" and --tensor-parallel-size 2147483648: VL605 listed that many GPU ids (MemoryError)
+    "compose-all-gpus-huge-tensor-parallel": {
+        "docker-compose.yml": (
+            "services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.2\n"
+            '    command: ["--model", "m", "--tensor-parallel-size", "2147483648"]\n    deploy:\n      resources:\n'
+            "        reservations:\n          devices:\n          - driver: nvidia\n            count:  \n"
+            "            capabilities: [gpu]\n"
+        )
+    },
 }
 
 

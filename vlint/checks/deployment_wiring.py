@@ -49,6 +49,8 @@ def _claim(dep: Deployment) -> _Claim | None:
             return None
         world *= n
     visible = ids.value
+    if visible == "all" and world > 1024:  # no host has that many GPUs (--tensor-parallel-size 2147483648)
+        return None
     gpus = tuple(str(i) for i in range(world)) if visible == "all" else tuple(visible)[:world]
     profiles = facts["compose_profiles"].value if "compose_profiles" in facts else ()
     return _Claim(dep, float(gmu), gpus, tuple(profiles), dep.value("enable_sleep_mode") is True)

@@ -7,7 +7,6 @@ parsed yields an error for that file only: every other file is still linted.
 from __future__ import annotations
 
 import codecs
-import multiprocessing
 import os
 import stat
 from collections.abc import Callable, Sequence
@@ -332,7 +331,11 @@ _WORK: tuple[Callable[[Any], Any], Sequence[Any], Callable[[Any], Any] | None] |
 def _jobs_for(jobs: int, files: int) -> int:
     """Worker processes for ``files`` files: 1 (this process) for small runs or where fork is not
     available (workers inherit the loaded catalog and schemas instead of loading them again)."""
-    if jobs <= 1 or files < PARALLEL_MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1 or files < PARALLEL_MIN_FILES:
+        return 1
+    import multiprocessing  # not on the path of small runs (it imports socket, pickle, signal…)
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     return min(jobs, max(1, files // (PARALLEL_MIN_FILES // 2)))
 
@@ -361,6 +364,7 @@ def _map(fn: Callable[[_T], _R], items: Sequence[_T], jobs: int, send: Callable[
     global _WORK
     if jobs <= 1 or len(items) < 2:
         return [fn(x) for x in items]
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     _WORK = (fn, items, send)

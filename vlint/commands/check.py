@@ -310,7 +310,9 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
     from vlint.baseline import BaselineError, SourceLines, apply_baseline, fingerprints, read_baseline, write_baseline
 
     lines = SourceLines()
-    prints = fingerprints(report.findings, lines)
+    # fingerprints (a hash per finding) only where they are used: SARIF, GitLab and the baseline
+    needed = run.fmt in ("sarif", "gitlab") or run.baseline is not None or run.write_baseline is not None
+    prints = fingerprints(report.findings, lines) if needed else []
     try:
         if run.write_baseline is not None:
             write_baseline(run.write_baseline, report, prints)

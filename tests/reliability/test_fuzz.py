@@ -234,6 +234,8 @@ REGRESSIONS: dict[str, dict[str, str | bytes]] = {
             "            capabilities: [gpu]\n"
         )
     },
+    # a model path starting with ~ and no such user: Path.expanduser raised RuntimeError
+    "model-path-of-an-unknown-user": {"serve.yaml": "model: ~{ .Values.model {}\nmax-model-len: 4096\n"},
 }
 
 

@@ -900,6 +900,14 @@ def lookup_catalog(ref: str) -> ModelArch | None:
     return None
 
 
+def _expanded(ref: str) -> Path:
+    """``~/models/x`` → the home folder's; as written when ``~name`` names no user (RuntimeError)."""
+    try:
+        return Path(ref).expanduser()
+    except RuntimeError:
+        return Path(ref)
+
+
 def load_model_arch(
     ref: str,
     *,
@@ -914,13 +922,13 @@ def load_model_arch(
     if not ref:
         return None
     candidates: list[Path] = []
-    p = Path(ref).expanduser()
+    p = _expanded(ref)
     if p.is_absolute():
         candidates.append(p)
     elif base_dir is not None:
         candidates.append(base_dir / p)
     if model_paths and ref in model_paths:
-        mp = Path(model_paths[ref]).expanduser()
+        mp = _expanded(model_paths[ref])
         candidates.append(mp if mp.is_absolute() or base_dir is None else base_dir / mp)
     for d in candidates:
         arch = _load_local(d, name=ref)

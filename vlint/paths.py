@@ -32,3 +32,17 @@ def schemas_dir() -> Path:
 def data_dir() -> Path:
     """Package data (model and GPU catalogs, memory constants): ``vlint/data``."""
     return _PKG / "data"
+
+
+def cache_dir() -> Path | None:
+    """Where vlint keeps parsed copies of its bundled data between runs (the rule catalog):
+    ``$VLINT_CACHE_DIR``, else ``$XDG_CACHE_HOME/vlint``, else ``~/.cache/vlint``; None when
+    ``VLINT_NO_CACHE`` is set. Nothing the user lints is ever cached."""
+    import os
+
+    if os.environ.get("VLINT_NO_CACHE"):
+        return None
+    if os.environ.get("VLINT_CACHE_DIR"):
+        return Path(os.environ["VLINT_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "vlint"

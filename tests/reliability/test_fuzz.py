@@ -236,6 +236,17 @@ REGRESSIONS: dict[str, dict[str, str | bytes]] = {
     },
     # a model path starting with ~ and no such user: Path.expanduser raised RuntimeError
     "model-path-of-an-unknown-user": {"serve.yaml": "model: ~{ .Values.model {}\nmax-model-len: 4096\n"},
+    # Python passes integers as they are: float(10**400) raised OverflowError in the gmu checks
+    "python-gpu-memory-utilization-10**400": {
+        "app.py": "from vllm import LLM\nLLM(model='m', gpu_memory_utilization=1" + "0" * 400 + ")\n"
+    },
+    # a 400-digit /dev/shm size parses as inf: int(inf) raised OverflowError
+    "compose-shm-size-400-digits": {
+        "docker-compose.yml": (
+            "services:\n  v:\n    image: vllm/vllm-openai:v0.10.2\n    command: --model m --tensor-parallel-size 2\n"
+            f"    shm_size: {'9' * 400}gb\n"
+        )
+    },
 }
 
 

@@ -157,7 +157,8 @@ def parse_quantity(text: str, *, docker: bool = False) -> int | None:
     base = 1024 if (binary or docker or b or unit in ("m", "g", "t")) else 1000
     if unit == "m" and not docker and not b:
         return None  # "m" is milli in Kubernetes: not a size anyone means for /dev/shm
-    return int(float(number) * base**power)
+    size = float(number) * base**power
+    return int(size) if size < 2**63 else None  # 400 digits parse as inf: no size anyone means
 
 
 def _gib(n: int) -> str:

@@ -40,7 +40,7 @@ def _claim(dep: Deployment) -> _Claim | None:
     if ids is None or "runs_with" not in facts or dep.is_set("kv_cache_memory_bytes"):
         return None
     gmu = dep.value("gpu_memory_utilization")
-    if gmu is UNRESOLVED or not isinstance(gmu, int | float) or isinstance(gmu, bool):
+    if gmu is UNRESOLVED or not isinstance(gmu, int | float) or isinstance(gmu, bool) or abs(gmu) > 2**53:
         return None
     world = 1
     for dest in ("tensor_parallel_size", "pipeline_parallel_size"):

@@ -15,6 +15,14 @@ HIGH_GMU = 0.95
 SHORT_CONTEXT = 8192
 
 
+def _as_float(value: int | float) -> float:
+    """An integer too large for a float (``gpu_memory_utilization=10**400`` in Python) is infinite."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 @check("memory.gmu_headroom")
 def gmu_headroom(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
@@ -22,7 +30,7 @@ def gmu_headroom(ctx: CheckContext) -> Iterator[Hit]:
     s = dep.setting("gpu_memory_utilization")
     if s is None or isinstance(s.value, bool) or not isinstance(s.value, int | float):
         return
-    v = float(s.value)
+    v = _as_float(s.value)
     if not math.isfinite(v) or v < HIGH_GMU or v > 1.0:
         return
     total = dep.gpu.total_gib if dep.gpu is not None else None
@@ -58,7 +66,7 @@ def gmu_range(ctx: CheckContext) -> Iterator[Hit]:
     s = dep.setting("gpu_memory_utilization")
     if s is None or isinstance(s.value, bool) or not isinstance(s.value, int | float):
         return
-    v = float(s.value)
+    v = _as_float(s.value)
     if math.isfinite(v) and 0 < v <= 1:
         return
     reason = (

@@ -9,13 +9,13 @@ from __future__ import annotations
 import codecs
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from vlint.deployment import Deployment
-from vlint.discover import DiscoverOptions, discover
+from vlint.discover import Discovered, DiscoverOptions, discover
 from vlint.engine import Engine
 from vlint.finding import Finding
 from vlint.invocation import Problem, Token
@@ -175,19 +175,17 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
 
     Two passes over the files: extract every file's launches (so that a config file a launch reads is
     known before it is linted on its own), then resolve and check each file. With ``opts.jobs > 1``
-    and enough files both passes run in worker processes; the report is the same byte for byte.
+    and enough files the files are done in worker processes; the report is the same byte for byte.
     """
     reader = reader or Reader(opts)
     found = list(discover(paths, opts.discover))
     jobs = _jobs_for(opts.jobs, len(found))
-    extracted = _map(lambda d: _extract(d.path, d.explicit, reader), found, jobs)
-    # files that a launch reads (--config) are linted through that launch, not on their own
-    linked_by: dict[Path, list[str]] = {}
-    for fr, sr, _ in extracted:
-        if sr is not None:
-            for p in sr.linked:
-                linked_by.setdefault(_real(p), []).append(fr.path)
-    checked = _map(lambda item: _check_file(item, linked_by, engine, opts), extracted, jobs, send=_slim)
+    if jobs > 1:
+        checked = _parallel(found, jobs, reader, engine, opts)
+    else:
+        extracted = [_extract(d.path, d.explicit, reader) for d in found]
+        linked_by = _linked_by((fr.path, sr.linked) for fr, sr, _ in extracted if sr is not None)
+        checked = [_check_file(item, linked_by, engine, opts) for item in extracted]
     results: list[FileResult] = []
     all_findings: list[Finding] = []
     secret_values: set[str] = set()
@@ -211,6 +209,43 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
     results.sort(key=lambda r: r.path)
     all_findings.sort(key=Finding.sort_key)
     return LintReport(results, all_findings, secret_values, suppressed)
+
+
+def _linked_by(links: Iterable[tuple[str, list[Path]]]) -> dict[Path, list[str]]:
+    """Files that a launch reads (``--config``) → the files with those launches: they are linted
+    through those launches, not on their own."""
+    linked_by: dict[Path, list[str]] = {}
+    for user, linked in links:
+        for p in linked:
+            linked_by.setdefault(_real(p), []).append(user)
+    return linked_by
+
+
+def _parallel(
+    found: list[Discovered], jobs: int, reader: Reader, engine: Engine, opts: LintOptions
+) -> list[tuple[FileResult, list[Finding], set[str]]]:
+    """Both passes per file in one trip to a worker (as if no file were another's ``--config``); then,
+    here, the few files that turn out to be read by a launch elsewhere are checked again as such."""
+    _warm(engine, opts)
+    done = _map(lambda d: _extract_and_check(d, reader, engine, opts), found, jobs, send=_slim)
+    linked_by = _linked_by((fr.path, linked) for (fr, _, _), linked, _ in done)
+    checked = []
+    for d, (item, _, has_config) in zip(found, done, strict=True):
+        if has_config and _real(d.path) in linked_by:
+            item = _check_file(_extract(d.path, d.explicit, reader), linked_by, engine, opts)
+        elif linked_by.get(_real(d.path)):
+            item[0].used_by = tuple(sorted(set(linked_by[_real(d.path)])))
+        checked.append(item)
+    return checked
+
+
+def _extract_and_check(
+    d: Discovered, reader: Reader, engine: Engine, opts: LintOptions
+) -> tuple[tuple[FileResult, list[Finding], set[str]], list[Path], bool]:
+    fr, sr, path = _extract(d.path, d.explicit, reader)
+    linked = list(sr.linked) if sr is not None else []
+    has_config = sr is not None and any(inv.program == "config" for inv in sr.invocations)
+    return _check_file((fr, sr, path), {}, engine, opts), linked, has_config
 
 
 def _real(path: Path) -> Path:
@@ -340,6 +375,23 @@ def _jobs_for(jobs: int, files: int) -> int:
     return min(jobs, max(1, files // (PARALLEL_MIN_FILES // 2)))
 
 
+def _warm(engine: Engine, opts: LintOptions) -> None:
+    """Before the workers fork: load the newest argument schema and check one launch (importing the
+    resolver, the model and GPU catalogs and the memory model), so that the workers share them
+    instead of each loading them again."""
+    from vlint.argspec.spec import bundled_versions
+    from vlint.invocation import Invocation
+    from vlint.span import Span
+
+    span = Span("<warm-up>", 1, 1, 1, 1)
+    args = [Token("meta-llama/Llama-3.1-8B-Instruct", span)]
+    try:
+        bundled_versions()
+        engine.run_deployment(resolve(Invocation("cli", "vllm serve", span, args), opts.resolve))
+    except Exception:  # only a warm-up
+        pass
+
+
 def _run_index(i: int) -> Any:
     assert _WORK is not None
     fn, items, send = _WORK
@@ -347,14 +399,14 @@ def _run_index(i: int) -> Any:
     return send(result) if send is not None else result
 
 
-def _slim(checked: tuple[FileResult, list[Finding], set[str]]) -> tuple[FileResult, list[Finding], set[str]]:
+def _slim(done: tuple[tuple[FileResult, list[Finding], set[str]], list[Path], bool]) -> Any:
     """What a worker sends back of a checked file: deployments without the resolved defaults, model
     architecture and memory estimate (most of the bytes; reports and suppressions do not read them)."""
-    for dep in checked[0].deployments:
+    for dep in done[0][0].deployments:
         dep.resolved = {}
         dep.arch = None
         dep._memory, dep._memory_done = None, True
-    return checked
+    return done
 
 
 def _map(fn: Callable[[_T], _R], items: Sequence[_T], jobs: int, send: Callable[[_R], _R] | None = None) -> list[_R]:

@@ -105,10 +105,26 @@ def test_workers_really_run(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
     monkeypatch.setattr(lint_module, "_map", spy)
     cli(tree, "-j", "2", ".")
-    assert seen == [2, 2]
+    assert seen == [2]
     seen.clear()
     cli(tree / "d000", "-j", "2", ".")  # one file: stays in this process
-    assert seen == [1, 1]
+    assert seen == []
+
+
+def test_config_files_read_by_launches_are_the_same_in_workers(tmp_path: Path) -> None:
+    """Workers lint each file on its own; a vLLM config that a script elsewhere reads (--config) is
+    then checked again here as part of that launch, as a serial run does."""
+    files: dict[str, str | bytes] = {f"f{i:03d}.sh": SEEDS["start.sh"] for i in range(60)}
+    files["cfg/c.yaml"] = "max-model-len: 4096\nenable-prefix-caching: false\ngpu-memory-utilization: 0.97\n"
+    files["cfg/alone.yaml"] = SEEDS["serve.yaml"]
+    files["run.sh"] = "vllm serve meta-llama/Llama-3.1-8B-Instruct --config cfg/c.yaml\n"
+    write_tree(tmp_path, files)
+    serial = cli(tmp_path, "--format", "json", "-j", "1", ".")
+    assert cli(tmp_path, "--format", "json", "-j", "2", ".") == serial
+    doc = json.loads(serial[1])
+    (c,) = [f for f in doc["files"] if f["path"] == "cfg/c.yaml"]
+    assert c["used_by"] == ["run.sh"] and c["launches"] == 0
+    assert {f["code"] for f in doc["findings"] if f["path"] == "cfg/c.yaml"} >= {"VL011"}
 
 
 def test_a_broken_pool_falls_back_to_this_process(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:

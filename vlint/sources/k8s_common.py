@@ -192,6 +192,9 @@ def scalar_text(node: ScalarNode, lines: LineIndex) -> MappedText:
 
 
 def _align(value: str, src: str, p: int, end: int, style: str | None) -> list[int] | None:
+    # most scalars are written as they read: the loop below would match them character by character
+    if src.startswith(value, p, end) and not (style == '"' and "\\" in value) and not (style == "'" and "'" in value):
+        return list(range(p, p + len(value)))
     offsets: list[int] = []
     for c in value:
         while True:

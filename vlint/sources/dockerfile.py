@@ -246,6 +246,7 @@ def _placeholdered(piece: Piece) -> tuple[str, list[tuple[int, int, int]], dict[
     originals: dict[int, str] = {}
     k = 0
     ranges = sorted(m.unresolved)
+    starts = {a for a, _ in ranges}
     r = 0
     while k < len(m.text):
         if r < len(ranges) and ranges[r][0] == k:
@@ -259,7 +260,8 @@ def _placeholdered(piece: Piece) -> tuple[str, list[tuple[int, int, int]], dict[
             continue
         # a run of characters that stand for one stretch of source (a substituted value)
         e = k + 1
-        while e < len(m.text) and (m.lo[e], m.hi[e]) == (m.lo[k], m.hi[k]) and not any(a == e for a, _ in ranges):
+        lo, hi = m.lo[k], m.hi[k]
+        while e < len(m.text) and m.lo[e] == lo and m.hi[e] == hi and e not in starts:
             e += 1
         out.append(m.text[k:e])
         origins.extend(_spread(m.lo[k], m.hi[k], e - k) if m.hi[k] - m.lo[k] > 1 else m.lo[k:e])
@@ -279,7 +281,8 @@ def _spread(lo: int, hi: int, n: int) -> list[int]:
     """``n`` characters standing for source ``[lo, hi)``: the first at ``lo``, the last at ``hi - 1``,
     so a word made of them spans the whole source text."""
     width = max(1, hi - lo)
-    out = [lo + min(i, width - 1) for i in range(n)]
+    step = min(n, width - 1)  # lo, lo + 1, … then the last source character repeated
+    out = [*range(lo, lo + step), *[lo + width - 1] * (n - step)]
     if out:
         out[-1] = lo + width - 1
     return out

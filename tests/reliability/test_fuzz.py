@@ -247,9 +247,28 @@ REGRESSIONS: dict[str, dict[str, str | bytes]] = {
             f"    shm_size: {'9' * 400}gb\n"
         )
     },
+    # an unresolved item in --cudagraph-capture-sizes reached the defaults' size comparison (TypeError)
+    "unresolved-cudagraph-capture-size": {
+        "serve.sh": 'vllm serve meta-llama/Llama-3.1-8B-Instruct --cudagraph-capture-sizes 8 "${{ inputs.x }}"\n'
+    },
+    # --pipeline-pa (an abbreviation) 1035784148411: the memory model laid out one list entry per stage
+    "pipeline-parallel-size-10**12": {
+        "deploy.yaml": SEEDS["deploy.yaml"].replace('"8192"', '"8192", "--pipeline-pa", "1035784148411"')
+        + "      nodeSelector:\n        nvidia.com/gpu.product: A10G\n"
+    },
 }
 
 
 @pytest.mark.parametrize("name", sorted(REGRESSIONS))
 def test_regressions(checker: Checker, name: str) -> None:
     holds(checker, REGRESSIONS[name])
+
+
+def test_python_syntax_warnings_are_not_printed(checker: Checker) -> None:
+    """``1if x else 2`` (invalid decimal literal) made ast.parse print a SyntaxWarning on stderr."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        holds(checker, {"app.py": "from vllm import LLM\nLLM(model='m', max_model_len=1if 1 else 2, x='\\d')\n"})
+    assert [str(w.message) for w in seen if issubclass(w.category, SyntaxWarning | DeprecationWarning)] == []

@@ -190,7 +190,9 @@ def cudagraph_sizes(
                 break
         return out, "V0 batch sizes [1,2,4,8..256 step 8] up to max_num_seqs"
     if user_sizes:
-        sizes = sorted({s for s in user_sizes if s <= max_num_batched_tokens})
+        # only the sizes vlint knows (an unresolved item of the list is left out)
+        known = [s for s in user_sizes if isinstance(s, int) and not isinstance(s, bool)]
+        sizes = sorted({s for s in known if s <= max_num_batched_tokens})
         return sizes, "user cudagraph_capture_sizes (sizes above max_num_batched_tokens dropped)"
     blackwell = gpu is not None and gpu.is_blackwell_datacenter and version >= V("0.28.0")
     cap = 1024 if blackwell else 512

@@ -41,9 +41,17 @@ def blocked_by(dep: Deployment) -> str | None:
         s = dep.setting(d)
         if s is not None and s.value is UNRESOLVED:
             return f"{d} is not resolved ({s.raw or s.option})"
-        if s is not None and _absurd(s.value):
+        if s is not None and (_absurd(s.value) or (d.endswith("_parallel_size") and _too_many_ranks(s.value))):
             return f"{d} is {s.raw or s.value}, beyond what the memory model computes with"
     return None
+
+
+#: tensor/pipeline parallel sizes past this are no deployment (the model lays out one entry per rank)
+MAX_RANKS = 4096
+
+
+def _too_many_ranks(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > MAX_RANKS
 
 
 def _absurd(value: object) -> bool:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,7 +147,9 @@ class _Module:
         self.siblings: dict[str, _Module | None] = {}
         self.linked: list[Path] = []
         self.steps = 0
-        self.tree = ast.parse(src.text, filename=src.path)
+        with warnings.catch_warnings():  # "invalid escape sequence" and the like are the file's, not vlint's output
+            warnings.simplefilter("ignore")
+            self.tree = ast.parse(src.text, filename=src.path)
 
     # ---- walking
     def run(self) -> None:

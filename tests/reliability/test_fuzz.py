@@ -256,6 +256,8 @@ REGRESSIONS: dict[str, dict[str, str | bytes]] = {
         "deploy.yaml": SEEDS["deploy.yaml"].replace('"8192"', '"8192", "--pipeline-pa", "1035784148411"')
         + "      nodeSelector:\n        nvidia.com/gpu.product: A10G\n"
     },
+    # 700 unary minus signs across lines: ast.parse reads them, ast.unparse (for the shown text) recursed too deep
+    "python-unparse-recursion": {"app.py": "from vllm import LLM\nLLM(model=" + "-\n" * 700 + "1)\n"},
 }
 
 

@@ -121,7 +121,10 @@ class _Lines:
         s = self.span(node)
         if s.line == s.end_line and 1 <= s.line <= len(self.lines):
             return self.lines[s.line - 1][s.column - 1 : s.end_column - 1]
-        return ast.unparse(node) if hasattr(ast, "unparse") else "…"
+        try:
+            return ast.unparse(node)
+        except RecursionError:  # ast.unparse recurses: hundreds of nested operators (---…-x) exceed the limit
+            return "…"
 
 
 # -- the evaluator -------------------------------------------------------------------------------

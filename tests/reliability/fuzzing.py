@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from tests.reliability.seeds import SEEDS
+from .seeds import SEEDS
 
 Case = dict[str, "str | bytes"]
 FORMATS = ("text", "json", "sarif", "github", "gitlab")

@@ -15,8 +15,9 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from tests.reliability.seeds import SEEDS
 from vlint.cli import main
+
+from .seeds import SEEDS
 
 ROOT = Path(__file__).resolve().parents[2]
 #: every hostile case must finish well inside this (they take well under a second each; the margin is

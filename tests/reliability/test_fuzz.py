@@ -18,7 +18,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.reliability.fuzzing import (
+from .fuzzing import (
     FORMATS,
     GENERATORS,
     IMAGES,
@@ -30,7 +30,7 @@ from tests.reliability.fuzzing import (
     mutated_corpus_case,
     option_names,
 )
-from tests.reliability.seeds import SEEDS
+from .seeds import SEEDS
 
 
 def fuzz_settings(examples: int) -> settings:

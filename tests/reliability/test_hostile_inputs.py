@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.hostile import (
+from vlint.lint import DEFAULT_MAX_FILE_SIZE, MAX_LAUNCH_WORDS
+from vlint.sources import shell_eval, shell_lexer, yaml_nodes
+
+from .hostile import (
     OTHER_PAYLOADS,
     TIME_LIMIT_S,
     YAML_PAYLOADS,
@@ -21,9 +24,7 @@ from tests.reliability.hostile import (
     write_tree,
     yaml_seed_names,
 )
-from tests.reliability.seeds import MODEL, SEEDS
-from vlint.lint import DEFAULT_MAX_FILE_SIZE, MAX_LAUNCH_WORDS
-from vlint.sources import shell_eval, shell_lexer, yaml_nodes
+from .seeds import MODEL, SEEDS
 
 #: what a per-file error may say for the payload matrix (anything else, e.g. an internal error, fails)
 CLEAN_ERRORS = (

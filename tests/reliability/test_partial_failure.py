@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.reliability.hostile import inject, lint, write_tree
-from tests.reliability.seeds import SEEDS
 from vlint import lint as lint_module
 from vlint.cli import main
 from vlint.sources import registry
 from vlint.sources.base import Source
+
+from .hostile import inject, lint, write_tree
+from .seeds import SEEDS
 
 BROKEN = {
     "broken/utf8.sh": b"vllm serve m \xff\n",

@@ -39,7 +39,8 @@ def fuzz_settings(examples: int) -> settings:
         deadline=None,
         derandomize=not os.environ.get("VLINT_FUZZ_RANDOM"),
         database=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+        suppress_health_check=list(HealthCheck),  # a slow or large draw is no failure of vlint
+        print_blob=True,  # a failure prints how to replay it (@reproduce_failure)
     )
 
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from vlint import lint as lint_module
 from vlint.cli import main
-from vlint.sources import registry
+from vlint.sources import registry, shell
 from vlint.sources.base import Source
 
 from .hostile import inject, lint, write_tree
@@ -148,7 +148,7 @@ def _crashing(name: str, *, sniff: bool = False) -> Source:
     def extract(src, read_file):  # type: ignore[no-untyped-def]
         if src.abspath.name == name:
             raise KeyError("boom")
-        return registry.shell.extract(src, read_file)
+        return shell.extract(src, read_file)
 
     if sniff:
         return Source("crashy", lambda src: boom() if src.abspath.name == name else False, extract)

@@ -56,8 +56,9 @@ from vlint.sources.dotenv import (
     split_words,
 )
 from vlint.sources.images import default_entrypoint, parse_image
-from vlint.sources.k8s_common import LineIndex, has_template
+from vlint.sources.k8s_common import LineIndex
 from vlint.sources.k8s_common import scalar_text as k8s_scalar_text
+from vlint.sources.sniffing import compose as sniff  # noqa: F401 - re-exported: callers use compose.sniff
 from vlint.sources.yaml_nodes import (
     MappingNode,
     Node,
@@ -71,11 +72,6 @@ from vlint.sources.yaml_nodes import (
 from vlint.span import PositionMap, Span
 
 NAME = "compose"
-
-_NAME_RE = re.compile(r"^(docker-)?compose([.-].*)?\.ya?ml$", re.IGNORECASE)
-_TOP_SERVICES = re.compile(r"^services\s*:", re.MULTILINE)
-_SERVICE_KEYS = re.compile(r"^\s+(image|command|build|entrypoint)\s*:", re.MULTILINE)
-_K8S = re.compile(r"^(apiVersion|kind)\s*:", re.MULTILINE)
 
 
 # -- YAML scalars with per-character positions ---------------------------------------------------
@@ -188,20 +184,6 @@ class _Ctx:
         if m is None:
             return None
         return Token(m.text, span or m.span(self.doc.posmap), m.is_unresolved())
-
-
-def plain_yaml(src: SourceText) -> bool:
-    """A ``.yaml``/``.yml`` file that is YAML as it stands (Go templates are the template source's)."""
-    return src.abspath.suffix.lower() in (".yaml", ".yml") and not has_template(src.text)
-
-
-def sniff(src: SourceText) -> bool:
-    if not plain_yaml(src):
-        return False
-    if _NAME_RE.match(src.abspath.name):
-        return True
-    text = src.text
-    return bool(_TOP_SERVICES.search(text) and _SERVICE_KEYS.search(text) and not _K8S.search(text))
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:

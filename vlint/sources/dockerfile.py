@@ -28,6 +28,7 @@ from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.dotenv import Lookup, Mapped, interpolate, split_words
 from vlint.sources.images import ImageRef, default_entrypoint, image_vllm_version, parse_image
 from vlint.sources.shell_eval import Var
+from vlint.sources.sniffing import dockerfile as sniff  # noqa: F401 - re-exported: callers use dockerfile.sniff
 from vlint.span import PositionMap, Span
 
 NAME = "dockerfile"
@@ -795,32 +796,6 @@ def lost_build_args(df: Dockerfile, stage: Stage, given: dict[str, Token] | None
 
 
 # -- the source ----------------------------------------------------------------------------------
-_NAME_PATTERNS = (re.compile(r"^(docker|container)file$"), re.compile(r"^(docker|container)file[.-]"))
-_FROM_LINE = re.compile(r"^FROM\s+(?:--\S+\s+)*\S+(?:\s+AS\s+\S+)?\s*$", re.IGNORECASE)
-_OTHER_EXTS = {".sh", ".bash", ".py", ".yaml", ".yml", ".json", ".toml", ".md", ".txt", ".env", ".cfg", ".ini"}
-
-
-def is_dockerfile_name(name: str) -> bool:
-    n = name.lower()
-    return any(p.match(n) for p in _NAME_PATTERNS) or n.endswith((".dockerfile", ".containerfile"))
-
-
-def sniff(src: SourceText) -> bool:
-    if is_dockerfile_name(src.abspath.name):
-        return True
-    if src.abspath.suffix.lower() in _OTHER_EXTS:
-        return False
-    # content: the first instruction is FROM (or ARG before FROM)
-    for line in src.text[:4000].split("\n"):
-        s = line.strip()
-        if not s or s.startswith("#"):
-            continue
-        word = s.split(None, 1)[0].upper()
-        if word == "FROM":
-            return _FROM_LINE.match(s) is not None
-        if word != "ARG":
-            return False
-    return False
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:

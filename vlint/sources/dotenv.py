@@ -22,6 +22,8 @@ from pathlib import Path
 
 from vlint.invocation import Token
 from vlint.sources.base import ReadFile, SourceResult, SourceText
+from vlint.sources.sniffing import dotenv as sniff  # noqa: F401 - re-exported: callers use dotenv.sniff
+from vlint.sources.sniffing import is_dotenv_name  # noqa: F401 - re-exported: callers use dotenv.is_dotenv_name
 from vlint.span import PositionMap, Span
 
 NAME = "dotenv"
@@ -440,15 +442,6 @@ def dotenv_values(entries: list[DotenvEntry]) -> dict[str, DotenvEntry]:
     for e in entries:
         out[e.name] = e
     return out
-
-
-def is_dotenv_name(name: str) -> bool:
-    n = name.lower()
-    return n == ".env" or n.startswith(".env.") or n.endswith(".env")
-
-
-def sniff(src: SourceText) -> bool:
-    return is_dotenv_name(src.abspath.name)
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:

@@ -15,30 +15,17 @@ from pathlib import Path
 
 from vlint.invocation import Token
 from vlint.sources.base import ReadFile, SourceResult, SourceText
-from vlint.sources.compose import YamlDoc, first_mapping, get, items, plain, plain_yaml, seq
+from vlint.sources.compose import YamlDoc, first_mapping, get, items, plain, seq
 from vlint.sources.dockerfile import Container, Piece, merge_result, script_launches
 from vlint.sources.dotenv import Mapped
+from vlint.sources.sniffing import github_actions as sniff  # noqa: F401 - re-exported: callers use github_actions.sniff
 from vlint.sources.yaml_nodes import Node, ScalarNode
 
 NAME = "github-actions"
 
 _EXPR = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
 _SIMPLE = re.compile(r"^\s*(env|inputs)\.([A-Za-z_][A-Za-z0-9_-]*)\s*$")
-_WORKFLOW_PATH = re.compile(r"(^|/)\.github/workflows/[^/]+\.ya?ml$")
-_TOP = re.compile(r"^(jobs|on|\"on\"|'on'|true|runs|name|inputs)\s*:", re.MULTILINE)
-_USING = re.compile(r"^\s+using\s*:\s*['\"]?composite", re.MULTILINE)
 _SHELLS = {"bash", "sh"}
-
-
-def sniff(src: SourceText) -> bool:
-    if not plain_yaml(src):
-        return False
-    if _WORKFLOW_PATH.search(src.abspath.as_posix()):
-        return True
-    keys = set(_TOP.findall(src.text))
-    if "jobs" in keys and keys & {"on", '"on"', "'on'", "true"}:
-        return True
-    return "runs" in keys and bool(_USING.search(src.text))
 
 
 def _scope(node: Node | None, doc: YamlDoc, outer: dict[str, Token], inputs: dict[str, Token]) -> dict[str, Token]:

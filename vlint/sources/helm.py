@@ -47,8 +47,6 @@ from vlint.sources.k8s_common import (
     image_launch,
     int_value,
     is_false,
-    is_vllm_template,
-    is_yamlish,
     items,
     kubeai_launch,
     label_is_gpu,
@@ -63,25 +61,12 @@ from vlint.sources.k8s_common import (
     text_list,
     truthy,
 )
+from vlint.sources.sniffing import helm as sniff  # noqa: F401 - re-exported: callers use helm.sniff
+from vlint.sources.sniffing import template as template_sniff  # noqa: F401 - re-exported: callers use helm.template_sniff
 from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode
 from vlint.span import Span
 
 NAME = "helm"
-
-_TOP = re.compile(r"^(servingEngineSpec|catalog|modelArtifacts|decode|prefill|image)\s*:", re.MULTILINE)
-
-
-def sniff(src: SourceText) -> bool:
-    if not is_yamlish(src):
-        return False
-    keys = set(_TOP.findall(src.text))
-    if "servingEngineSpec" in keys:
-        return True
-    if "catalog" in keys and re.search(r"^\s+engine\s*:\s*['\"]?vllm", src.text, re.IGNORECASE | re.MULTILINE):
-        return True
-    if "modelArtifacts" in keys and keys & {"decode", "prefill"}:
-        return True
-    return "image" in keys and "vllm" in src.text.lower() and re.search(r"^\s+command\s*:", src.text, re.M) is not None
 
 
 @dataclass(slots=True)
@@ -693,11 +678,6 @@ def _vllm_chart(f: _File, root: Node) -> None:
 
 
 # -- other templates ---------------------------------------------------------------------------
-def template_sniff(src: SourceText) -> bool:
-    """A YAML-like file with ``{{ … }}`` that mentions vLLM and no other source claims."""
-    from vlint.sources import kubernetes
-
-    return is_yamlish(src) and is_vllm_template(src.text) and not kubernetes.sniff(src) and not sniff(src)
 
 
 def template_extract(src: SourceText, read_file: ReadFile) -> SourceResult:

@@ -22,6 +22,7 @@ from vlint.sources import shell
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.images import default_entrypoint, image_vllm_version, parse_image
 from vlint.sources.shell_eval import Var
+from vlint.sources.sniffing import TEMPLATE, has_template, is_vllm_template
 from vlint.sources.yaml_nodes import (
     MappingNode,
     Node,
@@ -33,26 +34,10 @@ from vlint.sources.yaml_nodes import (
 )
 from vlint.span import PositionMap, Span, line_starts
 
-#: ``{{ … }}`` Go/Helm/KServe template syntax (``${{ }}`` of GitHub Actions is not a template)
-TEMPLATE = re.compile(r"(?<!\$)\{\{.*?\}\}", re.DOTALL)
 #: placeholders another tool fills in before Kubernetes sees the manifest (envsubst, Terraform,
 #: kustomize vars): ``${VAR}``, ``$VAR`` at a word start, ``{{ x }}``
 _PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*?\}\}")
-_YAML_SUFFIXES = (".yaml", ".yml", ".tpl")
 _SHELLS = {"sh", "bash", "zsh", "dash", "ash", "ksh"}
-
-
-def is_yamlish(src: SourceText) -> bool:
-    return src.abspath.name.lower().endswith(_YAML_SUFFIXES)
-
-
-def has_template(text: str) -> bool:
-    return TEMPLATE.search(text) is not None
-
-
-def is_vllm_template(text: str) -> bool:
-    """Template syntax in a file that mentions vLLM (other charts' templates are not vLLM's business)."""
-    return has_template(text) and "vllm" in text.lower()
 
 
 def has_placeholder(text: str) -> bool:

@@ -19,7 +19,6 @@ KubeAI ``Model`` (``spec.url``/``args``/``env``/``resourceProfile``), KServe ``I
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from vlint.invocation import Invocation, Token
@@ -38,7 +37,6 @@ from vlint.sources.k8s_common import (
     image_launch,
     int_value,
     is_vllm_template,
-    is_yamlish,
     items,
     iter_pod_specs,
     kubeai_launch,
@@ -58,13 +56,12 @@ from vlint.sources.k8s_common import (
     truthy,
     unexpanded_env,
 )
+from vlint.sources.sniffing import kubernetes as sniff  # noqa: F401 - re-exported: callers use kubernetes.sniff
 from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode
 
 NAME = "kubernetes"
 
 #: top-level keys of every manifest document (``List`` and ``Template`` hold their objects inside)
-_API_VERSION = re.compile(r"^apiVersion\s*:", re.MULTILINE)
-_KIND = re.compile(r"^kind\s*:", re.MULTILINE)
 #: kinds whose containers get more arguments at run time (KServe appends the InferenceService's)
 _OPEN_ENDED = {"ServingRuntime", "ClusterServingRuntime", "LLMInferenceServiceConfig"}
 #: path keys that name a pod's role in multi-pod workloads
@@ -74,10 +71,6 @@ _ROLE_KEYS = {
     "headGroupSpec": "Ray head",
     "workerGroupSpecs": "Ray worker",
 }
-
-
-def sniff(src: SourceText) -> bool:
-    return is_yamlish(src) and bool(_API_VERSION.search(src.text)) and bool(_KIND.search(src.text))
 
 
 @dataclass(slots=True)

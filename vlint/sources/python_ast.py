@@ -26,7 +26,6 @@ server's context (see :mod:`vlint.sources.ray_serve`).
 from __future__ import annotations
 
 import ast
-import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,21 +36,15 @@ from vlint.sources import ray_serve
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.dockerfile import Container, Piece, container_launches, merge_result, script_launches
 from vlint.sources.dotenv import Mapped
+from vlint.sources.sniffing import python as sniff  # noqa: F401 - re-exported: callers use python_ast.sniff
 from vlint.span import PositionMap, Span
 
 NAME = "python"
 ENGINE_CONTEXT = "ENGINE_CONTEXT"
 
-_SNIFF = re.compile(
-    r"^\s*(from\s+vllm\b|import\s+vllm\b)|ray\.serve\.llm|[\"']vllm[\"']|vllm serve|vllm\.entrypoints", re.MULTILINE
-)
 _VLLM_CLASSES = {"LLM": "LLM", "EngineArgs": "EngineArgs", "AsyncEngineArgs": "AsyncEngineArgs"}
 _SUBPROCESS = {"Popen", "run", "call", "check_call", "check_output"}
 _MAX_STEPS = 200_000
-
-
-def sniff(src: SourceText) -> bool:
-    return src.abspath.suffix.lower() == ".py" and _SNIFF.search(src.text) is not None
 
 
 # -- values --------------------------------------------------------------------------------------

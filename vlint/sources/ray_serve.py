@@ -19,20 +19,19 @@ settings in user code: they yield no launch.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from vlint.invocation import SERVER, Entry, Fact, Invocation, Token
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
-from vlint.sources.compose import YamlDoc, get, items, load_yaml, nested_yaml, plain, plain_yaml, seq
+from vlint.sources.compose import YamlDoc, get, items, load_yaml, nested_yaml, plain, seq
+from vlint.sources.sniffing import ray_serve as sniff  # noqa: F401 - re-exported: callers use ray_serve.sniff
 from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode, to_python
 from vlint.span import Span
 
 NAME = "ray-serve"
 PROGRAM = "ray-serve"
 
-_HINTS = re.compile(r"^\s*(llm_configs|engine_kwargs|serveConfigV2|model_loading_config)\s*:", re.MULTILINE)
 _LLM_APPS = ("ray.serve.llm:build_openai_app", "ray.serve.llm:build_llm_deployment")
 
 
@@ -123,15 +122,6 @@ def invocation(site: LLMConfigSite) -> Invocation | None:
         text = "" if e.value is None else str(e.value)
         inv.env[name] = Token(text, e.key_span.to(e.value_span), e.unresolved or e.value is None)
     return inv
-
-
-def sniff(src: SourceText) -> bool:
-    if not plain_yaml(src):
-        return False
-    text = src.text
-    return bool(_HINTS.search(text)) or (
-        "import_path" in text and re.search(r"^applications\s*:", text, re.MULTILINE) is not None
-    )
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:

@@ -2,49 +2,47 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import importlib
+from collections.abc import Callable, Iterator
 
-from vlint.sources import (
-    compose,
-    dockerfile,
-    dotenv,
-    github_actions,
-    helm,
-    kubernetes,
-    python_ast,
-    ray_serve,
-    shell,
-    skypilot,
-    vllm_yaml,
-)
-from vlint.sources.base import Source, SourceText
+from vlint.sources import sniffing
+from vlint.sources.base import ReadFile, Source, SourceResult, SourceText
 
 
-def _is_yaml(src: SourceText) -> bool:
-    return src.abspath.suffix.lower() in (".yaml", ".yml")
+def _lazy(module: str, function: str = "extract") -> Callable[[SourceText, ReadFile], SourceResult]:
+    """The source's extract function, imported on first use (sniffing a tree loads no source module)."""
+
+    def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
+        fn: Callable[[SourceText, ReadFile], SourceResult] = getattr(
+            importlib.import_module(f"vlint.sources.{module}"), function
+        )
+        return fn(src, read_file)
+
+    return extract
 
 
 def _sniff_vllm_config(src: SourceText) -> bool:
-    if not _is_yaml(src):
+    if src.abspath.suffix.lower() not in (".yaml", ".yml"):
         return False
     from vlint.argspec.history import is_known_option
+    from vlint.sources import vllm_yaml
 
     return vllm_yaml.looks_like_vllm_config(src, is_known_option)
 
 
 SOURCES: tuple[Source, ...] = (
-    Source(shell.NAME, shell.sniff, shell.extract),
-    Source(kubernetes.NAME, kubernetes.sniff, kubernetes.extract),
-    Source(helm.NAME, helm.sniff, helm.extract),
-    Source("template", helm.template_sniff, helm.template_extract),
-    Source(compose.NAME, compose.sniff, compose.extract),
-    Source(github_actions.NAME, github_actions.sniff, github_actions.extract),
-    Source(skypilot.NAME, skypilot.sniff, skypilot.extract),
-    Source(ray_serve.NAME, ray_serve.sniff, ray_serve.extract),
-    Source(dockerfile.NAME, dockerfile.sniff, dockerfile.extract),
-    Source(python_ast.NAME, python_ast.sniff, python_ast.extract),
-    Source(dotenv.NAME, dotenv.sniff, dotenv.extract),
-    Source(vllm_yaml.NAME, _sniff_vllm_config, vllm_yaml.extract),
+    Source("shell", sniffing.shell, _lazy("shell")),
+    Source("kubernetes", sniffing.kubernetes, _lazy("kubernetes")),
+    Source("helm", sniffing.helm, _lazy("helm")),
+    Source("template", sniffing.template, _lazy("helm", "template_extract")),
+    Source("compose", sniffing.compose, _lazy("compose")),
+    Source("github-actions", sniffing.github_actions, _lazy("github_actions")),
+    Source("skypilot", sniffing.skypilot, _lazy("skypilot")),
+    Source("ray-serve", sniffing.ray_serve, _lazy("ray_serve")),
+    Source("dockerfile", sniffing.dockerfile, _lazy("dockerfile")),
+    Source("python", sniffing.python, _lazy("python_ast")),
+    Source("dotenv", sniffing.dotenv, _lazy("dotenv")),
+    Source("vllm-config", _sniff_vllm_config, _lazy("vllm_yaml")),
 )
 
 

@@ -26,12 +26,11 @@ from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.images import default_entrypoint, image_vllm_version, parse_image
 from vlint.sources.shell_eval import Command, ShellEvaluator, Var, Word
 from vlint.sources.shell_lexer import Arith, Lexer, Param, ShellSyntaxError
+from vlint.sources.sniffing import shell as sniff  # noqa: F401 - re-exported: callers use shell.sniff
 from vlint.span import PositionMap, Span
 
 NAME = "shell"
 
-_SHELL_EXTS = {".sh", ".bash", ".zsh", ".ksh", ".ps1", ".command", ".run"}
-_SHEBANG = re.compile(r"^#!.*\b(ba|z|k|da)?sh\b")
 _PYTHON = re.compile(r"^(?:.*/)?python(?:\d+(?:\.\d+)?)?$")
 _MODULES = {
     "vllm.entrypoints.openai.api_server": "api_server",
@@ -213,14 +212,6 @@ _DOCKER_VALUE_OPTS = {
     "--cpu-rt-runtime",
     "--gpus-per-task",
 }
-
-
-def sniff(src: SourceText) -> bool:
-    name = src.abspath.name.lower()
-    if Path(name).suffix in _SHELL_EXTS:
-        return True
-    first = src.text[:200].lstrip("\ufeff").lstrip().split("\n", 1)[0]
-    return bool(_SHEBANG.match(first))
 
 
 @dataclass(slots=True)

@@ -14,23 +14,16 @@ import re
 
 from vlint.invocation import Fact, Token
 from vlint.sources.base import ReadFile, SourceResult, SourceText
-from vlint.sources.compose import YamlDoc, get, items, load_yaml, plain, plain_yaml, seq
+from vlint.sources.compose import YamlDoc, get, items, load_yaml, plain, seq
 from vlint.sources.dockerfile import Container, Piece, image_facts, merge_result, script_launches
 from vlint.sources.images import parse_image
+from vlint.sources.sniffing import skypilot as sniff  # noqa: F401 - re-exported: callers use skypilot.sniff
 from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode
 from vlint.span import Span
 
 NAME = "skypilot"
 
-_TOP = re.compile(r"^(run|setup|resources|envs|num_nodes|secrets|file_mounts|workdir|service)\s*:", re.MULTILINE)
 _PIN = re.compile(r"""\bvllm(?:\[[^\]]*\])?==v?(\d+\.\d+\.\d+(?:\.?post\d+)?)""")
-
-
-def sniff(src: SourceText) -> bool:
-    if not plain_yaml(src):
-        return False
-    keys = set(_TOP.findall(src.text))
-    return bool(keys & {"run", "setup"}) and bool(keys & {"resources", "envs", "num_nodes", "secrets"})
 
 
 def _accelerators(node: Node | None, doc: YamlDoc) -> list[tuple[str, int | None]]:

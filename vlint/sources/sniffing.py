@@ -1,0 +1,194 @@
+"""Which source applies to a file: the cheap tests, kept apart from the sources themselves.
+
+Sniffing runs on every file of a tree, so it only looks at names and a few regular expressions; the
+source modules (and what they import) are loaded only for the files they apply to. Each source module
+re-exports its ``sniff`` from here.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePath
+
+from vlint.sources.base import SourceText
+
+# -- shared helpers ------------------------------------------------------------------------------
+#: ``{{ … }}`` Go/Helm/KServe template syntax (``${{ }}`` of GitHub Actions is not a template)
+TEMPLATE = re.compile(r"(?<!\$)\{\{.*?\}\}", re.DOTALL)
+_YAML_SUFFIXES = (".yaml", ".yml", ".tpl")
+
+
+def is_yamlish(src: SourceText) -> bool:
+    return src.abspath.name.lower().endswith(_YAML_SUFFIXES)
+
+
+def has_template(text: str) -> bool:
+    return TEMPLATE.search(text) is not None
+
+
+def is_vllm_template(text: str) -> bool:
+    """Template syntax in a file that mentions vLLM (other charts' templates are not vLLM's business)."""
+    return has_template(text) and "vllm" in text.lower()
+
+
+def plain_yaml(src: SourceText) -> bool:
+    """A ``.yaml``/``.yml`` file that is YAML as it stands (Go templates are the template source's)."""
+    return src.abspath.suffix.lower() in (".yaml", ".yml") and not has_template(src.text)
+
+
+def _top_keys(pattern: re.Pattern[str], text: str) -> set[str]:
+    return set(pattern.findall(text))
+
+
+# -- shell ---------------------------------------------------------------------------------------
+SHELL_EXTS = {".sh", ".bash", ".zsh", ".ksh", ".ps1", ".command", ".run"}
+_SHEBANG = re.compile(r"^#!.*\b(ba|z|k|da)?sh\b")
+
+
+def shell(src: SourceText) -> bool:
+    if PurePath(src.abspath.name.lower()).suffix in SHELL_EXTS:
+        return True
+    first = src.text[:200].lstrip("\ufeff").lstrip().split("\n", 1)[0]
+    return bool(_SHEBANG.match(first))
+
+
+# -- Kubernetes and Helm -------------------------------------------------------------------------
+_API_VERSION = re.compile(r"^apiVersion\s*:", re.MULTILINE)
+_KIND = re.compile(r"^kind\s*:", re.MULTILINE)
+_HELM_TOP = re.compile(r"^(servingEngineSpec|catalog|modelArtifacts|decode|prefill|image)\s*:", re.MULTILINE)
+
+
+def kubernetes(src: SourceText) -> bool:
+    return is_yamlish(src) and bool(_API_VERSION.search(src.text)) and bool(_KIND.search(src.text))
+
+
+def helm(src: SourceText) -> bool:
+    if not is_yamlish(src):
+        return False
+    keys = _top_keys(_HELM_TOP, src.text)
+    if "servingEngineSpec" in keys:
+        return True
+    if "catalog" in keys and re.search(r"^\s+engine\s*:\s*['\"]?vllm", src.text, re.IGNORECASE | re.MULTILINE):
+        return True
+    if "modelArtifacts" in keys and keys & {"decode", "prefill"}:
+        return True
+    return "image" in keys and "vllm" in src.text.lower() and re.search(r"^\s+command\s*:", src.text, re.M) is not None
+
+
+def template(src: SourceText) -> bool:
+    """A YAML-like file with ``{{ … }}`` that mentions vLLM and no other source claims."""
+    return is_yamlish(src) and is_vllm_template(src.text) and not kubernetes(src) and not helm(src)
+
+
+# -- compose, CI and cluster launchers ---------------------------------------------------------------
+_COMPOSE_NAME = re.compile(r"^(docker-)?compose([.-].*)?\.ya?ml$", re.IGNORECASE)
+_TOP_SERVICES = re.compile(r"^services\s*:", re.MULTILINE)
+_SERVICE_KEYS = re.compile(r"^\s+(image|command|build|entrypoint)\s*:", re.MULTILINE)
+_K8S = re.compile(r"^(apiVersion|kind)\s*:", re.MULTILINE)
+
+
+def compose(src: SourceText) -> bool:
+    if not plain_yaml(src):
+        return False
+    if _COMPOSE_NAME.match(src.abspath.name):
+        return True
+    text = src.text
+    return bool(_TOP_SERVICES.search(text) and _SERVICE_KEYS.search(text) and not _K8S.search(text))
+
+
+_WORKFLOW_PATH = re.compile(r"(^|/)\.github/workflows/[^/]+\.ya?ml$")
+_GHA_TOP = re.compile(r"^(jobs|on|\"on\"|'on'|true|runs|name|inputs)\s*:", re.MULTILINE)
+_USING = re.compile(r"^\s+using\s*:\s*['\"]?composite", re.MULTILINE)
+
+
+def github_actions(src: SourceText) -> bool:
+    if not plain_yaml(src):
+        return False
+    if _WORKFLOW_PATH.search(src.abspath.as_posix()):
+        return True
+    keys = _top_keys(_GHA_TOP, src.text)
+    if "jobs" in keys and keys & {"on", '"on"', "'on'", "true"}:
+        return True
+    return "runs" in keys and bool(_USING.search(src.text))
+
+
+_SKY_TOP = re.compile(r"^(run|setup|resources|envs|num_nodes|secrets|file_mounts|workdir|service)\s*:", re.MULTILINE)
+
+
+def skypilot(src: SourceText) -> bool:
+    if not plain_yaml(src):
+        return False
+    keys = _top_keys(_SKY_TOP, src.text)
+    return bool(keys & {"run", "setup"}) and bool(keys & {"resources", "envs", "num_nodes", "secrets"})
+
+
+_RAY_HINTS = re.compile(r"^\s*(llm_configs|engine_kwargs|serveConfigV2|model_loading_config)\s*:", re.MULTILINE)
+
+
+def ray_serve(src: SourceText) -> bool:
+    if not plain_yaml(src):
+        return False
+    text = src.text
+    return bool(_RAY_HINTS.search(text)) or (
+        "import_path" in text and re.search(r"^applications\s*:", text, re.MULTILINE) is not None
+    )
+
+
+# -- Dockerfile, .env, Python --------------------------------------------------------------------
+_DOCKERFILE_NAMES = (re.compile(r"^(docker|container)file$"), re.compile(r"^(docker|container)file[.-]"))
+_FROM_LINE = re.compile(r"^FROM\s+(?:--\S+\s+)*\S+(?:\s+AS\s+\S+)?\s*$", re.IGNORECASE)
+_NOT_DOCKERFILE_EXTS = {
+    ".sh",
+    ".bash",
+    ".py",
+    ".yaml",
+    ".yml",
+    ".json",
+    ".toml",
+    ".md",
+    ".txt",
+    ".env",
+    ".cfg",
+    ".ini",
+}
+
+
+def is_dockerfile_name(name: str) -> bool:
+    n = name.lower()
+    return any(p.match(n) for p in _DOCKERFILE_NAMES) or n.endswith((".dockerfile", ".containerfile"))
+
+
+def dockerfile(src: SourceText) -> bool:
+    if is_dockerfile_name(src.abspath.name):
+        return True
+    if src.abspath.suffix.lower() in _NOT_DOCKERFILE_EXTS:
+        return False
+    # content: the first instruction is FROM (or ARG before FROM)
+    for line in src.text[:4000].split("\n"):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        word = s.split(None, 1)[0].upper()
+        if word == "FROM":
+            return _FROM_LINE.match(s) is not None
+        if word != "ARG":
+            return False
+    return False
+
+
+def is_dotenv_name(name: str) -> bool:
+    n = name.lower()
+    return n == ".env" or n.startswith(".env.") or n.endswith(".env")
+
+
+def dotenv(src: SourceText) -> bool:
+    return is_dotenv_name(src.abspath.name)
+
+
+_PYTHON_VLLM = re.compile(
+    r"^\s*(from\s+vllm\b|import\s+vllm\b)|ray\.serve\.llm|[\"']vllm[\"']|vllm serve|vllm\.entrypoints", re.MULTILINE
+)
+
+
+def python(src: SourceText) -> bool:
+    return src.abspath.suffix.lower() == ".py" and _PYTHON_VLLM.search(src.text) is not None

@@ -167,7 +167,12 @@ class Run:
     type=click.IntRange(min=1),
     help="Worker processes for large trees [default: the number of CPUs]; the output is the same.",
 )
+@click.option("--fix", "apply_fixes", is_flag=True, help="Apply safe fixes in place (same as `vlint fix`).")
+@click.option("--diff", "show_diff", is_flag=True, help="With --fix: print the fixes as a unified diff, write nothing.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix: also apply fixes that change behaviour.")
+@click.pass_context
 def check_cmd(
+    ctx: click.Context,
     paths: tuple[Path, ...],
     fmt: str | None,
     output: Path | None,
@@ -190,8 +195,32 @@ def check_cmd(
     no_color: bool,
     online: bool,
     jobs: int | None,
+    apply_fixes: bool,
+    show_diff: bool,
+    unsafe_fixes: bool,
 ) -> None:
     """Lint vLLM launch configs in PATHS (files or folders; default: the current folder)."""
+    if apply_fixes or show_diff or unsafe_fixes:
+        from vlint.commands.fix import fix_cmd
+
+        ctx.invoke(
+            fix_cmd,
+            paths=paths,
+            show_diff=show_diff,
+            unsafe_fixes=unsafe_fixes,
+            select=select,
+            extend_select=extend_select,
+            ignore=ignore,
+            vllm_version=vllm_version,
+            gpu=gpu,
+            gpu_memory_gib=gpu_memory_gib,
+            config_file=config_file,
+            isolated=isolated,
+            fail_on=fail_on,
+            quiet=quiet,
+            online=online,
+        )
+        return
     from vlint.engine import Engine, Selection
     from vlint.lint import LintOptions, lint_paths
     from vlint.rules import RuleError

@@ -90,9 +90,7 @@ def run_record(rec: dict[str, Any]) -> tuple[Row | None, str | None]:
     obs = rec.get("observed_numeric") or {}
     gpu = lookup_gpu(rec.get("gpu") or "")
     if gpu is None and obs.get("total_gpu_memory_gib"):
-        gpu = gpu_from_memory(
-            float(obs["total_gpu_memory_gib"]), name=f"{obs['total_gpu_memory_gib']} GiB (logged)"
-        )
+        gpu = gpu_from_memory(float(obs["total_gpu_memory_gib"]), name=f"{obs['total_gpu_memory_gib']} GiB (logged)")
     if gpu is None:
         return None, f"GPU unknown: {rec.get('gpu')!r}"
     version, vnote = _version(rec)
@@ -114,9 +112,7 @@ def run_record(rec: dict[str, Any]) -> tuple[Row | None, str | None]:
     resolved = resolve_defaults(version, gpu=gpu, usage_context="OPENAI_API_SERVER", arch=arch, user=user)
     extra: dict[str, Any] = {}
     # another process on the GPU is part of the deployment: the startup error states how much was free
-    m = re.search(
-        r"Free memory on device \S+ \(([\d.]+)/([\d.]+) GiB\)", str(rec.get("failure_message") or "")
-    )
+    m = re.search(r"Free memory on device \S+ \(([\d.]+)/([\d.]+) GiB\)", str(rec.get("failure_message") or ""))
     if m:
         extra["other_gpu_usage_gib"] = max(0.0, float(m.group(2)) - float(m.group(1)) - 0.51)
     inp = inputs_from_resolved(arch, gpu, version, resolved, **extra)
@@ -189,11 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(skipped)} skipped). Errors are |predicted − logged| / logged. Values GiB unless noted."
     )
     w("")
-    w(
-        "| record | model | GPU | vLLM | "
-        + " | ".join(f"{n} pred/log" for n, _, _ in QUANTITIES)
-        + " | verdict |"
-    )
+    w("| record | model | GPU | vLLM | " + " | ".join(f"{n} pred/log" for n, _, _ in QUANTITIES) + " | verdict |")
     w("|---|---|---|---|" + "---|" * (len(QUANTITIES) + 1))
     for r in rows:
         cells = []
@@ -224,9 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         s = summarize(rows, pick)
         w(
             f"| {title} | "
-            + " | ".join(
-                f"{s[n][0]:.2f} / {s[n][1]:.2f} ({s[n][2]})" if n in s else "–" for n, _, _ in QUANTITIES
-            )
+            + " | ".join(f"{s[n][0]:.2f} / {s[n][1]:.2f} ({s[n][2]})" if n in s else "–" for n, _, _ in QUANTITIES)
             + " |"
         )
     v_rows = [r for r in rows if r.verdict is not None]

@@ -554,3 +554,16 @@ def test_secret_in_a_config_file_says_where_it_is(project: Path) -> None:
     _, doc = run_json("--select", "VL502", "cfg.yaml")
     (f,) = doc["findings"]
     assert "command line" not in f["message"]
+
+
+def test_broken_yaml_about_vllm_is_a_file_error(tmp_path: Path) -> None:
+    """A vLLM config that does not parse is an error (exit 2), not a silently skipped file; other broken
+    YAML in a tree is not vlint's business."""
+    (tmp_path / "serve.yaml").write_text("model: x\nmax-model-len: 8192\n\tgpu-memory-utilization: 0.9\n")
+    (tmp_path / "other.yaml").write_text("a: [1,\n")
+    r = CliRunner().invoke(main, [str(tmp_path), "--format", "json"])
+    assert r.exit_code == 2
+    doc = json.loads(r.output)
+    errors = {Path(f["path"]).name: f["error"] for f in doc["files"]}
+    assert errors["serve.yaml"]["line"] == 3 and "tab" in errors["serve.yaml"]["message"]
+    assert errors["other.yaml"] is None

@@ -70,11 +70,7 @@ def _trim(value: Any) -> Any:
         for k, v in value.items():
             if k in _DROP:
                 continue
-            if (
-                k in ("modules_to_not_convert", "ignore", "exclude_modules")
-                and isinstance(v, list)
-                and len(v) > 8
-            ):
+            if k in ("modules_to_not_convert", "ignore", "exclude_modules") and isinstance(v, list) and len(v) > 8:
                 # keep the patterns that tell which module kinds stay unquantized
                 kinds = sorted({p.split(".")[-1] if "." in p else p for p in v})[:8]
                 v = [f"*{x}" for x in kinds]
@@ -137,9 +133,7 @@ def build(shared: Path) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     default_shared = ROOT.parent / "shared"
-    ap.add_argument(
-        "--shared", type=Path, default=default_shared if default_shared.is_dir() else Path("/work/shared")
-    )
+    ap.add_argument("--shared", type=Path, default=default_shared if default_shared.is_dir() else Path("/work/shared"))
     ap.add_argument("--out", type=Path, default=ROOT / "vlint" / "data" / "models.json")
     args = ap.parse_args()
     data = build(args.shared)

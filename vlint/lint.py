@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -351,8 +352,39 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
                 break
     except Exception as e:  # the safety net: a source's bug costs this file only
         fr.error = internal_error(stage, e)
+    if not names and fr.error is None:
+        fr.error = _unreadable_yaml(src, explicit)
     fr.sources = tuple(names)
     return fr, combined, path
+
+
+_KEY_LINE = re.compile(r"^\s*([A-Za-z][\w-]*)\s*:", re.MULTILINE)
+
+
+def _about_vllm(text: str) -> bool:
+    """Names vLLM, or has at least two keys that are vLLM options (a --config file)."""
+    if "vllm" in text.lower():
+        return True
+    from vlint.argspec.history import is_known_option
+
+    return sum(1 for k in set(_KEY_LINE.findall(text)) if k != "model" and is_known_option(k)) >= 2
+
+
+def _unreadable_yaml(src: SourceText, explicit: bool) -> FileError | None:
+    """A YAML file no source claimed because it does not parse: an error when it is about vLLM (it names
+    vLLM, or it was given on the command line); other broken YAML in a repository is not vlint's business."""
+    if src.abspath.suffix.lower() not in (".yaml", ".yml") or not (explicit or _about_vllm(src.text)):
+        return None
+    from vlint.sources.sniffing import has_template
+    from vlint.sources.yaml_nodes import compose_all
+
+    if has_template(src.text):
+        return None
+    try:
+        compose_all(src.text, src.path)
+    except SourceError as e:
+        return FileError(e.message, e.line, e.column)
+    return None
 
 
 # -- parallel runs ---------------------------------------------------------------------------------

@@ -137,8 +137,15 @@ def test_cpu_offload_and_fp8_kv(llama_h100):
 
 
 def test_auto_fit_max_model_len(llama_h100):
-    inp = replace(llama_h100, gpu=lookup_gpu("RTX 3090"), gpu_memory_utilization=0.9, max_model_len=131072,
-                  max_num_seqs=256, max_num_batched_tokens=2048, auto_fit_max_model_len=True)
+    inp = replace(
+        llama_h100,
+        gpu=lookup_gpu("RTX 3090"),
+        gpu_memory_utilization=0.9,
+        max_model_len=131072,
+        max_num_seqs=256,
+        max_num_batched_tokens=2048,
+        auto_fit_max_model_len=True,
+    )
     e = estimate_memory(inp)
     assert e.starts and 0 < e.estimated_max_model_len < 131072
     assert e.max_concurrency == pytest.approx(1.0, abs=0.01)

@@ -11,9 +11,7 @@ LLAMA = lookup_catalog("meta-llama/Llama-3.1-8B-Instruct")
 
 
 def r(version, gpu, ctx="OPENAI_API_SERVER", **user):
-    out = resolve_defaults(
-        V(version), gpu=lookup_gpu(gpu) if gpu else None, usage_context=ctx, arch=LLAMA, user=user
-    )
+    out = resolve_defaults(V(version), gpu=lookup_gpu(gpu) if gpu else None, usage_context=ctx, arch=LLAMA, user=user)
     return {k: v.value for k, v in out.items()}, out
 
 

@@ -64,6 +64,9 @@ def _compose_all(text: str, path: str) -> list[Node]:
         line = mark.line + 1 if mark is not None else None
         col = mark.column + 1 if mark is not None else None
         problem = e.problem or "invalid YAML"
+        if "maximum nesting depth" in problem:
+            # libyaml ≥ 0.2.6 stops at its own nesting limit (1000), well past ours: same verdict
+            raise SourceError(f"YAML nested deeper than {MAX_DEPTH} levels", line, col) from None
         ctx = f" ({e.context})" if e.context else ""
         raise SourceError(f"invalid YAML: {problem}{ctx}", line, col) from None
     except yaml.YAMLError as e:

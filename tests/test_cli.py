@@ -156,6 +156,8 @@ def test_real_process_exit_code_and_version(project: Path) -> None:
     from vlint import __version__
 
     assert p.returncode == 0 and __version__ in p.stdout
+    p = subprocess.run([sys.executable, "-m", "vlint", "start.sh"], capture_output=True, text=True, env=env)
+    assert p.returncode == 1 and "VL201" in p.stdout, p.stderr
 
 
 # -- JSON -----------------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import total_ordering
+from functools import lru_cache, total_ordering
 
 _VERSION_RE = re.compile(
     r"^v?(?P<release>\d+(?:\.\d+)*)"
@@ -32,13 +32,7 @@ class Version:
     @classmethod
     def parse(cls, text: str) -> Version:
         """Parse ``0.10.2``, ``v0.19.1``, ``0.6.6.post1``; raise ValueError otherwise."""
-        m = _VERSION_RE.match(text.strip())
-        if not m:
-            raise ValueError(f"not a vLLM version: {text!r}")
-        release = tuple(int(p) for p in m.group("release").split("."))
-        post = int(m.group("post") or 0)
-        pre = (m.group("pre") or "").lower() + (m.group("prenum") or "")
-        return cls(release, post, pre)
+        return _parse(text)
 
     @classmethod
     def try_parse(cls, text: str | None) -> Version | None:
@@ -84,6 +78,19 @@ class Version:
     def short(self) -> str:
         """``0.10`` for 0.10.2: how release notes name a minor series."""
         return f"{self.minor[0]}.{self.minor[1]}"
+
+
+@lru_cache(maxsize=512)
+def _parse(text: str) -> Version:
+    """Versions are immutable and the same few strings are parsed thousands of times per run
+    (version-keyed constants, flag histories), so parsed values are shared."""
+    m = _VERSION_RE.match(text.strip())
+    if not m:
+        raise ValueError(f"not a vLLM version: {text!r}")
+    release = tuple(int(p) for p in m.group("release").split("."))
+    post = int(m.group("post") or 0)
+    pre = (m.group("pre") or "").lower() + (m.group("prenum") or "")
+    return Version(release, post, pre)
 
 
 def V(text: str) -> Version:

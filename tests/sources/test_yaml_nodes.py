@@ -41,3 +41,22 @@ def test_other_yaml_errors_keep_libyaml_wording(monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(SourceError, match="invalid YAML") as e:
         yaml_nodes.compose_all("a: [1, 2\n", "bad.yaml")
     assert e.value.line is not None
+
+
+@pytest.mark.parametrize("alias", [False, True])
+@pytest.mark.parametrize("extra", [-1, 0, 1])
+def test_depth_limit_is_exact_with_and_without_aliases(
+    monkeypatch: pytest.MonkeyPatch, alias: bool, extra: int
+) -> None:
+    """A document exactly MAX_DEPTH deep (scalar leaves counted) passes; one level more is refused —
+    with or without an alias in the document."""
+    _fresh(monkeypatch)
+    n = yaml_nodes.MAX_DEPTH - 1 + extra  # collections around one scalar: n + 1 levels
+    body = "[" * n + "x" + "]" * n
+    text = f"a: &k 1\nb: *k\nc: {body}\n" if alias else f"c: {body}\n"
+    # the top mapping is one more level
+    if n + 2 > yaml_nodes.MAX_DEPTH:
+        with pytest.raises(SourceError, match="nested deeper"):
+            yaml_nodes.compose_all(text, "d.yaml")
+    else:
+        assert yaml_nodes.compose_all(text, "d.yaml")

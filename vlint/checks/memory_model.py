@@ -214,5 +214,6 @@ def tight_headroom(ctx: CheckContext) -> Iterator[Hit]:
     yield Hit(
         _span(dep, "gpu_memory_utilization", "max_num_seqs"),
         data,
-        fix=Fix("leave more memory outside the budget: lower --gpu-memory-utilization or --max-num-seqs", unsafe=True),
+        fix=fixes.tight_headroom_fix(dep, m)
+        or Fix("leave more memory outside the budget: lower --gpu-memory-utilization or --max-num-seqs", unsafe=True),
     )

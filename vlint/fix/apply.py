@@ -219,7 +219,10 @@ def fix_paths(
         outcome.applied.extend(_record(p.finding, _files(p.edits)) for p in accepted)
         report = run.lint(run.overlay)
     outcome.after = report
-    outcome.skipped = list(given_up.values())
+    # a fix given up in one round may have been computed again and applied in a later one: only
+    # findings still reported need a reason
+    left = {(f.code, f.span.path) for f in report.findings}
+    outcome.skipped = [r for r in given_up.values() if (r.code, r.path) in left]
     for p, text in run.overlay.items():
         old = run.originals[p]
         if text != old:
@@ -263,7 +266,11 @@ def _verified(
     if verify(before, after, [p.finding for p in group]) is None:
         return group
     kept: list[_Planned] = []
-    for p in group:
+    # rule codes run from vLLM's parser (VL0xx) to settings (VL1xx, VL20x) to the memory model
+    # (VL21x): a later rule's fix is computed from settings an earlier one changes (a max-model-len
+    # that fits at the gpu_memory_utilization VL201 lowers), so earlier codes are tried first and a
+    # later fix that no longer holds is computed again in the next round
+    for p in sorted(group, key=lambda p: p.finding.code):
         trial = _with_edits(run, base, [e for k in [*kept, p] for e in k.edits])
         problem = verify(before, run.lint(trial, targets), [k.finding for k in [*kept, p]])
         if problem is None:

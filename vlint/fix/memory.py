@@ -147,6 +147,9 @@ def will_not_start_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
                 ),
                 set_value(dep, "max_model_len", fits),
             )
+        lowered = _lower_budget_and_fit(dep, base)
+        if lowered is not None:
+            return lowered
     if stage in ("kv_cache_check", "no_kv_memory"):
         chunked = _chunking_fix(dep, base)
         if chunked is not None:
@@ -190,6 +193,64 @@ def will_not_start_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
         why = "the sampler warms up with that many dummy requests" if stage == "sampler_warmup" else "Mamba blocks"
         return _fix(f"lower --max-num-seqs to {best} ({why})", set_value(dep, "max_num_seqs", best))
     return None
+
+
+def _highest_gmu(base: MemoryInputs, ok: Callable[[MemoryEstimate], bool], **changes: Any) -> float | None:
+    """The highest gpu_memory_utilization below the current one (down to 50 points lower) at which
+    ``ok`` holds. Not a binary search: too high leaves no room outside the budget, too low no KV cache."""
+    cur = round(base.gpu_memory_utilization * 100)
+    for p in range(cur - 1, max(cur - 50, 0), -1):
+        e = estimate(base, gpu_memory_utilization=p / 100, **changes)
+        if e is not None and ok(e):
+            return p / 100
+    return None
+
+
+def _clean(e: MemoryEstimate) -> bool:
+    return e.starts and not e.risks
+
+
+def _lower_budget_and_fit(dep: Deployment, base: MemoryInputs) -> Fix | None:
+    """No max_model_len starts at this gpu_memory_utilization because what vLLM allocates outside
+    the budget after the KV cache (CUDA graphs, the sampler warm-up) does not fit beside it: the
+    highest utilization at which a short request starts (without a post-startup risk when there is
+    one), with the longest max_model_len that fits there."""
+    probe = min(base.max_model_len, 256)
+    first = estimate(base, max_model_len=probe)
+    if first is None or first.starts or first.failure_stage not in ("sampler_warmup", "cuda_graph_capture"):
+        return None
+    gmu = _highest_gmu(base, _clean, max_model_len=probe) or _highest_gmu(base, lambda e: e.starts, max_model_len=probe)
+    if gmu is None:
+        return None
+    fits = largest(probe, base.max_model_len, lambda x: _starts(base, gpu_memory_utilization=gmu, max_model_len=x))
+    if fits is None:
+        return None
+    e = estimate(base, gpu_memory_utilization=gmu, max_model_len=fits)
+    conc = f" at {e.max_concurrency:.2f}× concurrency" if e is not None else ""
+    why = "CUDA graphs" if first.failure_stage == "cuda_graph_capture" else "CUDA graphs and the sampler warm-up"
+    what = f"lower --gpu-memory-utilization to {gmu:.2f}"
+    changes = [set_value(dep, "gpu_memory_utilization", gmu)]
+    if fits < base.max_model_len:
+        what += f" and set --max-model-len {fits} (the largest that fits there{conc})"
+        changes.append(set_value(dep, "max_model_len", fits))
+    return _fix(f"{what}: at {base.gpu_memory_utilization:.2f} {why} do not fit outside the budget", *changes)
+
+
+# -- VL214 -------------------------------------------------------------------------------------
+def tight_headroom_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
+    """It starts, with a thin margin for what comes after the KV cache: the highest
+    gpu_memory_utilization that leaves room for it, where the launch still starts as written."""
+    base = base_inputs(dep)
+    if base is None or not m.risks:
+        return None
+    gmu = _highest_gmu(base, _clean)
+    if gmu is None:
+        return None
+    return _fix(
+        f"lower --gpu-memory-utilization to {gmu:.2f} (the highest that leaves room for what vLLM allocates "
+        "after the KV cache)",
+        set_value(dep, "gpu_memory_utilization", gmu),
+    )
 
 
 def _chunking_fix(dep: Deployment, base: MemoryInputs) -> Fix | None:

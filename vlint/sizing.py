@@ -319,6 +319,7 @@ def size(model: str, gpus: list[GpuOption], workload: Workload, opts: ResolveOpt
     from vlint.finding import SEVERITY_RANK
     from vlint.fix.memory import base_inputs, fp8_applies
     from vlint.resolve.gpus import lookup_gpu
+    from vlint.resolve.parallel import tp_splits
     from vlint.rules import load_catalog
 
     engine = Engine(load_catalog())
@@ -331,13 +332,13 @@ def size(model: str, gpus: list[GpuOption], workload: Workload, opts: ResolveOpt
         assert spec is not None
         probe = _resolve(model, SizeRow(option.name, spec.total_gib, 1, "auto", mml, mns, 0), opts, option.name)
         version = str(probe.version)
-        if probe.arch is None:
+        arch = probe.arch
+        if arch is None:
             raise SizingError(f"vlint does not know the model {model!r} (a local folder with config.json, or --online)")
-        heads = probe.arch.num_attention_heads
         limit = option.count or 8
         default_mns = probe.resolved.get("max_num_seqs")
         cap = default_mns.value if default_mns is not None and isinstance(default_mns.value, int) else mns
-        for tp in (t for t in _TP_SIZES if t <= limit and heads % t == 0):
+        for tp in (t for t in _TP_SIZES if t <= limit and tp_splits(arch, t)):
             fp8_ok = False
             for kv in ("auto", "fp8"):
                 if kv == "fp8" and not fp8_ok:

@@ -163,3 +163,39 @@ def max_model_len_over_derived(ctx: CheckContext) -> Iterator[Hit]:
             set_value(dep, "max_model_len", limit),
         ),
     )
+
+
+@check("memory.tensor_parallel_split")
+def tensor_parallel_split(ctx: CheckContext) -> Iterator[Hit]:
+    """A tensor-parallel size that cannot split the attention or KV heads (vlint/resolve/parallel.py)."""
+    from vlint.resolve.parallel import tp_split_error, tp_splits
+
+    dep = ctx.dep
+    assert dep is not None
+    s = dep.setting("tensor_parallel_size")
+    arch = dep.arch
+    if s is None or arch is None or not isinstance(s.value, int) or isinstance(s.value, bool):
+        return
+    err = tp_split_error(arch, s.value)
+    if err is None:
+        return
+    below = next((t for t in range(s.value - 1, 1, -1) if tp_splits(arch, t)), 1)
+    above = next((t for t in (2, 4, 8, 16, 32) if t > s.value and tp_splits(arch, t)), None)
+    fix_text = f"use --tensor-parallel-size {below} (the largest below {s.value} that splits the heads)"
+    if above is not None:
+        fix_text += f", or {above} on {above} GPUs"
+    yield Hit(
+        s.full_span,
+        {
+            "tp": s.value,
+            "model": dep.model,
+            "error": err.message,
+            "stage": err.stage,
+            "heads": err.heads,
+            "kv_heads": err.kv_heads,
+            "suggested_tp": below,
+        },
+        fix=with_changes(
+            Fix(fix_text, s.value_span, str(below), unsafe=True), set_value(dep, "tensor_parallel_size", below)
+        ),
+    )

@@ -32,6 +32,7 @@ def what_ifs(dep: Deployment) -> list[WhatIf]:
     """The memory model re-run with each change vlint would suggest for this deployment."""
     from vlint.memory import estimate_memory, inputs_from_resolved
     from vlint.report.explain import WhatIf
+    from vlint.resolve.parallel import tp_splits
 
     m = dep.memory
     if m is None or dep.arch is None or dep.gpu is None:
@@ -54,7 +55,7 @@ def what_ifs(dep: Deployment) -> list[WhatIf]:
         changes.append(("--gpu-memory-utilization 0.9", {"gpu_memory_utilization": 0.9}))
     if not m.starts and m.failure_stage in ("weights", "no_kv_memory", "kv_cache_check"):
         tp = base.tensor_parallel_size * 2
-        if dep.arch.num_attention_heads % tp == 0:
+        if tp_splits(dep.arch, tp):
             changes.append((f"--tensor-parallel-size {tp}", {"tensor_parallel_size": tp}))
     out = []
     for label, kw in changes:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from vlint.finding import Fix, SettingChange
 from vlint.fix.changes import remove_setting, set_value, with_changes
+from vlint.resolve.parallel import tp_splits
 
 if TYPE_CHECKING:
     from vlint.deployment import Deployment
@@ -77,7 +78,7 @@ def fp8_applies(dep: Deployment, base: MemoryInputs) -> bool:
 
 def tp_candidates(dep: Deployment, base: MemoryInputs) -> list[int]:
     """Tensor-parallel sizes above the current one that the model's heads divide, within the GPUs
-    the launch has when vlint knows how many (vLLM: num_attention_heads % tp == 0)."""
+    the launch has when vlint knows how many (vLLM must be able to split the heads: resolve/parallel.py)."""
     assert dep.arch is not None
     cur = base.tensor_parallel_size * base.pipeline_parallel_size
     limit = dep.gpu_count if dep.gpu_count else max(_TP_CANDIDATES)
@@ -85,7 +86,7 @@ def tp_candidates(dep: Deployment, base: MemoryInputs) -> list[int]:
     for tp in _TP_CANDIDATES:
         if tp <= base.tensor_parallel_size or tp * base.pipeline_parallel_size > max(limit, cur):
             continue
-        if dep.arch.num_attention_heads % tp == 0:
+        if tp_splits(dep.arch, tp):
             out.append(tp)
     return out
 

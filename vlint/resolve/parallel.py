@@ -1,0 +1,59 @@
+"""Whether tensor parallelism can split a model's attention heads, as vLLM decides it.
+
+Two checks, the same in every bundled release (0.6.6 → 0.33.0):
+
+* ``ModelConfig.verify_with_parallel_config`` raises ``ValueError: Total number of attention heads
+  (H) must be divisible by tensor parallel size (T).`` before anything is loaded
+  (``vllm/config/model.py:1558-1565`` in 0.33.0, ``vllm/config.py:672-678`` in 0.6.6.post1);
+* ``QKVParallelLinear`` then splits the KV heads: with ``T >= KV`` each head is replicated
+  ``divide(T, KV)`` times, else each rank holds ``divide(KV, T)`` heads, and ``divide`` asserts
+  ``AssertionError: A is not divisible by B`` while the model is built
+  (``vllm/model_executor/layers/linear.py:1064-1071`` and ``vllm/distributed/utils.py:51-55``,
+  0.33.0). MLA models keep one latent KV vector that is not split this way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vlint.resolve.model_arch import ModelArch
+
+
+@dataclass(frozen=True, slots=True)
+class SplitError:
+    """vLLM's error for a tensor-parallel size that cannot split the heads."""
+
+    message: str  # as vLLM prints it
+    stage: str  # when vLLM raises it
+    heads: int
+    kv_heads: int | None  # set when the KV heads are the problem
+
+
+def tp_split_error(arch: ModelArch, tp: int) -> SplitError | None:
+    if tp <= 1:
+        return None
+    heads = arch.num_attention_heads
+    if heads % tp:
+        return SplitError(
+            f"ValueError: Total number of attention heads ({heads}) must be divisible by tensor parallel size ({tp}).",
+            "when the engine configuration is checked",
+            heads,
+            None,
+        )
+    kv = arch.num_kv_heads
+    if arch.is_mla or kv <= 0 or (arch.full_num_kv_heads and arch.full_num_kv_heads != kv):
+        return None
+    a, b = (tp, kv) if tp >= kv else (kv, tp)
+    if a % b:
+        return SplitError(
+            f"AssertionError: {a} is not divisible by {b}",
+            f"while the model is built (QKVParallelLinear splits {kv} KV heads across {tp} ranks)",
+            heads,
+            kv,
+        )
+    return None
+
+
+def tp_splits(arch: ModelArch, tp: int) -> bool:
+    """vLLM can run the model with tensor-parallel size ``tp``."""
+    return tp_split_error(arch, tp) is None

@@ -558,3 +558,15 @@ def test_corpus_fixes_parse_and_clear_their_findings(
         if p.is_file() and p.resolve() not in {q.resolve() for q in outcome.changed}:
             rel = p.relative_to(corpus)
             assert p.read_bytes() == (shared / "corpus" / "real" / rel).read_bytes(), rel
+
+
+def test_vl206_fix_is_float16_or_float32_for_models_vllm_keeps_off_float16(work: Path) -> None:
+    (work / "run.sh").write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --dtype bfloat16 --max-model-len 4096\n")
+    (f,) = [f for f in findings("run.sh", "--gpu", "T4") if f["code"] == "VL206"]
+    assert f["fix"]["changes"][0]["value"] == "half" and f["fix"]["unsafe"]
+    run("fix", "--isolated", "--unsafe-fixes", "--select", "VL206", "--gpu", "T4", "run.sh")
+    assert "--dtype half " in (work / "run.sh").read_text()
+    assert "VL206" not in codes("run.sh", "--gpu", "T4")
+    (work / "g.sh").write_text("vllm serve google/gemma-2-9b-it --dtype bfloat16 --max-model-len 4096\n")
+    (g,) = [f for f in findings("g.sh", "--gpu", "T4") if f["code"] == "VL206"]
+    assert g["fix"]["changes"][0]["value"] == "float32" and "gemma2" in g["fix"]["description"]

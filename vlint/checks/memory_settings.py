@@ -199,3 +199,52 @@ def tensor_parallel_split(ctx: CheckContext) -> Iterator[Hit]:
             Fix(fix_text, s.value_span, str(below), unsafe=True), set_value(dep, "tensor_parallel_size", below)
         ),
     )
+
+
+#: model types vLLM refuses to run in float16 ("Numerical instability", _FLOAT16_NOT_SUPPORTED_MODELS
+#: in vllm/config/model.py:2398-2403, 0.33.0; since 0.9)
+_NO_FLOAT16 = frozenset({"gemma2", "gemma3", "gemma3_text", "glm4", "plamo2"})
+#: --dtype auto falls back to float16 on pre-Ampere GPUs from this release (vLLM PR #17265)
+_AUTO_DTYPE_FALLBACK_SINCE = "0.9.0"
+
+
+@check("memory.bfloat16_unsupported_gpu")
+def bfloat16_unsupported_gpu(ctx: CheckContext) -> Iterator[Hit]:
+    """bfloat16 on an NVIDIA GPU below compute capability 8.0 (T4, V100, RTX 20xx): the worker's
+    dtype check (vllm/platforms/cuda.py:462-480 in 0.19.1; vllm/worker/worker.py:533-550 in 0.8.5)."""
+    from vlint.resolve.model_arch import normalize_dtype
+    from vlint.version import V
+
+    dep = ctx.dep
+    assert dep is not None
+    gpu = dep.gpu
+    cc = gpu.cc_major_minor if gpu is not None else None
+    if gpu is None or gpu.vendor != "nvidia" or cc is None or cc >= (8, 0):
+        return
+    s = dep.setting("dtype")
+    user = s.value if s is not None else None
+    if isinstance(user, str) and user.lower() != "auto":
+        if normalize_dtype(user) != "bfloat16":
+            return
+        span, why = s.full_span, f"--dtype {user}"  # type: ignore[union-attr]
+    else:
+        arch = dep.arch
+        if arch is None or normalize_dtype(arch.dtype) != "bfloat16" or dep.version >= V(_AUTO_DTYPE_FALLBACK_SINCE):
+            return  # from 0.9.0 `auto` falls back to float16 (or float32) with a warning
+        span = s.full_span if s is not None else dep.invocation.span
+        why = f"--dtype auto takes the checkpoint's bfloat16 (vLLM {dep.version} has no fallback before 0.9.0)"
+    model_type = dep.arch.text_model_type or dep.arch.model_type if dep.arch is not None else None
+    if model_type in _NO_FLOAT16:
+        target, note = "float32", f"vLLM refuses float16 for {model_type}; float32 doubles the weights' memory"
+    else:
+        target, note = "half", "float16 has the same memory cost"
+    yield Hit(
+        span,
+        {
+            "gpu": gpu.device_name or gpu.name,
+            "cc": f"{cc[0]}.{cc[1]}",
+            "why": why,
+            "version": str(dep.version),
+        },
+        fix=with_changes(Fix(f"use --dtype {target} ({note})", unsafe=True), set_value(dep, "dtype", target)),
+    )

@@ -88,3 +88,19 @@ def test_unknown_gpu_does_not_crash():
     assert "unknown GPU" in out["max_num_seqs"].why
     v2 = resolve_defaults(V("0.19.1"), gpu=None, usage_context="OPENAI_API_SERVER", arch=None, user={})
     assert v2["max_model_len"].value is None
+
+
+def test_auto_dtype_on_a_gpu_without_bfloat16() -> None:
+    """vLLM ≥ 0.9 falls back to float16 on pre-Ampere GPUs, to float32 for the models it keeps off
+    float16 (Gemma 2/3, GLM-4): the weights then take twice the memory."""
+    t4 = lookup_gpu("T4")
+    gemma = lookup_catalog("google/gemma-2-9b-it")
+    assert t4 is not None and gemma is not None and LLAMA is not None
+
+    def dtype(arch: object, version: str) -> object:
+        out = resolve_defaults(V(version), gpu=t4, usage_context="OPENAI_API_SERVER", arch=arch, user={})  # type: ignore[arg-type]
+        return out["dtype"].value
+
+    assert dtype(LLAMA, "0.19.1") == "float16"
+    assert dtype(gemma, "0.19.1") == "float32"
+    assert dtype(gemma, "0.8.5.post1") == "float16"  # no fallback yet: the worker refuses bf16 (VL206)

@@ -201,17 +201,11 @@ def tensor_parallel_split(ctx: CheckContext) -> Iterator[Hit]:
     )
 
 
-#: model types vLLM refuses to run in float16 ("Numerical instability", _FLOAT16_NOT_SUPPORTED_MODELS
-#: in vllm/config/model.py:2398-2403, 0.33.0; since 0.9)
-_NO_FLOAT16 = frozenset({"gemma2", "gemma3", "gemma3_text", "glm4", "plamo2"})
-#: --dtype auto falls back to float16 on pre-Ampere GPUs from this release (vLLM PR #17265)
-_AUTO_DTYPE_FALLBACK_SINCE = "0.9.0"
-
-
 @check("memory.bfloat16_unsupported_gpu")
 def bfloat16_unsupported_gpu(ctx: CheckContext) -> Iterator[Hit]:
     """bfloat16 on an NVIDIA GPU below compute capability 8.0 (T4, V100, RTX 20xx): the worker's
     dtype check (vllm/platforms/cuda.py:462-480 in 0.19.1; vllm/worker/worker.py:533-550 in 0.8.5)."""
+    from vlint.resolve.defaults import AUTO_DTYPE_FALLBACK_SINCE, NO_FLOAT16_MODEL_TYPES
     from vlint.resolve.model_arch import normalize_dtype
     from vlint.version import V
 
@@ -229,12 +223,12 @@ def bfloat16_unsupported_gpu(ctx: CheckContext) -> Iterator[Hit]:
         span, why = s.full_span, f"--dtype {user}"  # type: ignore[union-attr]
     else:
         arch = dep.arch
-        if arch is None or normalize_dtype(arch.dtype) != "bfloat16" or dep.version >= V(_AUTO_DTYPE_FALLBACK_SINCE):
+        if arch is None or normalize_dtype(arch.dtype) != "bfloat16" or dep.version >= V(AUTO_DTYPE_FALLBACK_SINCE):
             return  # from 0.9.0 `auto` falls back to float16 (or float32) with a warning
         span = s.full_span if s is not None else dep.invocation.span
         why = f"--dtype auto takes the checkpoint's bfloat16 (vLLM {dep.version} has no fallback before 0.9.0)"
     model_type = dep.arch.text_model_type or dep.arch.model_type if dep.arch is not None else None
-    if model_type in _NO_FLOAT16:
+    if model_type in NO_FLOAT16_MODEL_TYPES:
         target, note = "float32", f"vLLM refuses float16 for {model_type}; float32 doubles the weights' memory"
     else:
         target, note = "half", "float16 has the same memory cost"

@@ -10,7 +10,8 @@ import pytest
 from vlint.resolve.model_arch import lookup_catalog
 from vlint.resolve.parallel import tp_split_error, tp_splits
 
-QWEN7B = lookup_catalog("Qwen/Qwen2.5-7B-Instruct")  # 28 query heads, 4 KV heads
+QWEN7B = lookup_catalog("Qwen/Qwen2.5-7B-Instruct")  # 28 query heads, 4 KV heads, vocab 152,064
+PHI4 = lookup_catalog("microsoft/phi-4")  # 40 / 10, vocab 100,352
 LLAMA8B = lookup_catalog("meta-llama/Llama-3.1-8B-Instruct")  # 32 / 8
 DSV2_LITE = lookup_catalog("deepseek-ai/DeepSeek-V2-Lite")  # MLA, 16 heads
 
@@ -23,7 +24,7 @@ def test_catalog_facts() -> None:
 
 @pytest.mark.parametrize(
     ("tp", "ok"),
-    [(1, True), (2, True), (3, False), (4, True), (6, False), (7, False), (8, False), (14, False), (28, True)],
+    [(1, True), (2, True), (3, False), (4, True), (6, False), (7, False), (8, False), (14, False), (28, False)],
 )
 def test_qwen_28_heads_4_kv_heads(tp: int, ok: bool) -> None:
     assert QWEN7B is not None
@@ -37,10 +38,14 @@ def test_the_messages_are_vllms() -> None:
     assert e8.message == (
         "ValueError: Total number of attention heads (28) must be divisible by tensor parallel size (8)."
     )
-    e7 = tp_split_error(QWEN7B, 7)  # 28 % 7 == 0, but the 4 KV heads cannot be replicated 7/4 times
-    assert e7 is not None and e7.message == "AssertionError: 7 is not divisible by 4" and e7.kv_heads == 4
-    six = dataclasses.replace(QWEN7B, num_attention_heads=24, num_kv_heads=8)  # fewer GPUs than KV heads
-    e6 = tp_split_error(six, 6)
+    e7 = tp_split_error(QWEN7B, 7)  # 28 % 7 == 0, but the padded vocabulary is not split 7 ways
+    assert e7 is not None and e7.message == "AssertionError: 152064 is not divisible by 7" and e7.kv_heads is None
+    assert PHI4 is not None
+    e4 = tp_split_error(PHI4, 4)  # 40 heads and the vocabulary split 4 ways; the 10 KV heads do not
+    assert e4 is not None and e4.message == "AssertionError: 10 is not divisible by 4" and e4.kv_heads == 10
+    assert tp_splits(PHI4, 2)
+    fewer_gpus = dataclasses.replace(QWEN7B, num_attention_heads=24, num_kv_heads=8, vocab_size=64 * 6)
+    e6 = tp_split_error(fewer_gpus, 6)  # fewer GPUs than KV heads: 8 / 6
     assert e6 is not None and e6.message == "AssertionError: 8 is not divisible by 6"
 
 
@@ -50,3 +55,16 @@ def test_llama_and_mla() -> None:
     assert not tp_splits(LLAMA8B, 3)
     # MLA: only the query heads count (one latent KV vector, not split per head)
     assert tp_splits(DSV2_LITE, 16) and not tp_splits(DSV2_LITE, 32)
+
+
+def test_vocabulary_split_comes_before_the_kv_heads() -> None:
+    """Qwen3-14B (40 heads, 8 KV heads, vocab 151,936) at TP5: 40 % 5 == 0 passes the config check,
+    then the embedding fails first: "151936 is not divisible by 5" (calibration README §8)."""
+    qwen14 = lookup_catalog("Qwen/Qwen3-14B")
+    assert qwen14 is not None and (qwen14.num_attention_heads, qwen14.num_kv_heads) == (40, 8)
+    e = tp_split_error(qwen14, 5)
+    assert e is not None and e.message == "AssertionError: 151936 is not divisible by 5"
+    odd_vocab = dataclasses.replace(qwen14, vocab_size=151_900)  # padded to a multiple of 64 first
+    e = tp_split_error(odd_vocab, 5)
+    assert e is not None and e.message == "AssertionError: 151936 is not divisible by 5"
+    assert tp_splits(qwen14, 8)

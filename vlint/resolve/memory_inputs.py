@@ -49,7 +49,7 @@ def blocked_by(dep: Deployment) -> str | None:
 
         err = tp_split_error(dep.arch, tp)
         if err is not None:
-            return f"tensor_parallel_size {tp} cannot split the model's attention heads ({err.message})"
+            return f"tensor_parallel_size {tp} cannot split the model evenly ({err.message})"
     return None
 
 

@@ -5,6 +5,10 @@ Two checks, the same in every bundled release (0.6.6 → 0.33.0):
 * ``ModelConfig.verify_with_parallel_config`` raises ``ValueError: Total number of attention heads
   (H) must be divisible by tensor parallel size (T).`` before anything is loaded
   (``vllm/config/model.py:1558-1565`` in 0.33.0, ``vllm/config.py:672-678`` in 0.6.6.post1);
+* the vocabulary embedding is built first: ``VocabParallelEmbedding`` pads the vocabulary to a
+  multiple of 64 and asserts ``divide(padded, T)`` (``vllm/model_executor/layers/
+  vocab_parallel_embedding.py:75-77,289-291`` in 0.19.1; Qwen3-14B at TP5: "151936 is not
+  divisible by 5", calibration README §8);
 * ``QKVParallelLinear`` then splits the KV heads: with ``T >= KV`` each head is replicated
   ``divide(T, KV)`` times, else each rank holds ``divide(KV, T)`` heads, and ``divide`` asserts
   ``AssertionError: A is not divisible by B`` while the model is built
@@ -17,6 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vlint.resolve.model_arch import ModelArch
+
+#: DEFAULT_VOCAB_PADDING_SIZE (vllm/model_executor/layers/vocab_parallel_embedding.py:28, 0.19.1)
+VOCAB_PADDING = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +44,15 @@ def tp_split_error(arch: ModelArch, tp: int) -> SplitError | None:
         return SplitError(
             f"ValueError: Total number of attention heads ({heads}) must be divisible by tensor parallel size ({tp}).",
             "when the engine configuration is checked",
+            heads,
+            None,
+        )
+    padded = -(-arch.vocab_size // VOCAB_PADDING) * VOCAB_PADDING
+    if arch.vocab_size > 0 and padded % tp:
+        return SplitError(
+            f"AssertionError: {padded} is not divisible by {tp}",
+            f"while the model is built (VocabParallelEmbedding splits the vocabulary, padded to {padded}, "
+            f"across {tp} ranks)",
             heads,
             None,
         )

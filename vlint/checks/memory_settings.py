@@ -167,7 +167,8 @@ def max_model_len_over_derived(ctx: CheckContext) -> Iterator[Hit]:
 
 @check("memory.tensor_parallel_split")
 def tensor_parallel_split(ctx: CheckContext) -> Iterator[Hit]:
-    """A tensor-parallel size that cannot split the attention or KV heads (vlint/resolve/parallel.py)."""
+    """A tensor-parallel size that cannot split the attention heads, the vocabulary or the KV heads
+    (vlint/resolve/parallel.py)."""
     from vlint.resolve.parallel import tp_split_error, tp_splits
 
     dep = ctx.dep
@@ -181,7 +182,7 @@ def tensor_parallel_split(ctx: CheckContext) -> Iterator[Hit]:
         return
     below = next((t for t in range(s.value - 1, 1, -1) if tp_splits(arch, t)), 1)
     above = next((t for t in (2, 4, 8, 16, 32) if t > s.value and tp_splits(arch, t)), None)
-    fix_text = f"use --tensor-parallel-size {below} (the largest below {s.value} that splits the heads)"
+    fix_text = f"use --tensor-parallel-size {below} (the largest below {s.value} that splits the model evenly)"
     if above is not None:
         fix_text += f", or {above} on {above} GPUs"
     yield Hit(
@@ -216,11 +217,10 @@ def bfloat16_unsupported_gpu(ctx: CheckContext) -> Iterator[Hit]:
     if gpu is None or gpu.vendor != "nvidia" or cc is None or cc >= (8, 0):
         return
     s = dep.setting("dtype")
-    user = s.value if s is not None else None
-    if isinstance(user, str) and user.lower() != "auto":
-        if normalize_dtype(user) != "bfloat16":
+    if s is not None and isinstance(s.value, str) and s.value.lower() != "auto":
+        if normalize_dtype(s.value) != "bfloat16":
             return
-        span, why = s.full_span, f"--dtype {user}"  # type: ignore[union-attr]
+        span, why = s.full_span, f"--dtype {s.value}"
     else:
         arch = dep.arch
         if arch is None or normalize_dtype(arch.dtype) != "bfloat16" or dep.version >= V(AUTO_DTYPE_FALLBACK_SINCE):

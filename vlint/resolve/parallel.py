@@ -1,14 +1,14 @@
-"""Whether tensor parallelism can split a model's attention heads, as vLLM decides it.
+"""Whether tensor parallelism can split a model evenly, as vLLM decides it.
 
-Two checks, the same in every bundled release (0.6.6 → 0.33.0):
+Three checks, in the order vLLM makes them, the same in every bundled release (0.6.6 → 0.33.0):
 
 * ``ModelConfig.verify_with_parallel_config`` raises ``ValueError: Total number of attention heads
   (H) must be divisible by tensor parallel size (T).`` before anything is loaded
   (``vllm/config/model.py:1558-1565`` in 0.33.0, ``vllm/config.py:672-678`` in 0.6.6.post1);
-* the vocabulary embedding is built first: ``VocabParallelEmbedding`` pads the vocabulary to a
-  multiple of 64 and asserts ``divide(padded, T)`` (``vllm/model_executor/layers/
-  vocab_parallel_embedding.py:75-77,289-291`` in 0.19.1; Qwen3-14B at TP5: "151936 is not
-  divisible by 5", calibration README §8);
+* the vocabulary embedding is built first (an assertion, while the model is built):
+  ``VocabParallelEmbedding`` pads the vocabulary to a multiple of 64 and asserts
+  ``divide(padded, T)`` (``vllm/model_executor/layers/vocab_parallel_embedding.py:75-77,289-291``
+  in 0.19.1; Qwen3-14B at TP5: "151936 is not divisible by 5", calibration README §8);
 * ``QKVParallelLinear`` then splits the KV heads: with ``T >= KV`` each head is replicated
   ``divide(T, KV)`` times, else each rank holds ``divide(KV, T)`` heads, and ``divide`` asserts
   ``AssertionError: A is not divisible by B`` while the model is built

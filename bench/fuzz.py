@@ -8,7 +8,8 @@ Each worker draws inputs from the generators and mutations of ``tests/reliabilit
 wrappers, valid and mutated; byte flips, line drops, token swaps… of the real corpus in
 ``../shared/corpus/real`` when present, of the built-in seed files otherwise), lints each one with the
 library (one engine per worker) and renders it in every format. Property: exit code 0/1/2, a
-well-formed report, no exception, no internal error. Failures are saved with their input under
+well-formed report, no exception, no internal error, and each input done within ``--input-seconds``
+(a SIGALRM deadline per input: a hang is a failure, not a stalled run). Failures are saved with their input under
 ``bench/fuzz-failures/`` (or ``--out``) and listed at the end; the exit status is 1 when any was found.
 """
 
@@ -19,6 +20,7 @@ import json
 import multiprocessing
 import os
 import random
+import signal
 import sys
 import tempfile
 import time
@@ -56,8 +58,28 @@ def draw(r: random.Random, corpus: list[tuple[str, bytes]], seeds: list[tuple[st
     return "corpus-mutation", mutated_corpus_case(r, corpus)
 
 
-def worker(args: tuple[int, float, int, list[str], bool, str]) -> dict[str, object]:
-    index, deadline, seed, formats, validate_sarif, out = args
+class SlowInput(BaseException):
+    """Raised by the per-input alarm (a BaseException: vlint's per-file safety net must not catch it)."""
+
+
+def _alarm(signum: int, frame: object) -> None:
+    raise SlowInput
+
+
+def run_bounded(checker: Checker, case: Case, seconds: float) -> list[str]:
+    """``checker.run(case)``, or a failure when it takes longer than ``seconds``."""
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return checker.run(case)
+    except SlowInput:
+        return [f"no result within {seconds:g} s (a hang or a super-linear path)"]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def worker(args: tuple[int, float, int, list[str], bool, str, float]) -> dict[str, object]:
+    index, deadline, seed, formats, validate_sarif, out, input_seconds = args
     r = random.Random(seed * 1_000_003 + index)
     shared = shared_dir()
     corpus = corpus_files(shared) if shared is not None else []
@@ -69,7 +91,7 @@ def worker(args: tuple[int, float, int, list[str], bool, str]) -> dict[str, obje
     tried = 0
     while time.time() < deadline:
         kind, case = draw(r, corpus, seeds)
-        problems = checker.run(case)
+        problems = run_bounded(checker, case, input_seconds)
         tried += 1
         kinds[kind] += 1
         if problems:
@@ -92,11 +114,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--validate-sarif", action="store_true", help="validate each SARIF report against the schema")
     ap.add_argument("--out", default=str(ROOT / "bench" / "fuzz-failures"), help="where failing inputs are saved")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    ap.add_argument("--input-seconds", type=float, default=20.0, help="longest time one input may take (default 20)")
     a = ap.parse_args(argv)
     formats = [f for f in a.formats.split(",") if f]
     start = time.time()
     deadline = start + a.minutes * 60
-    jobs = [(i, deadline, a.seed, formats, a.validate_sarif, a.out) for i in range(max(1, a.jobs))]
+    jobs = [(i, deadline, a.seed, formats, a.validate_sarif, a.out, a.input_seconds) for i in range(max(1, a.jobs))]
     if len(jobs) == 1:
         results = [worker(jobs[0])]
     else:

@@ -393,6 +393,19 @@ def test_absurd_numbers_on_the_command_line(tmp_path: Path, value: str) -> None:
     assert run.error("start.sh") is None and run.exit_code in (0, 1)
 
 
+@pytest.mark.parametrize("value", ["1000000007", "9" * 400, "4097", "1025", "-3", "0"])
+def test_absurd_parallel_sizes_finish(tmp_path: Path, value: str) -> None:
+    """A fuzzed --tensor-parallel-size 1000000007 once sent VL205's fix search on a billion-step loop:
+    in a child process with a deadline, every size gets a result (qwen2.5-7b: 28 heads, 4 KV heads)."""
+    line = (
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096 "
+        f"--tensor-parallel-size {value} --pipeline-parallel-size {value}\n"
+    )
+    write_tree(tmp_path, {"start.sh": line})
+    run = lint_bounded(tmp_path, "--gpu", "H100", "start.sh", timeout=60)
+    assert run.error("start.sh") is None and run.exit_code in (0, 1)
+
+
 @pytest.mark.parametrize("value", ["1" + "0" * 400, "1e309", ".nan", "-.inf", "-5", "0b101", "0x_ff", "1:30"])
 def test_absurd_numbers_in_yaml(tmp_path: Path, value: str) -> None:
     cfg = f"model: {MODEL}\nmax-model-len: {value}\ngpu-memory-utilization: {value}\nmax-num-seqs: {value}\n"

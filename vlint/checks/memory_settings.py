@@ -165,6 +165,10 @@ def max_model_len_over_derived(ctx: CheckContext) -> Iterator[Hit]:
     )
 
 
+#: the largest tensor-parallel size the VL205 fix considers (no GPU node or cluster runs more)
+MAX_TP_SEARCH = 1024
+
+
 @check("memory.tensor_parallel_split")
 def tensor_parallel_split(ctx: CheckContext) -> Iterator[Hit]:
     """A tensor-parallel size that cannot split the attention heads, the vocabulary or the KV heads
@@ -180,7 +184,8 @@ def tensor_parallel_split(ctx: CheckContext) -> Iterator[Hit]:
     err = tp_split_error(arch, s.value)
     if err is None:
         return
-    below = next((t for t in range(s.value - 1, 1, -1) if tp_splits(arch, t)), 1)
+    # searched from at most MAX_TP_SEARCH down: a fuzzed 10**12 must not become a 10**12-step loop
+    below = next((t for t in range(min(s.value - 1, MAX_TP_SEARCH), 1, -1) if tp_splits(arch, t)), 1)
     above = next((t for t in (2, 4, 8, 16, 32) if t > s.value and tp_splits(arch, t)), None)
     fix_text = f"use --tensor-parallel-size {below} (the largest below {s.value} that splits the model evenly)"
     if above is not None:

@@ -570,3 +570,14 @@ def test_vl206_fix_is_float16_or_float32_for_models_vllm_keeps_off_float16(work:
     (work / "g.sh").write_text("vllm serve google/gemma-2-9b-it --dtype bfloat16 --max-model-len 4096\n")
     (g,) = [f for f in findings("g.sh", "--gpu", "T4") if f["code"] == "VL206"]
     assert g["fix"]["changes"][0]["value"] == "float32" and "gemma2" in g["fix"]["description"]
+
+
+def test_vl207_fix_is_bfloat16_or_float32_without_bfloat16(work: Path) -> None:
+    (work / "run.sh").write_text("vllm serve google/gemma-3-27b-it --dtype half --max-model-len 8192\n")
+    (f,) = [f for f in findings("run.sh", "--gpu", "H100") if f["code"] == "VL207"]
+    assert f["fix"]["changes"][0]["value"] == "bfloat16"
+    (t4,) = [f for f in findings("run.sh", "--gpu", "T4") if f["code"] == "VL207"]
+    assert t4["fix"]["changes"][0]["value"] == "float32"
+    run("fix", "--isolated", "--unsafe-fixes", "--select", "VL207", "--gpu", "H100", "run.sh")
+    assert "--dtype bfloat16 " in (work / "run.sh").read_text()
+    assert "VL207" not in codes("run.sh", "--gpu", "H100")

@@ -211,9 +211,8 @@ def tensor_parallel_split(ctx: CheckContext) -> Iterator[Hit]:
 def bfloat16_unsupported_gpu(ctx: CheckContext) -> Iterator[Hit]:
     """bfloat16 on an NVIDIA GPU below compute capability 8.0 (T4, V100, RTX 20xx): the worker's
     dtype check (vllm/platforms/cuda.py:462-480 in 0.19.1; vllm/worker/worker.py:533-550 in 0.8.5)."""
-    from vlint.resolve.defaults import AUTO_DTYPE_FALLBACK_SINCE, NO_FLOAT16_MODEL_TYPES
+    from vlint.resolve.dtypes import AUTO_DTYPE_FALLBACK_SINCE, UNSTABLE_IN_FLOAT16
     from vlint.resolve.model_arch import normalize_dtype
-    from vlint.version import V
 
     dep = ctx.dep
     assert dep is not None
@@ -228,13 +227,14 @@ def bfloat16_unsupported_gpu(ctx: CheckContext) -> Iterator[Hit]:
         span, why = s.full_span, f"--dtype {s.value}"
     else:
         arch = dep.arch
-        if arch is None or normalize_dtype(arch.dtype) != "bfloat16" or dep.version >= V(AUTO_DTYPE_FALLBACK_SINCE):
+        if arch is None or normalize_dtype(arch.dtype) != "bfloat16" or dep.version >= AUTO_DTYPE_FALLBACK_SINCE:
             return  # from 0.9.0 `auto` falls back to float16 (or float32) with a warning
         span = s.full_span if s is not None else dep.invocation.span
         why = f"--dtype auto takes the checkpoint's bfloat16 (vLLM {dep.version} has no fallback before 0.9.0)"
-    model_type = dep.arch.text_model_type or dep.arch.model_type if dep.arch is not None else None
-    if model_type in NO_FLOAT16_MODEL_TYPES:
-        target, note = "float32", f"vLLM refuses float16 for {model_type}; float32 doubles the weights' memory"
+    model_type = dep.arch.model_type if dep.arch is not None else None
+    if model_type in UNSTABLE_IN_FLOAT16:
+        note = f"{model_type} is numerically unstable in float16; float32 doubles the weights' memory"
+        target = "float32"
     else:
         target, note = "half", "float16 has the same memory cost"
     yield Hit(
@@ -246,4 +246,34 @@ def bfloat16_unsupported_gpu(ctx: CheckContext) -> Iterator[Hit]:
             "version": str(dep.version),
         },
         fix=with_changes(Fix(f"use --dtype {target} ({note})", unsafe=True), set_value(dep, "dtype", target)),
+    )
+
+
+@check("memory.float16_refused")
+def float16_refused(ctx: CheckContext) -> Iterator[Hit]:
+    """``--dtype float16`` for a model type the target release refuses in float16 (resolve/dtypes.py)."""
+    from vlint.resolve.dtypes import float16_refusal, refuses_float16
+    from vlint.resolve.model_arch import normalize_dtype
+
+    dep = ctx.dep
+    assert dep is not None
+    s = dep.setting("dtype")
+    arch = dep.arch
+    if s is None or arch is None or not isinstance(s.value, str) or normalize_dtype(s.value) != "float16":
+        return
+    if not refuses_float16(arch.model_type, dep.version):
+        return
+    cc = dep.gpu.cc_major_minor if dep.gpu is not None and dep.gpu.vendor == "nvidia" else None
+    if cc is not None and cc < (8, 0):
+        gpu_name = dep.gpu.name if dep.gpu else "GPU"
+        target, note = "float32", f"the {gpu_name} has no bfloat16; float32 doubles the weights' memory"
+    else:
+        target, note = "bfloat16", "the dtype the model was trained in"
+    yield Hit(
+        s.full_span,
+        {"model_type": arch.model_type, "error": float16_refusal(arch.model_type), "model": dep.model},
+        fix=with_changes(
+            Fix(f"use --dtype {target} ({note})", s.value_span, target, unsafe=True),
+            set_value(dep, "dtype", target),
+        ),
     )

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from vlint.resolve.dtypes import AUTO_DTYPE_FALLBACK_SINCE, refuses_float16
 from vlint.resolve.gpus import GpuSpec
 from vlint.resolve.model_arch import (
     MAMBA,
@@ -217,15 +218,6 @@ def cudagraph_sizes(
     return sorted(set(sizes)), why
 
 
-#: model types vLLM refuses to run in float16 ("Numerical instability": _FLOAT16_NOT_SUPPORTED_MODELS,
-#: vllm/config/model.py:2398-2403 in 0.33.0, since 0.9); `--dtype auto` serves them in float32 on GPUs
-#: without bfloat16 (_resolve_auto_dtype, vllm/config/model.py:1930-1965 in 0.19.1)
-NO_FLOAT16_MODEL_TYPES = frozenset({"gemma2", "gemma3", "gemma3_text", "glm4", "plamo2"})
-#: `--dtype auto` falls back from bfloat16 on pre-Ampere GPUs from this release (vLLM PR #17265);
-#: before it the worker's dtype check fails (VL206)
-AUTO_DTYPE_FALLBACK_SINCE = "0.9.0"
-
-
 def resolve_defaults(
     version: Version,
     *,
@@ -270,8 +262,8 @@ def resolve_defaults(
         why = f"--dtype auto: the checkpoint dtype ({ck})" if arch else "--dtype auto; model unknown, bf16 assumed"
         cc = gpu.cc_major_minor if gpu else None
         if d == "bfloat16" and cc is not None and cc < (8, 0):
-            model_type = (arch.text_model_type or arch.model_type) if arch else None
-            if model_type in NO_FLOAT16_MODEL_TYPES and version >= V(AUTO_DTYPE_FALLBACK_SINCE):
+            model_type = arch.model_type if arch else None
+            if version >= AUTO_DTYPE_FALLBACK_SINCE and refuses_float16(model_type, version):
                 lacks = f"; {gpu.name if gpu else ''} lacks bf16 and vLLM keeps {model_type} off float16"
                 d, why = "float32", why + lacks
             else:

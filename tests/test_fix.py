@@ -581,3 +581,14 @@ def test_vl207_fix_is_bfloat16_or_float32_without_bfloat16(work: Path) -> None:
     run("fix", "--isolated", "--unsafe-fixes", "--select", "VL207", "--gpu", "H100", "run.sh")
     assert "--dtype bfloat16 " in (work / "run.sh").read_text()
     assert "VL207" not in codes("run.sh", "--gpu", "H100")
+
+
+def test_vl208_fix_removes_the_flag_safely(work: Path) -> None:
+    src = "vllm serve Qwen/Qwen2.5-7B-Instruct-AWQ \\\n  --quantization gptq \\\n  --max-model-len 8192\n"
+    (work / "run.sh").write_text(src)
+    (f,) = [f for f in findings("run.sh") if f["code"] == "VL208"]
+    assert not f["fix"]["unsafe"] and f["fix"]["changes"][0]["action"] == "remove"
+    run("fix", "--isolated", "run.sh")
+    assert (work / "run.sh").read_text() == "vllm serve Qwen/Qwen2.5-7B-Instruct-AWQ \\\n  --max-model-len 8192\n"
+    assert_parses("run.sh")
+    assert "VL208" not in codes("run.sh")

@@ -277,3 +277,30 @@ def float16_refused(ctx: CheckContext) -> Iterator[Hit]:
             set_value(dep, "dtype", target),
         ),
     )
+
+
+@check("memory.quantization_mismatch")
+def quantization_mismatch(ctx: CheckContext) -> Iterator[Hit]:
+    """``--quantization`` of another format than the checkpoint's (vlint/resolve/quantization.py)."""
+    from vlint.fix.changes import remove_setting
+    from vlint.resolve.quantization import quantization_mismatch as mismatch
+
+    dep = ctx.dep
+    assert dep is not None
+    s = dep.setting("quantization")
+    arch = dep.arch
+    if s is None or arch is None or not isinstance(s.value, str):
+        return
+    error = mismatch(arch.quant_method, s.value)
+    if error is None:
+        return
+    yield Hit(
+        s.full_span,
+        {"error": error, "model": dep.model, "checkpoint": arch.quant_method, "flag": s.value},
+        fix=Fix(
+            f"remove {s.option} {s.value}: vLLM reads the method from the checkpoint ({arch.quant_method})",
+            s.full_span,
+            "",
+            changes=remove_setting(dep, "quantization"),
+        ),
+    )

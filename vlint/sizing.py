@@ -36,7 +36,6 @@ CHARS_PER_TOKEN = 4
 #: chat-template tokens per message (role markers, separators) and to open the reply, approximated
 TOKENS_PER_MESSAGE = 4
 TOKENS_PER_REPLY = 3
-_TP_SIZES = (1, 2, 4, 8, 16)
 MAX_REQUEST_LOG_BYTES = 512 * 2**20
 
 
@@ -319,7 +318,7 @@ def size(model: str, gpus: list[GpuOption], workload: Workload, opts: ResolveOpt
     from vlint.finding import SEVERITY_RANK
     from vlint.fix.memory import base_inputs, fp8_applies
     from vlint.resolve.gpus import lookup_gpu
-    from vlint.resolve.parallel import tp_splits
+    from vlint.resolve.parallel import TP_SIZES, tp_splits
     from vlint.rules import load_catalog
 
     engine = Engine(load_catalog())
@@ -338,7 +337,7 @@ def size(model: str, gpus: list[GpuOption], workload: Workload, opts: ResolveOpt
         limit = option.count or 8
         default_mns = probe.resolved.get("max_num_seqs")
         cap = default_mns.value if default_mns is not None and isinstance(default_mns.value, int) else mns
-        for tp in (t for t in _TP_SIZES if t <= limit and tp_splits(arch, t)):
+        for tp in (t for t in TP_SIZES if t <= limit and tp_splits(arch, t)):
             fp8_ok = False
             for kv in ("auto", "fp8"):
                 if kv == "fp8" and not fp8_ok:

@@ -103,4 +103,5 @@ def test_auto_dtype_on_a_gpu_without_bfloat16() -> None:
 
     assert dtype(LLAMA, "0.19.1") == "float16"
     assert dtype(gemma, "0.19.1") == "float32"
-    assert dtype(gemma, "0.8.5.post1") == "float16"  # no fallback yet: the worker refuses bf16 (VL206)
+    assert dtype(gemma, "0.8.5.post1") == "bfloat16"  # no fallback yet: kept, and the worker refuses it (VL206)
+    assert dtype(LLAMA, "0.8.5.post1") == "bfloat16"

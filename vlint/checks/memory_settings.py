@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.finding import Fix
-from vlint.fix.changes import set_value, with_changes
+from vlint.fix.changes import remove_setting, set_value, with_changes
 
 HIGH_GMU = 0.95
 #: contexts up to this are "short": leaving max_model_len unset costs little
@@ -173,20 +173,20 @@ MAX_TP_SEARCH = 1024
 def tensor_parallel_split(ctx: CheckContext) -> Iterator[Hit]:
     """A tensor-parallel size that cannot split the attention heads, the vocabulary or the KV heads
     (vlint/resolve/parallel.py)."""
-    from vlint.resolve.parallel import tp_split_error, tp_splits
-
     dep = ctx.dep
     assert dep is not None
     s = dep.setting("tensor_parallel_size")
     arch = dep.arch
-    if s is None or arch is None or not isinstance(s.value, int) or isinstance(s.value, bool):
+    if s is None or arch is None or not isinstance(s.value, int) or isinstance(s.value, bool) or s.value <= 1:
         return
+    from vlint.resolve.parallel import TP_SIZES, tp_split_error, tp_splits
+
     err = tp_split_error(arch, s.value)
     if err is None:
         return
     # searched from at most MAX_TP_SEARCH down: a fuzzed 10**12 must not become a 10**12-step loop
     below = next((t for t in range(min(s.value - 1, MAX_TP_SEARCH), 1, -1) if tp_splits(arch, t)), 1)
-    above = next((t for t in (2, 4, 8, 16, 32) if t > s.value and tp_splits(arch, t)), None)
+    above = next((t for t in TP_SIZES if t > s.value and tp_splits(arch, t)), None)
     fix_text = f"use --tensor-parallel-size {below} (the largest below {s.value} that splits the model evenly)"
     if above is not None:
         fix_text += f", or {above} on {above} GPUs"
@@ -211,7 +211,7 @@ def tensor_parallel_split(ctx: CheckContext) -> Iterator[Hit]:
 def bfloat16_unsupported_gpu(ctx: CheckContext) -> Iterator[Hit]:
     """bfloat16 on an NVIDIA GPU below compute capability 8.0 (T4, V100, RTX 20xx): the worker's
     dtype check (vllm/platforms/cuda.py:462-480 in 0.19.1; vllm/worker/worker.py:533-550 in 0.8.5)."""
-    from vlint.resolve.dtypes import AUTO_DTYPE_FALLBACK_SINCE, UNSTABLE_IN_FLOAT16
+    from vlint.resolve.dtypes import UNSTABLE_IN_FLOAT16
     from vlint.resolve.model_arch import normalize_dtype
 
     dep = ctx.dep
@@ -220,17 +220,16 @@ def bfloat16_unsupported_gpu(ctx: CheckContext) -> Iterator[Hit]:
     cc = gpu.cc_major_minor if gpu is not None else None
     if gpu is None or gpu.vendor != "nvidia" or cc is None or cc >= (8, 0):
         return
+    # the resolver decides what --dtype (or its default, auto) becomes on this GPU and release
+    resolved = dep.resolved.get("dtype")
+    if resolved is None or normalize_dtype(str(resolved.value)) != "bfloat16":
+        return
     s = dep.setting("dtype")
-    if s is not None and isinstance(s.value, str) and s.value.lower() != "auto":
-        if normalize_dtype(s.value) != "bfloat16":
-            return
-        span, why = s.full_span, f"--dtype {s.value}"
-    else:
-        arch = dep.arch
-        if arch is None or normalize_dtype(arch.dtype) != "bfloat16" or dep.version >= AUTO_DTYPE_FALLBACK_SINCE:
-            return  # from 0.9.0 `auto` falls back to float16 (or float32) with a warning
-        span = s.full_span if s is not None else dep.invocation.span
-        why = f"--dtype auto takes the checkpoint's bfloat16 (vLLM {dep.version} has no fallback before 0.9.0)"
+    explicit = s is not None and str(s.value).lower() != "auto"
+    if not explicit and dep.arch is None:
+        return  # bfloat16 only assumed for a model vlint does not know
+    span = s.full_span if s is not None else dep.invocation.span
+    why = f"--dtype {s.value}" if explicit and s is not None else resolved.why
     model_type = dep.arch.model_type if dep.arch is not None else None
     if model_type in UNSTABLE_IN_FLOAT16:
         note = f"{model_type} is numerically unstable in float16; float32 doubles the weights' memory"
@@ -282,15 +281,14 @@ def float16_refused(ctx: CheckContext) -> Iterator[Hit]:
 @check("memory.quantization_mismatch")
 def quantization_mismatch(ctx: CheckContext) -> Iterator[Hit]:
     """``--quantization`` of another format than the checkpoint's (vlint/resolve/quantization.py)."""
-    from vlint.fix.changes import remove_setting
-    from vlint.resolve.quantization import quantization_mismatch as mismatch
-
     dep = ctx.dep
     assert dep is not None
     s = dep.setting("quantization")
     arch = dep.arch
     if s is None or arch is None or not isinstance(s.value, str):
         return
+    from vlint.resolve.quantization import quantization_mismatch as mismatch
+
     error = mismatch(arch.quant_method, s.value)
     if error is None:
         return

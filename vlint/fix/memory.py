@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from vlint.finding import Fix, SettingChange
 from vlint.fix.changes import remove_setting, set_value, with_changes
-from vlint.resolve.parallel import tp_splits
 
 if TYPE_CHECKING:
     from vlint.deployment import Deployment
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
 MIN_CONCURRENCY = 2.0
 #: the KV cache's share of the budget below which VL212 reports
 MIN_KV_SHARE = 0.10
-_TP_CANDIDATES = (2, 4, 8, 16)
 
 
 def base_inputs(dep: Deployment) -> MemoryInputs | None:
@@ -79,11 +77,13 @@ def fp8_applies(dep: Deployment, base: MemoryInputs) -> bool:
 def tp_candidates(dep: Deployment, base: MemoryInputs) -> list[int]:
     """Tensor-parallel sizes above the current one that the model's heads divide, within the GPUs
     the launch has when vlint knows how many (vLLM must be able to split the heads: resolve/parallel.py)."""
+    from vlint.resolve.parallel import TP_SIZES, tp_splits
+
     assert dep.arch is not None
     cur = base.tensor_parallel_size * base.pipeline_parallel_size
-    limit = dep.gpu_count if dep.gpu_count else max(_TP_CANDIDATES)
+    limit = dep.gpu_count if dep.gpu_count else max(TP_SIZES)
     out = []
-    for tp in _TP_CANDIDATES:
+    for tp in TP_SIZES:
         if tp <= base.tensor_parallel_size or tp * base.pipeline_parallel_size > max(limit, cur):
             continue
         if tp_splits(dep.arch, tp):

@@ -263,11 +263,13 @@ def resolve_defaults(
         cc = gpu.cc_major_minor if gpu else None
         if d == "bfloat16" and cc is not None and cc < (8, 0):
             model_type = arch.model_type if arch else None
-            if version >= AUTO_DTYPE_FALLBACK_SINCE and refuses_float16(model_type, version):
-                lacks = f"; {gpu.name if gpu else ''} lacks bf16 and vLLM keeps {model_type} off float16"
-                d, why = "float32", why + lacks
+            lacks = f"; the {gpu.name if gpu else 'GPU'} lacks bf16"
+            if version < AUTO_DTYPE_FALLBACK_SINCE:  # kept: the worker's dtype check then stops (VL206)
+                why += f"{lacks} and vLLM {version} has no fallback before {AUTO_DTYPE_FALLBACK_SINCE}"
+            elif refuses_float16(model_type, version):
+                d, why = "float32", why + f"{lacks} and vLLM keeps {model_type} off float16"
             else:
-                d, why = "float16", why + f"; {gpu.name if gpu else ''} lacks bf16, vLLM falls back to float16"
+                d, why = "float16", why + f"{lacks}, vLLM falls back to float16"
         if ck == "float32":
             why += "; float32 checkpoints are served in bfloat16"
         put("dtype", d, why)

@@ -44,7 +44,7 @@ def blocked_by(dep: Deployment) -> str | None:
         if s is not None and (_absurd(s.value) or (d.endswith("_parallel_size") and _too_many_ranks(s.value))):
             return f"{d} is {s.raw or s.value}, beyond what the memory model computes with"
     tp = dep.value("tensor_parallel_size")
-    if isinstance(tp, int) and not isinstance(tp, bool):
+    if isinstance(tp, int) and not isinstance(tp, bool) and tp > 1:
         from vlint.resolve.parallel import tp_split_error
 
         err = tp_split_error(dep.arch, tp)

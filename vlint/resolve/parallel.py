@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 from vlint.resolve.model_arch import ModelArch
 
+#: the tensor-parallel sizes vlint proposes (fixes, what-ifs, `vlint size`): one node's GPU counts
+TP_SIZES = (1, 2, 4, 8, 16)
 #: DEFAULT_VOCAB_PADDING_SIZE (vllm/model_executor/layers/vocab_parallel_embedding.py:28, 0.19.1)
 VOCAB_PADDING = 64
 

@@ -27,7 +27,7 @@ from vlint.argspec.spec import ArgSpec, Argument
 from vlint.argspec.values import ArgValueError, convert, human_readable_int
 from vlint.finding import Fix
 from vlint.fix.argfix import abbreviation_fix, removed_flag_fix
-from vlint.invocation import Entry, Invocation, Token
+from vlint.invocation import Entry, Invocation
 from vlint.span import Span
 
 
@@ -722,7 +722,3 @@ def _parse_kwargs(entries: list[Entry], spec: ArgSpec, out: ParsedArgs) -> None:
         s = Setting(arg.dest, value, e.key, e.key_span, e.value_span, "kwargs")
         out.occurrences.setdefault(arg.dest, []).append(s)
         out.settings[arg.dest] = s
-
-
-def tokens_text(tokens: list[Token]) -> str:
-    return " ".join(t.text for t in tokens)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from vlint.invocation import Token
 from vlint.sources.base import ReadFile, SourceResult, SourceText
@@ -449,9 +448,3 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     for e in parse_dotenv(src.text, src.path):
         result.assignments.append((e.name, e.token()))
     return result
-
-
-def read_dotenv(path: Path, read_file: ReadFile, outer: Lookup | None = None) -> tuple[SourceText, list[DotenvEntry]]:
-    """Read and parse a linked ``.env`` file (raises SourceError when unreadable)."""
-    src = read_file(path)
-    return src, parse_dotenv(src.text, src.path, outer=outer)

@@ -114,11 +114,6 @@ def node_span(node: Node, path: str) -> Span:
     return Span(path, s.line + 1, s.column + 1, e.line + 1, e.column + 1)
 
 
-def scalar_span(node: Node, path: str) -> Span:
-    """Span of a scalar; for block scalars (``|``/``>``) the content starts on the next line."""
-    return node_span(node, path)
-
-
 _BOOL_TRUE = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"}
 _BOOL_FALSE = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"}
 

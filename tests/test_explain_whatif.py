@@ -68,3 +68,12 @@ def test_without_set_nothing_changes() -> None:
     assert "before" not in d and "set" not in d
     code, out = explain("--model", MODEL, "--gpu", "H100", "--no-color")
     assert code == 0 and "before (as written)" not in out and "available KV cache memory" in out
+
+
+def test_every_memory_input_that_moves_is_listed() -> None:
+    """--set dtype=float32 doubles the weights: it is a change, not "no setting changes"."""
+    code, out = explain("--model", MODEL, "--gpu", "H100", "--set", "dtype=float32", "--set", "max_model_len=8192")
+    assert code == 0
+    assert "dtype: bfloat16 → float32" in out and "no setting changes" not in out
+    weights = next(line for line in out.splitlines() if line.strip().startswith("model weights"))
+    assert weights.split()[-2].startswith("+")

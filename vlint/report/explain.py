@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vlint.resolve.memory_inputs import blocked_by
+from vlint.resolve.memory_inputs import NEEDED, blocked_by
 
 if TYPE_CHECKING:
     from vlint.deployment import Deployment
@@ -259,18 +259,7 @@ def render_compare(before: Deployment, after: Deployment, sets: dict[str, str], 
     lines.append(f"  vLLM {after.version} ({after.version_reason}); {gpu}")
     changed = [
         k
-        for k in (
-            "max_model_len",
-            "gpu_memory_utilization",
-            "max_num_seqs",
-            "max_num_batched_tokens",
-            "kv_cache_dtype",
-            "tensor_parallel_size",
-            "pipeline_parallel_size",
-            "block_size",
-            "enable_chunked_prefill",
-            "enforce_eager",
-        )
+        for k in NEEDED  # every setting the memory model reads
         if before.value(k) != after.value(k)
     ]
     for k in changed:

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from vlint.memory import estimate_memory, inputs_from_resolved  # noqa: E402
 from vlint.resolve.defaults import resolve_defaults  # noqa: E402
 from vlint.resolve.gpus import gpu_from_memory, lookup_gpu  # noqa: E402
-from vlint.resolve.model_arch import lookup_catalog  # noqa: E402
+from vlint.resolve.model_sources import lookup_catalog  # noqa: E402
 from vlint.version import Version  # noqa: E402
 
 QUANTITIES = (

@@ -8,7 +8,7 @@ import pytest
 
 from vlint.memory import MemoryInputs, estimate_memory, max_model_len_that_fits
 from vlint.resolve.gpus import gpu_from_memory, lookup_gpu
-from vlint.resolve.model_arch import lookup_catalog
+from vlint.resolve.model_sources import lookup_catalog
 from vlint.version import V
 
 GIB = 2**30

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from vlint.resolve.defaults import resolve_defaults, resolve_engine
 from vlint.resolve.gpus import lookup_gpu
-from vlint.resolve.model_arch import lookup_catalog
+from vlint.resolve.model_sources import lookup_catalog
 from vlint.version import V
 
 LLAMA = lookup_catalog("meta-llama/Llama-3.1-8B-Instruct")

@@ -12,10 +12,12 @@ from vlint.resolve.model_arch import (
     default_max_model_len,
     derived_max_model_len,
     estimated_checkpoint_bytes,
+    model_arch_from_config,
+)
+from vlint.resolve.model_sources import (
     load_model_arch,
     local_weight_bytes,
     lookup_catalog,
-    model_arch_from_config,
     read_safetensors_header,
 )
 from vlint.version import V

@@ -179,7 +179,7 @@ def _resolve_hardware(dep: Deployment, opts: ResolveOptions) -> None:
 def _resolve_model(dep: Deployment, opts: ResolveOptions, base_dir: Path | None) -> None:
     if dep.model is None:
         return
-    from vlint.resolve.model_arch import load_model_arch
+    from vlint.resolve.model_sources import load_model_arch
 
     dep.arch = load_model_arch(dep.model, base_dir=base_dir, model_paths=opts.model_paths, online=opts.online)
 

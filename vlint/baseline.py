@@ -41,13 +41,17 @@ class BaselineError(Exception):
 
 class SourceLines:
     """Reads each reported file once (for code frames and fingerprints); display paths are relative
-    to ``root``."""
+    to ``root``. With ``allowed``, only those files (the ones the lint read): a report never quotes
+    a file the lint root kept vlint from reading."""
 
-    def __init__(self, root: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, allowed: frozenset[str] | None = None) -> None:
         self.root = root or Path.cwd()
+        self.allowed = allowed
         self._cache: dict[str, list[str] | None] = {}
 
     def __call__(self, path: str) -> list[str] | None:
+        if self.allowed is not None and path not in self.allowed:
+            return None
         if path not in self._cache:
             from vlint.lint import decode
             from vlint.sources.base import SourceError

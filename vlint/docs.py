@@ -17,11 +17,13 @@ def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None =
     from vlint.commands.check import parse_gpu
     from vlint.engine import Engine, Selection
     from vlint.lint import LintOptions, lint_paths
+    from vlint.lint_root import LintRoot, real_path
     from vlint.resolve.resolver import ResolveOptions
     from vlint.rules import load_catalog
     from vlint.version import Version
 
     opts = ResolveOptions()
+    root_arg = ""
     args = list(case.args)
     select: list[str] = []
     i = 0
@@ -36,6 +38,8 @@ def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None =
             opts.gpu_memory_gib = float(val)
         elif a == "--extend-select":
             select.append(val)
+        elif a == "--root":
+            root_arg = val
         else:
             raise ValueError(f"rule case option not supported: {a}")
         i += 2
@@ -48,7 +52,9 @@ def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None =
             target = root / name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(content, encoding="utf-8")
-        report = lint_paths([root / case.file], engine, LintOptions(resolve=opts, root=root))
+        # the scratch folder is the repository: its lint root (or --root, relative to it)
+        lint_root = LintRoot(real_path(root / root_arg))
+        report = lint_paths([root / case.file], engine, LintOptions(resolve=opts, root=root, lint_root=lint_root))
     return report.findings
 
 

@@ -11,7 +11,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -20,10 +20,12 @@ from vlint.discover import Discovered, DiscoverOptions, discover
 from vlint.engine import Engine
 from vlint.finding import Finding
 from vlint.invocation import Problem, Token
+from vlint.lint_root import LintRoot, find_root
 from vlint.resolve.resolver import ResolveOptions, resolve
 from vlint.secrets import find_secrets
-from vlint.sources.base import SourceError, SourceResult, SourceText
+from vlint.sources.base import OutsideRoot, SourceError, SourceResult, SourceText
 from vlint.sources.registry import iter_sources
+from vlint.span import Span
 
 DEFAULT_MAX_FILE_SIZE = 10 * 2**20
 #: a launch with more argument words than this is not linted (a per-file error): real launches have
@@ -62,6 +64,8 @@ class FileResult:
     linked: tuple[str, ...] = ()
     #: files whose launches read this one
     used_by: tuple[str, ...] = ()
+    #: the file's text was read (code frames may show its lines)
+    read: bool = False
 
 
 @dataclass(slots=True)
@@ -71,6 +75,9 @@ class LintOptions:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     #: display paths relative to this folder
     root: Path = field(default_factory=Path.cwd)
+    #: the only folder whose files vlint reads on its own (:mod:`vlint.lint_root`); None: chosen from
+    #: the paths of the run (``--root``, else their git work tree, else their common folder)
+    lint_root: LintRoot | None = None
     #: apply ``# vlint: disable=`` comments and annotations (vlint.suppress); False: --no-suppress
     suppress: bool = True
     #: worker processes for large trees (``-j``); 1 lints in this process. The output is the same; the
@@ -114,11 +121,22 @@ def _unix_lines(text: str) -> str:
 
 
 class Reader:
-    """Reads files once, with the size limit, for sources and linked files alike."""
+    """Reads files once, with the size limit, for sources and linked files alike.
+
+    :meth:`read` is for the files of the run (named on the command line, or found by the walk, which
+    checks them against the lint root itself); :meth:`read_linked`, which sources get as their
+    ``read_file``, is for files a linted file names: those must lie inside the lint root
+    (:mod:`vlint.lint_root`). Refused references are recorded in :attr:`refused` so that none goes
+    unreported.
+    """
 
     def __init__(self, opts: LintOptions) -> None:
         self.opts = opts
         self._cache: dict[Path, SourceText | SourceError] = {}
+        #: references not read because of the lint root: path as asked for → why
+        self.refused: dict[Path, OutsideRoot] = {}
+        #: every refusal in order, repeats included (each file that asks gets its own finding)
+        self.refusals: list[OutsideRoot] = []
 
     def read(self, path: Path) -> SourceText:
         key = path.absolute()
@@ -129,6 +147,19 @@ class Reader:
         if isinstance(hit, SourceError):
             raise hit
         return hit
+
+    def read_linked(self, path: Path) -> SourceText:
+        """A file that a linted file refers to: read only inside the lint root."""
+        root = self.opts.lint_root
+        if root is not None:
+            key = path.absolute()
+            why = root.refusal(key)
+            if why is not None:
+                err = self.refused.get(key) or OutsideRoot(key, display_path(key, self.opts.root), why)
+                self.refused[key] = err
+                self.refusals.append(err)
+                raise err
+        return self.read(path)
 
     def _read(self, path: Path) -> SourceText | SourceError:
         shown = display_path(path, self.opts.root)
@@ -169,6 +200,8 @@ class LintReport:
     secret_values: set[str] = field(default_factory=set)
     #: findings that suppression comments or annotations hid (not in ``findings``)
     suppressed: list[Finding] = field(default_factory=list)
+    #: display paths of the files whose text this run read: the only ones a report may quote
+    read_paths: frozenset[str] = frozenset()
 
 
 def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: Reader | None = None) -> LintReport:
@@ -178,7 +211,13 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
     known before it is linted on its own), then resolve and check each file. With ``opts.jobs > 1``
     and enough files the files are done in worker processes; the report is the same byte for byte.
     """
+    if opts.lint_root is None:
+        opts = replace(opts, lint_root=find_root(paths))
+    if opts.resolve.lint_root is None:
+        opts = replace(opts, resolve=replace(opts.resolve, lint_root=opts.lint_root))
     reader = reader or Reader(opts)
+    if reader.opts.lint_root is None:
+        reader.opts = opts
     found = list(discover(paths, opts.discover))
     jobs = _jobs_for(opts.jobs, len(found))
     if jobs > 1:
@@ -209,7 +248,8 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
         all_findings = [f for fr in results for f in fr.findings]
     results.sort(key=lambda r: r.path)
     all_findings.sort(key=Finding.sort_key)
-    return LintReport(results, all_findings, secret_values, suppressed)
+    read = frozenset(p for fr in results if fr.read for p in (fr.path, *fr.linked))
+    return LintReport(results, all_findings, secret_values, suppressed, read)
 
 
 def _linked_by(links: Iterable[tuple[str, list[Path]]]) -> dict[Path, list[str]]:
@@ -321,8 +361,14 @@ def _check_file(
 def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, SourceResult | None, Path]:
     shown = display_path(path, reader.opts.root)
     fr = FileResult(shown)
+    root = reader.opts.lint_root
+    why = None if explicit or root is None else root.refusal(path)
+    if why is not None:  # found by the walk, but a symbolic link out of the root (or into .git)
+        note = Problem("VL060", Span(shown, 1, 1, 1, 1), f"{shown} {why}: not read", {"path": shown, "refused": shown})
+        return fr, SourceResult(problems=[note]), path
     try:
         src = reader.read(path)
+        fr.read = True
     except SourceError as e:
         fr.error = FileError(e.message, e.line, e.column)
         return fr, None, path
@@ -332,11 +378,12 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
     combined = SourceResult()
     names: list[str] = []
     stage = "reading this file"
+    refused_before = len(reader.refusals)
     try:
         for source in iter_sources(src, explicit=explicit):
             stage = f"reading this file as {source.name}"
             try:
-                r = source.extract(src, reader.read)
+                r = source.extract(src, reader.read_linked)
             except SourceError as e:
                 fr.error = FileError(e.message, e.line, e.column)
                 break
@@ -355,7 +402,26 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
     if not names and fr.error is None:
         fr.error = _unreadable_yaml(src, explicit)
     fr.sources = tuple(names)
+    _report_refusals(reader.refusals[refused_before:], combined, shown)
     return fr, combined, path
+
+
+def _report_refusals(refusals: list[OutsideRoot], result: SourceResult, shown: str) -> None:
+    """Every reference the lint root kept vlint from reading is a finding: where the source reported
+    it on the line that names it, that one; else one on the file's first line (never silent)."""
+    problems = [*result.problems, *(p for inv in result.invocations for p in inv.problems)]
+    told = {str(p.data.get("refused")) for p in problems if p.code == "VL060"}
+    for err in dict.fromkeys(refusals):
+        if str(err.path) not in told:
+            told.add(str(err.path))
+            result.problems.append(
+                Problem(
+                    "VL060",
+                    Span(shown, 1, 1, 1, 1),
+                    f"this file refers to {err.shown}, which {err.why}: not read, so what it holds is not checked",
+                    {"path": display_path(err.path, Path.cwd()), "refused": str(err.path)},
+                )
+            )
 
 
 _KEY_LINE = re.compile(r"^\s*([A-Za-z][\w-]*)\s*:", re.MULTILINE)

@@ -146,6 +146,13 @@ class Run:
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
     help="Read settings from this pyproject.toml or .vlint.toml instead of looking for one.",
 )
+@click.option(
+    "--root",
+    "lint_root",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="The only folder whose files vlint reads on its own (--config targets, env files, model "
+    "folders…) [default: the git work tree of PATHS, else their common folder].",
+)
 @click.option("--isolated", is_flag=True, help="Ignore every configuration file.")
 @click.option("--no-suppress", is_flag=True, help="Ignore suppression comments, annotations and the baseline.")
 @click.option(
@@ -187,6 +194,7 @@ def check_cmd(
     max_file_size: int | None,
     rules_dir: tuple[Path, ...],
     config_file: Path | None,
+    lint_root: Path | None,
     isolated: bool,
     no_suppress: bool,
     baseline: Path | None,
@@ -215,6 +223,7 @@ def check_cmd(
             gpu=gpu,
             gpu_memory_gib=gpu_memory_gib,
             config_file=config_file,
+            lint_root=lint_root,
             isolated=isolated,
             fail_on=fail_on,
             quiet=quiet,
@@ -247,8 +256,14 @@ def check_cmd(
             for ref in refs:
                 if not catalog.resolve_selector(ref):
                     fail(f"{cfg.display_name}: per-file-ignores.{pattern}: unknown rule {ref!r}")
+    from vlint.lint_root import find_root
+
     opts = LintOptions(
-        resolve=resolve_opts, max_file_size=size * 2**20, suppress=not no_suppress, jobs=jobs or os.cpu_count() or 1
+        resolve=resolve_opts,
+        max_file_size=size * 2**20,
+        suppress=not no_suppress,
+        jobs=jobs or os.cpu_count() or 1,
+        lint_root=find_root(targets, lint_root),
     )
     if cfg:
         opts.discover.exclude = tuple(p.rstrip("/") for p in cfg.exclude if "/" not in p.strip().rstrip("/"))
@@ -338,7 +353,7 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
     """Baseline, render, write; return the exit code."""
     from vlint.baseline import BaselineError, SourceLines, apply_baseline, fingerprints, read_baseline, write_baseline
 
-    lines = SourceLines()
+    lines = SourceLines(allowed=report.read_paths)
     # fingerprints (a hash per finding) only where they are used: SARIF, GitLab and the baseline
     needed = run.fmt in ("sarif", "gitlab") or run.baseline is not None or run.write_baseline is not None
     prints = fingerprints(report.findings, lines) if needed else []

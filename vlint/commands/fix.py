@@ -39,6 +39,13 @@ from vlint.finding import SEVERITY_RANK, Finding
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
     help="Read settings from this pyproject.toml or .vlint.toml instead of looking for one.",
 )
+@click.option(
+    "--root",
+    "lint_root",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="The only folder whose files vlint reads on its own (--config targets, env files, model "
+    "folders…); fixes are written only inside it [default: the git work tree of PATHS, else their common folder].",
+)
 @click.option("--isolated", is_flag=True, help="Ignore every configuration file.")
 @click.option(
     "--fail-on",
@@ -58,6 +65,7 @@ def fix_cmd(
     gpu: str | None,
     gpu_memory_gib: float | None,
     config_file: Path | None,
+    lint_root: Path | None,
     isolated: bool,
     fail_on: str | None,
     quiet: bool,
@@ -104,7 +112,9 @@ def fix_cmd(
     def wanted(f: Finding) -> bool:
         return (not chosen or f.code in chosen) and f.code not in skipped
 
-    opts = LintOptions(resolve=resolve_opts, suppress=True)
+    from vlint.lint_root import find_root
+
+    opts = LintOptions(resolve=resolve_opts, suppress=True, lint_root=find_root(targets, lint_root))
     if cfg:
         opts.discover.exclude = tuple(p.rstrip("/") for p in cfg.exclude if "/" not in p.strip().rstrip("/"))
     post = (lambda report: apply_config_filters(report, cfg, engine, opts.root)) if cfg else None

@@ -34,6 +34,8 @@ NEEDED = (
 def blocked_by(dep: Deployment) -> str | None:
     """Why no estimate can be made (unknown model/GPU, unresolved setting), or None."""
     if dep.arch is None:
+        if dep.model_note:
+            return dep.model_note
         return "the model is unknown to vlint" if dep.model else "no model is named"
     if dep.gpu is None:
         return "the GPU type is unknown (pass --gpu)"

@@ -9,30 +9,68 @@ header (the 8-byte length and the JSON header, never the tensor data).
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import struct
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from vlint.lint_root import LintRoot
 from vlint.paths import data_dir
 from vlint.resolve.model_arch import ModelArch, model_arch_from_config
 
 # --------------------------------------------------------------------------------------------
-# safetensors
+# reading a local model folder: regular files only, size-checked, and (for a folder a linted file
+# names) inside the lint root
+
+#: config.json, hf_quant_config.json and model.safetensors.index.json are kilobytes; a safetensors
+#: header is at most a few MiB (one entry per tensor)
+MAX_JSON_BYTES = 16 * 2**20
+MAX_SAFETENSORS_FILES = 4096
 
 
-def read_safetensors_header(path: Path) -> dict[str, Any]:
+class ModelFileError(ValueError):
+    """A model file that cannot be used (not a regular file, too large, not JSON, refused)."""
+
+
+def _open_regular(path: Path, root: LintRoot | None) -> BinaryIO:
+    if root is not None:
+        why = root.refusal(path)
+        if why is not None:
+            raise ModelFileError(f"{path} {why}")
+    fh = open(path, "rb")  # noqa: SIM115 - returned to the caller's with-block
+    try:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # a FIFO blocks, /dev/zero never ends
+            raise ModelFileError(f"{path}: not a regular file")
+    except BaseException:
+        fh.close()
+        raise
+    return fh
+
+
+def read_json_file(path: Path, root: LintRoot | None = None, limit: int = MAX_JSON_BYTES) -> Any:
+    """A small JSON file of a model folder, never more than ``limit`` bytes read."""
+    with _open_regular(path, root) as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ModelFileError(f"{path}: over {limit // 2**20} MiB")
+    return json.loads(data)
+
+
+def read_safetensors_header(path: Path, root: LintRoot | None = None) -> dict[str, Any]:
     """The JSON header of a ``.safetensors`` file: 8-byte little-endian length, then JSON.
 
     Only the header is read, never the tensor data."""
-    with open(path, "rb") as fh:
+    with _open_regular(path, root) as fh:
         raw = fh.read(8)
         if len(raw) != 8:
             raise ValueError(f"{path}: not a safetensors file")
         (n,) = struct.unpack("<Q", raw)
-        if n <= 0 or n > 100 * 2**20:
+        if n <= 0 or n > MAX_JSON_BYTES:
             raise ValueError(f"{path}: implausible safetensors header length {n}")
         header = json.loads(fh.read(n))
     if not isinstance(header, dict):
@@ -52,23 +90,26 @@ def safetensors_tensor_bytes(header: Mapping[str, Any]) -> int:
     return total
 
 
-def local_weight_bytes(directory: Path) -> tuple[int | None, str | None]:
+def local_weight_bytes(directory: Path, root: LintRoot | None = None) -> tuple[int | None, str | None]:
     """Exact checkpoint bytes of a local model directory, and how they were found."""
     index = directory / "model.safetensors.index.json"
     if index.is_file():
         try:
-            meta = json.loads(index.read_text()).get("metadata") or {}
+            meta = read_json_file(index, root).get("metadata") or {}
             if meta.get("total_size"):
                 return int(meta["total_size"]), f"{index.name} metadata.total_size"
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError, TypeError):
             pass
-    files = sorted(directory.glob("*.safetensors"))
-    if files:
+    try:
+        files = sorted(directory.glob("*.safetensors"))[: MAX_SAFETENSORS_FILES + 1]
+    except OSError:
+        return None, None
+    if files and len(files) <= MAX_SAFETENSORS_FILES:
         total = 0
         try:
             for f in files:
-                total += safetensors_tensor_bytes(read_safetensors_header(f))
-        except (OSError, ValueError):
+                total += safetensors_tensor_bytes(read_safetensors_header(f, root))
+        except (OSError, ValueError, TypeError):
             return None, None
         return total, f"safetensors headers of {len(files)} file(s)"
     return None, None
@@ -111,8 +152,6 @@ def _arch_from_catalog(mid: str) -> ModelArch:
         weight_bytes=rec.get("weight_bytes"),
         source="bundled catalog: " + "; ".join(rec.get("source", [])[:2]),
     )
-    from dataclasses import replace
-
     return replace(
         arch,
         weight_bytes_source=rec.get("weight_bytes_source") if rec.get("weight_bytes") else None,
@@ -144,48 +183,87 @@ def _expanded(ref: str) -> Path:
         return Path(ref)
 
 
+@dataclass(frozen=True, slots=True)
+class ModelLookup:
+    """What was found for the model a launch names."""
+
+    arch: ModelArch | None
+    #: where the facts came from: ``local folder``, ``mapping``, ``catalog``, ``hub`` ("" when none)
+    origin: str = ""
+    #: why a place that could have answered was not read (a folder outside the lint root…)
+    note: str = ""
+
+
+def find_model(
+    ref: str,
+    *,
+    base_dir: Path | None = None,
+    model_paths: Mapping[str, str] | None = None,
+    online: bool = False,
+    root: LintRoot | None = None,
+) -> ModelLookup:
+    """The architecture of the model a launch names (HF id or local path), and where it came from.
+
+    Order: a local directory with ``config.json`` (relative to ``base_dir``), read only inside the
+    lint root ``root`` when one is given (the name comes from a linted file) → the ``model_paths``
+    mapping (the user's own configuration: read where it points) → bundled catalog → the hub (only
+    with ``online=True``; needs ``huggingface_hub``)."""
+    if not ref:
+        return ModelLookup(None)
+    note = ""
+    p = _expanded(ref)
+    named = p if p.is_absolute() else base_dir / p if base_dir is not None else None
+    if named is not None and _looks_local(ref, named):
+        why = root.refusal(named) if root is not None else None
+        if why is not None:
+            note = f"model folder {ref} {why}: not read"
+        else:
+            arch = _load_local(named, name=ref, root=root)
+            if arch is not None:
+                return ModelLookup(arch, "local folder")
+    if model_paths and ref in model_paths:
+        mp = _expanded(model_paths[ref])
+        arch = _load_local(mp if mp.is_absolute() or base_dir is None else base_dir / mp, name=ref)
+        if arch is not None:
+            return ModelLookup(arch, "mapping")
+    arch = lookup_catalog(ref)
+    if arch is not None:
+        return ModelLookup(arch, "catalog", note)
+    if online:
+        from vlint.resolve.hub import fetch_model_arch
+
+        arch = fetch_model_arch(ref)
+        if arch is not None:
+            return ModelLookup(arch, "hub", note)
+    return ModelLookup(None, "", note)
+
+
 def load_model_arch(
     ref: str,
     *,
     base_dir: Path | None = None,
     model_paths: Mapping[str, str] | None = None,
     online: bool = False,
+    root: LintRoot | None = None,
 ) -> ModelArch | None:
-    """Architecture of the model a launch names (HF id or local path); ``None`` when unknown.
-
-    Order: local directory with ``config.json`` (relative to ``base_dir``) → ``model_paths``
-    mapping → bundled catalog → the hub (only with ``online=True``; needs ``huggingface_hub``)."""
-    if not ref:
-        return None
-    candidates: list[Path] = []
-    p = _expanded(ref)
-    if p.is_absolute():
-        candidates.append(p)
-    elif base_dir is not None:
-        candidates.append(base_dir / p)
-    if model_paths and ref in model_paths:
-        mp = _expanded(model_paths[ref])
-        candidates.append(mp if mp.is_absolute() or base_dir is None else base_dir / mp)
-    for d in candidates:
-        arch = _load_local(d, name=ref)
-        if arch is not None:
-            return arch
-    arch = lookup_catalog(ref)
-    if arch is not None:
-        return arch
-    if online:
-        from vlint.resolve.hub import fetch_model_arch
-
-        return fetch_model_arch(ref)
-    return None
+    """:func:`find_model`'s architecture alone; ``None`` when unknown."""
+    return find_model(ref, base_dir=base_dir, model_paths=model_paths, online=online, root=root).arch
 
 
-def _load_local(d: Path, *, name: str) -> ModelArch | None:
+def _looks_local(ref: str, path: Path) -> bool:
+    """A name that can be a folder: an existing path, or one written as a path (``./m``, ``/m``)."""
+    try:
+        return ref.startswith(("/", "./", "../", "~")) or path.exists()
+    except (OSError, ValueError):
+        return False
+
+
+def _load_local(d: Path, *, name: str, root: LintRoot | None = None) -> ModelArch | None:
     cfg_path = d / "config.json"
     try:
         if not cfg_path.is_file():
             return None
-        config = json.loads(cfg_path.read_text())
+        config = read_json_file(cfg_path, root)
     except (OSError, ValueError):
         return None
     if not isinstance(config, dict):
@@ -193,15 +271,13 @@ def _load_local(d: Path, *, name: str) -> ModelArch | None:
     qpath = d / "hf_quant_config.json"
     if "quantization_config" not in config and qpath.is_file():
         try:
-            hq = json.loads(qpath.read_text())
+            hq = read_json_file(qpath, root)
             qsec = hq.get("quantization", hq)
             config["quantization_config"] = {"quant_method": "modelopt", **qsec}
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError, TypeError):
             pass
-    wb, wsrc = local_weight_bytes(d)
+    wb, wsrc = local_weight_bytes(d, root)
     arch = model_arch_from_config(config, name=name, weight_bytes=wb, source=f"local {cfg_path}")
     if wb is not None:
-        from dataclasses import replace
-
         arch = replace(arch, weight_bytes_source=wsrc)
     return arch

@@ -15,6 +15,7 @@ from vlint.argspec.parse import UNRESOLVED, parse_invocation
 from vlint.argspec.spec import bundled_versions, load_spec, pick_version
 from vlint.deployment import Deployment
 from vlint.invocation import Invocation
+from vlint.lint_root import LintRoot
 from vlint.version import Version
 
 
@@ -31,6 +32,9 @@ class ResolveOptions:
     online: bool = False
     #: overrides of settings (``--set key=value``): dest or option name → text as on a command line
     overrides: dict[str, str] = field(default_factory=dict)
+    #: model folders a linted file names are read only inside it (None: anywhere, for a model the
+    #: user names on the command line)
+    lint_root: LintRoot | None = None
 
 
 @cache
@@ -179,9 +183,12 @@ def _resolve_hardware(dep: Deployment, opts: ResolveOptions) -> None:
 def _resolve_model(dep: Deployment, opts: ResolveOptions, base_dir: Path | None) -> None:
     if dep.model is None:
         return
-    from vlint.resolve.model_sources import load_model_arch
+    from vlint.resolve.model_sources import find_model
 
-    dep.arch = load_model_arch(dep.model, base_dir=base_dir, model_paths=opts.model_paths, online=opts.online)
+    found = find_model(
+        dep.model, base_dir=base_dir, model_paths=opts.model_paths, online=opts.online, root=opts.lint_root
+    )
+    dep.arch, dep.model_origin, dep.model_note = found.arch, found.origin, found.note
 
 
 def _resolve_defaults(dep: Deployment, opts: ResolveOptions) -> None:

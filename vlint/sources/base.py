@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vlint.invocation import Invocation, Problem, Token
+from vlint.span import Span
 
 
 class SourceError(Exception):
@@ -17,6 +18,34 @@ class SourceError(Exception):
         self.message = message
         self.line = line
         self.column = column
+
+
+class OutsideRoot(SourceError):
+    """A file a linted file refers to that vlint does not read: outside the lint root, or in a
+    version-control folder (:mod:`vlint.lint_root`). The message names the path, never its content."""
+
+    def __init__(self, path: Path, shown: str, why: str) -> None:
+        super().__init__(f"{shown} {why}: not read")
+        self.path = path
+        self.shown = shown
+        #: ``lies outside the lint root /repo``, ``is inside a version-control folder (.git/)…``
+        self.why = why
+
+
+def refused(error: SourceError, span: Span, problems: list[Problem], what: str) -> bool:
+    """When ``error`` is the lint root's refusal of a reference, report it (VL060) on ``span``, the
+    text that names it, and return True; other read errors are the caller's to handle."""
+    if not isinstance(error, OutsideRoot):
+        return False
+    problems.append(
+        Problem(
+            "VL060",
+            span,
+            f"{what} {error.why}: not read, so what it holds is not checked",
+            {"refused": str(error.path)},
+        )
+    )
+    return True
 
 
 @dataclass(slots=True)

@@ -32,7 +32,7 @@ from typing import Any
 
 from vlint.invocation import Fact, Token
 from vlint.secrets import SECRET_ENV
-from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
+from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.dockerfile import (
     Container,
     Mount,
@@ -277,7 +277,8 @@ def _env_files(node: Node | None, ctx: _Ctx) -> list[tuple[str, Token]]:
         p = ctx.dir / m.text
         try:
             src = ctx.read_file(p)
-        except SourceError:
+        except SourceError as e:
+            refused(e, m.span(ctx.doc.posmap), ctx.result.problems, f"env_file {m.text}")
             continue
         ctx.result.linked.append(p)
         for name, e in dotenv_values(parse_dotenv(src.text, src.path, outer=ctx.lookup)).items():

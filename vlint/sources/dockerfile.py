@@ -24,7 +24,7 @@ from pathlib import Path
 from vlint.invocation import Fact, Token
 from vlint.secrets import SECRET_ENV
 from vlint.sources import shell
-from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
+from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.dotenv import Lookup, Mapped, interpolate, split_words
 from vlint.sources.images import ImageRef, default_entrypoint, image_vllm_version, parse_image
 from vlint.sources.shell_eval import Var
@@ -895,6 +895,8 @@ def container_reader(mounts: list[Mount], read_file: ReadFile) -> ReadFile:
                 rest = posix[len(target) :].lstrip("/")
                 try:
                     return read_file(m.host / rest if rest else m.host)
+                except OutsideRoot as e:
+                    raise OutsideRoot(e.path, f"{posix} (from {m.how}: {e.shown})", e.why) from None
                 except SourceError as e:
                     raise SourceError(f"{posix} comes from {m.how}: {e.message}", e.line, e.column) from None
         raise SourceError(f"{posix} is a path inside the container, and nothing maps it from the repository")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from vlint.invocation import Fact, Invocation, Problem, Token
 from vlint.sources import vllm_yaml
-from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
+from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.images import default_entrypoint, image_vllm_version, parse_image
 from vlint.sources.shell_eval import Command, ShellEvaluator, Var, Word
 from vlint.sources.shell_lexer import Arith, Lexer, Param, ShellSyntaxError
@@ -712,6 +712,9 @@ def _attach_config(inv: Invocation, ev: ShellEvaluator, base_dir: Path, read_fil
             return
         linked = read_file(vllm_yaml.resolve_config_path(ref.text, base_dir))
     except SourceError as e:
+        if refused(e, ref.span, inv.problems, f"--config {ref.text}"):
+            inv.opaque_args = True
+            return
         if e.line is None:
             inv.problems.append(
                 Problem(

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from vlint.globs import Glob, compile_glob
+from vlint.lint_root import VCS_DIRS, LintRoot
+
+#: a .gitignore larger than this is not read (a real one is a few KiB)
+MAX_GITIGNORE_BYTES = 2**20
 
 #: folders never descended into
 DEFAULT_EXCLUDE_DIRS = {
@@ -59,6 +64,8 @@ class DiscoverOptions:
     include: tuple[str, ...] = DEFAULT_INCLUDE
     exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
+    #: ``.gitignore`` files are read only inside it (and never through a link out of it)
+    lint_root: LintRoot | None = None
 
 
 @dataclass(slots=True)
@@ -73,17 +80,15 @@ class _Ignore:
     base: Path
     #: (compiled pattern, negated, dir_only, anchored): anchored patterns match the path relative to
     #: the .gitignore's folder, the others the file or folder name (gitignore(5))
-    patterns: list[tuple[re.Pattern[str], bool, bool, bool]] = field(default_factory=list)
+    patterns: list[tuple[Glob, bool, bool, bool]] = field(default_factory=list)
 
     @classmethod
-    def read(cls, folder: Path) -> _Ignore | None:
-        f = folder / ".gitignore"
-        try:
-            lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
+    def read(cls, folder: Path, root: LintRoot | None = None) -> _Ignore | None:
+        text = _read_gitignore(folder / ".gitignore", root)
+        if text is None:
             return None
         pats = []
-        for raw in lines:
+        for raw in text.splitlines():
             line = _strip_trailing_blanks(raw)
             if not line or line.startswith("#"):
                 continue
@@ -95,7 +100,7 @@ class _Ignore:
             if not line:
                 continue
             anchored = "/" in line  # a slash at the start or in the middle anchors the pattern
-            pats.append((_glob_regex(line.lstrip("/")), neg, dir_only, anchored))
+            pats.append((compile_glob(line.lstrip("/")), neg, dir_only, anchored))
         return cls(folder, pats) if pats else None
 
     def match(self, path: Path, is_dir: bool) -> bool | None:
@@ -105,7 +110,7 @@ class _Ignore:
         for regex, neg, dir_only, anchored in self.patterns:
             if dir_only and not is_dir:
                 continue
-            if regex.fullmatch(rel if anchored else path.name):
+            if regex.match(rel if anchored else path.name):
                 verdict = not neg
         return verdict
 
@@ -118,51 +123,32 @@ def _strip_trailing_blanks(line: str) -> str:
     return stripped
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """A gitignore glob as a regex: ``*`` and ``?`` stay within one path component, ``**`` spans
-    any number of them (``**/x``, ``a/**``, ``a/**/b``), ``[…]`` is a character class."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if pattern.startswith("**/", i) and (i == 0 or pattern[i - 1] == "/"):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i) and (i == 0 or pattern[i - 1] == "/") and i + 2 == n:
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[":
-            j = pattern.find("]", i + 2)
-            if j < 0:
-                out.append(re.escape(c))
-                i += 1
-                continue
-            body = pattern[i + 1 : j]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = j + 1
-        elif c == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return re.compile("".join(out))
+def _read_gitignore(path: Path, root: LintRoot | None) -> str | None:
+    """A ``.gitignore``'s text: a regular file, at most :data:`MAX_GITIGNORE_BYTES`, inside the lint
+    root; otherwise (a link to ``/dev/zero``, a FIFO, a huge file) it is not read and has no effect."""
+    try:
+        if root is not None and root.refusal(path) is not None:
+            return None
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_GITIGNORE_BYTES:
+                return None
+            data = f.read(MAX_GITIGNORE_BYTES + 1)
+    except (OSError, ValueError):
+        return None
+    if len(data) > MAX_GITIGNORE_BYTES:
+        return None
+    return data.decode("utf-8", errors="replace")
 
 
-def _excluded(path: Path, opts: DiscoverOptions, root: Path) -> bool:
+def _excluded(path: Path, excludes: list[Glob], root: Path) -> bool:
+    if not excludes:
+        return False
     try:
         rel = path.relative_to(root).as_posix()
     except ValueError:
         rel = path.as_posix()
-    return any(fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(path.name, pat) for pat in opts.exclude)
+    return any(g.match(rel) or g.match(path.name) for g in excludes)
 
 
 def discover(paths: list[Path], opts: DiscoverOptions | None = None) -> Iterator[Discovered]:
@@ -185,13 +171,16 @@ def discover(paths: list[Path], opts: DiscoverOptions | None = None) -> Iterator
 
 
 def _walk(root: Path, opts: DiscoverOptions) -> Iterator[Path]:
+    # exclude patterns come from configuration, which a pull request may change: matched in linear time
+    excludes = [compile_glob(p, fnmatch=True) for p in opts.exclude]
+    includes = [compile_glob(p, fnmatch=True) for p in opts.include]
     ignores: list[_Ignore] = []
     stack: list[tuple[Path, list[_Ignore]]] = [(root, ignores)]
     while stack:
         folder, inherited = stack.pop()
         local = list(inherited)
         if opts.respect_gitignore:
-            ig = _Ignore.read(folder)
+            ig = _Ignore.read(folder, opts.lint_root)
             if ig is not None:
                 local.append(ig)
         try:
@@ -206,12 +195,12 @@ def _walk(root: Path, opts: DiscoverOptions) -> Iterator[Path]:
                 is_file = e.is_file(follow_symlinks=True)
             except OSError:
                 continue
-            if _ignored(path, is_dir, local) or _excluded(path, opts, root):
+            if _ignored(path, is_dir, local) or _excluded(path, excludes, root):
                 continue
             if is_dir:
-                if e.name not in DEFAULT_EXCLUDE_DIRS:
+                if e.name not in DEFAULT_EXCLUDE_DIRS and e.name not in VCS_DIRS:
                     subdirs.append(path)
-            elif is_file and any(fnmatch.fnmatch(e.name, pat) for pat in opts.include):
+            elif is_file and any(g.match(e.name) for g in includes):
                 yield path
         for d in reversed(subdirs):
             stack.append((d, local))

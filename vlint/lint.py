@@ -215,6 +215,8 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
         opts = replace(opts, lint_root=find_root(paths))
     if opts.resolve.lint_root is None:
         opts = replace(opts, resolve=replace(opts.resolve, lint_root=opts.lint_root))
+    if opts.discover.lint_root is None:
+        opts = replace(opts, discover=replace(opts.discover, lint_root=opts.lint_root))
     reader = reader or Reader(opts)
     if reader.opts.lint_root is None:
         reader.opts = opts
@@ -424,7 +426,9 @@ def _report_refusals(refusals: list[OutsideRoot], result: SourceResult, shown: s
             )
 
 
-_KEY_LINE = re.compile(r"^\s*([A-Za-z][\w-]*)\s*:", re.MULTILINE)
+#: a ``key:`` at the start of a line (matched line by line: ``^\s*`` with MULTILINE spans blank lines
+#: and rescans them from every line start)
+_KEY_LINE = re.compile(r"[ \t]*([A-Za-z][\w-]*)[ \t]*:")
 
 
 def _about_vllm(text: str) -> bool:
@@ -433,7 +437,8 @@ def _about_vllm(text: str) -> bool:
         return True
     from vlint.argspec.history import is_known_option
 
-    return sum(1 for k in set(_KEY_LINE.findall(text)) if k != "model" and is_known_option(k)) >= 2
+    keys = {m.group(1) for line in text.split("\n") if (m := _KEY_LINE.match(line)) is not None}
+    return sum(1 for k in keys if k != "model" and is_known_option(k)) >= 2
 
 
 def _unreadable_yaml(src: SourceText, explicit: bool) -> FileError | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -171,13 +172,18 @@ def lint(cwd: Path, *args: str) -> Run:
     return Run(r.exit_code, json.loads(r.stdout), seconds)
 
 
-def lint_bounded(cwd: Path, *args: str, memory: int = MEMORY_LIMIT, timeout: float = 120.0) -> Run:
+def lint_bounded(
+    cwd: Path, *args: str, memory: int = MEMORY_LIMIT, timeout: float = 120.0, cpu_seconds: int | None = None
+) -> Run:
     """The same in a child process whose address space is capped at ``memory`` bytes: a payload
-    that expands (an alias or variable bomb) fails there instead of taking the machine's memory."""
+    that expands (an alias or variable bomb) fails there instead of taking the machine's memory.
+    ``cpu_seconds`` caps the child's CPU time (a deadline that a busy machine does not move)."""
     import resource
 
     def cap() -> None:  # runs in the child before exec
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        if cpu_seconds is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
 
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     start = time.perf_counter()
@@ -191,6 +197,7 @@ def lint_bounded(cwd: Path, *args: str, memory: int = MEMORY_LIMIT, timeout: flo
         timeout=timeout,
     )
     seconds = time.perf_counter() - start
+    assert r.returncode != -signal.SIGXCPU, f"over the CPU deadline of {cpu_seconds} s"
     assert "Traceback" not in r.stderr, r.stderr[-3000:]
     assert r.returncode in (0, 1, 2), (r.returncode, r.stderr[-3000:])
     return Run(r.returncode, json.loads(r.stdout), seconds, r.stderr)

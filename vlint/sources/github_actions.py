@@ -19,11 +19,11 @@ from vlint.sources.compose import YamlDoc, first_mapping, get, items, plain, seq
 from vlint.sources.dockerfile import Container, Piece, merge_result, script_launches
 from vlint.sources.dotenv import Mapped
 from vlint.sources.sniffing import github_actions as sniff  # noqa: F401 - re-exported: callers use github_actions.sniff
+from vlint.sources.sniffing import iter_expressions
 from vlint.sources.yaml_nodes import Node, ScalarNode
 
 NAME = "github-actions"
 
-_EXPR = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
 _SIMPLE = re.compile(r"^\s*(env|inputs)\.([A-Za-z_][A-Za-z0-9_-]*)\s*$")
 _SHELLS = {"bash", "sh"}
 
@@ -47,18 +47,18 @@ def _expressions(m: Mapped, env: dict[str, Token], inputs: dict[str, Token]) -> 
     """``m`` with the ``${{ … }}`` expressions GitHub would substitute."""
     out = Mapped()
     pos = 0
-    for e in _EXPR.finditer(m.text):
-        out.add_mapped(m.slice(pos, e.start()))
-        lo, hi = m.origin(e.start(), e.end())
-        simple = _SIMPLE.match(e.group(1))
+    for start, end in iter_expressions(m.text):
+        out.add_mapped(m.slice(pos, start))
+        lo, hi = m.origin(start, end)
+        simple = _SIMPLE.match(m.text[start + 3 : end - 2])
         tok = None
         if simple is not None:
             tok = (env if simple.group(1) == "env" else inputs).get(simple.group(2))
         if tok is not None and not tok.unresolved:
             out.add(tok.text, lo, hi)
         else:
-            out.add_unresolved(e.group(0), lo, hi)
-        pos = e.end()
+            out.add_unresolved(m.text[start:end], lo, hi)
+        pos = end
     out.add_mapped(m.slice(pos, len(m.text)))
     return out
 

@@ -22,7 +22,7 @@ from vlint.sources import shell
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.images import default_entrypoint, image_vllm_version, parse_image
 from vlint.sources.shell_eval import Var
-from vlint.sources.sniffing import TEMPLATE, has_template, is_vllm_template
+from vlint.sources.sniffing import find_template, has_template, is_vllm_template
 from vlint.sources.yaml_nodes import (
     MappingNode,
     Node,
@@ -34,14 +34,25 @@ from vlint.sources.yaml_nodes import (
 )
 from vlint.span import PositionMap, Span, line_starts
 
-#: placeholders another tool fills in before Kubernetes sees the manifest (envsubst, Terraform,
-#: kustomize vars): ``${VAR}``, ``$VAR`` at a word start, ``{{ x }}``
-_PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*?\}\}")
+_DOLLAR_NAME = re.compile(r"\$[A-Za-z_]")
 _SHELLS = {"sh", "bash", "zsh", "dash", "ash", "ksh"}
 
 
 def has_placeholder(text: str) -> bool:
-    return _PLACEHOLDER.search(text) is not None
+    """A placeholder another tool fills in before Kubernetes sees the manifest (envsubst, Terraform,
+    kustomize vars): ``${VAR}``, ``$VAR`` at a word start, ``{{ x }}`` on one line. Linear scans."""
+    if "$" in text:
+        i = text.find("${")
+        if (i >= 0 and text.find("}", i + 2) >= 0) or _DOLLAR_NAME.search(text):
+            return True
+    pos = 0
+    while (hit := find_template(text, pos)) is not None:
+        start, end = hit
+        nl = text.find("\n", start, end)
+        if nl < 0:
+            return True
+        pos = nl  # the `{{` and `}}` are on different lines: look again from the next line
+    return False
 
 
 # -- positions ---------------------------------------------------------------------------------
@@ -229,7 +240,6 @@ def _decode_escape(src: str, p: int, end: int) -> tuple[str | None, int]:
 
 # -- documents ---------------------------------------------------------------------------------
 _DOC_MARK = re.compile(r"^(?:---|\.\.\.)(?:[ \t].*)?$", re.MULTILINE)
-_TRAILING_TAB = re.compile(r"[ \t]*\t[ \t]*$", re.MULTILINE)
 
 
 @dataclass(slots=True)
@@ -249,7 +259,7 @@ def compose_documents(text: str, path: str) -> Documents:
         return Documents(compose_all(text, path))
     except SourceError:
         pass
-    fixed = _TRAILING_TAB.sub(lambda m: " " * len(m.group(0)), text)
+    fixed = trailing_tabs_as_spaces(text)
     try:
         return Documents(compose_all(fixed, path))
     except SourceError:
@@ -268,13 +278,27 @@ def compose_documents(text: str, path: str) -> Documents:
     return out
 
 
+def trailing_tabs_as_spaces(text: str) -> str:
+    """Each line's trailing run of blanks, when it holds a TAB, as spaces of the same width (one pass
+    per line; ``[ \t]*\t[ \t]*$`` backtracked cubically over a long run of blanks)."""
+    if "\t" not in text:
+        return text
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        body = line.rstrip(" \t")
+        if "\t" in line[len(body) :]:
+            lines[i] = body + " " * (len(line) - len(body))
+    return "\n".join(lines)
+
+
 def template_span(mt: MappedText) -> Span:
     """The first ``{{ … }}`` of a text (its first line only)."""
-    m = TEMPLATE.search(mt.text)
-    if m is None:
+    hit = find_template(mt.text)
+    if hit is None:
         return mt.span(0, 0)
-    eol = mt.text.find("\n", m.start())
-    return mt.span(m.start(), m.end() if eol < 0 else min(m.end(), eol))
+    start, end = hit
+    eol = mt.text.find("\n", start)
+    return mt.span(start, end if eol < 0 else min(end, eol))
 
 
 def template_problem(span: Span, what: str) -> Problem:

@@ -1,0 +1,116 @@
+"""Bounded work on hostile content: the scans that used backtracking regular expressions finish in
+linear time (each run in a child process with a deadline), and a hostile .gitignore costs nothing.
+
+Every payload here took minutes to hours with the old expressions (``\\{\\{.*?\\}\\}`` from every
+``{{``; ``\\$\\{\\{(.*?)\\}\\}``; ``[ \\t]*\\t[ \\t]*$`` over a run of blanks; a glob turned into
+``[^/]*a[^/]*a…``); with linear scans each is well under the deadline.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from reliability.hostile import lint_bounded
+
+from vlint.globs import compile_glob
+
+#: CPU seconds a child may use (a CPU-time limit, so a loaded machine does not make it flaky)
+DEADLINE = 20
+#: wall-clock seconds before the run is abandoned
+WALL = 600.0
+N = 400_000
+
+
+def _tree(tmp: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        p = tmp / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("template.yaml", "apiVersion: v1\nkind: ConfigMap\ndata:\n  x: '" + "{{" * N + "'\n"),
+        (
+            ".github/workflows/ci.yml",
+            "on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: '" + "${{" * N + "'\n",
+        ),
+        ("deploy.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\t" + " \t" * N + "y:\n"),
+        ("serve.yaml", "\n" * N + "vllm: 1\n" + " " * N + "\n"),
+        ("compose.yaml", "services:\n" + "\n" * N + "  x:\n" + " " * N),
+    ],
+    ids=["template-sniffing", "github-expressions", "trailing-tab-repair", "key-lines", "blank-indentation"],
+)
+def test_linear_scans(tmp_path: Path, name: str, content: str) -> None:
+    _tree(tmp_path, {name: content})
+    run = lint_bounded(tmp_path, name, timeout=WALL, cpu_seconds=DEADLINE)
+    assert run.exit_code in (0, 1, 2)
+
+
+def test_catastrophic_gitignore_glob(tmp_path: Path) -> None:
+    """``*a*a*a…b`` against a long name: exponential as a regex, linear as an NFA."""
+    pattern = "*a" * 40 + "b"
+    _tree(tmp_path, {".gitignore": pattern + "\n", "a" * 200 + ".sh": "vllm serve m/x\n", "run.sh": "vllm serve m/x\n"})
+    run = lint_bounded(tmp_path, ".", timeout=WALL, cpu_seconds=DEADLINE)
+    assert {f["path"] for f in run.report["files"]} >= {"run.sh"}
+    assert compile_glob(pattern).match("a" * 5000) is False
+
+
+def test_invalid_gitignore_range_is_not_an_aborted_run(tmp_path: Path) -> None:
+    _tree(tmp_path, {".gitignore": "[z-a]\n*.log\n", "run.sh": "vllm serve m/x --max-model-lenn 1\n", "x.log": ""})
+    run = lint_bounded(tmp_path, ".", timeout=WALL, cpu_seconds=DEADLINE)
+    assert run.exit_code == 1
+    assert "VL001" in [f["code"] for f in run.report["findings"] if f["path"] == "run.sh"]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_gitignore_linked_to_dev_zero(tmp_path: Path) -> None:
+    _tree(tmp_path, {"run.sh": "vllm serve m/x --max-model-lenn 1\n"})
+    (tmp_path / ".gitignore").symlink_to("/dev/zero")
+    run = lint_bounded(tmp_path, ".", timeout=WALL, cpu_seconds=DEADLINE)
+    assert "VL001" in [f["code"] for f in run.report["findings"]]
+
+
+def test_gitignore_outside_the_root_is_not_read(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    _tree(tmp_path, {"secret-ignore": "run.sh\n", "repo/run.sh": "vllm serve m/x --max-model-lenn 1\n"})
+    (repo / ".git").mkdir()
+    (repo / ".gitignore").symlink_to(tmp_path / "secret-ignore")
+    run = lint_bounded(repo, ".", timeout=WALL, cpu_seconds=DEADLINE)
+    assert "run.sh" in {f["path"] for f in run.report["findings"]}
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("*.log", "x.log", True),
+        ("*.log", "a/x.log", False),
+        ("**/build", "a/b/build", True),
+        ("**/build", "build", True),
+        ("a/**/b", "a/b", True),
+        ("a/**/b", "a/x/y/b", True),
+        ("a/**", "a/x/y", True),
+        ("a/**", "b/x", False),
+        ("[!a]x", "bx", True),
+        ("[!a]x", "ax", False),
+        ("[a-c]?", "bz", True),
+        ("[z-a]", "m", False),
+        ("\\*x", "*x", True),
+        ("\\*x", "ax", False),
+        ("[abc", "[abc", True),
+        ("?", "/", False),
+    ],
+)
+def test_glob_semantics(pattern: str, path: str, expected: bool) -> None:
+    assert compile_glob(pattern).match(path) is expected
+
+
+def test_fnmatch_dialect_matches_fnmatch() -> None:
+    import fnmatch
+
+    for pat in ("*.yaml", "k8s/*", "a?c", "[ab]*", "*/x/*"):
+        for name in ("a.yaml", "k8s/x/y.yaml", "abc", "bz", "q/x/r", "x"):
+            assert compile_glob(pat, fnmatch=True).match(name) is fnmatch.fnmatchcase(name, pat), (pat, name)

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vlint.memory.constants import constants, switches
+from vlint.memory.extras import draft_estimate, draft_kv_arch, lora_bytes
 from vlint.memory.kv import (
     MLA,
     KVLayout,
+    LayerSpec,
     attention_block_size_for_hybrid,
     build_layout,
     estimate_max_model_len,
@@ -34,13 +36,9 @@ from vlint.memory.kv import (
     pp_partition,
     request_bytes,
 )
+from vlint.memory.weights import loaded_weights
 from vlint.resolve.gpus import GpuSpec
-from vlint.resolve.model_arch import (
-    ModelArch,
-    dtype_bytes,
-    estimated_checkpoint_bytes,
-    param_breakdown,
-)
+from vlint.resolve.model_arch import ModelArch, dtype_bytes
 from vlint.version import V, Version
 
 GIB = float(2**30)
@@ -78,6 +76,14 @@ class MemoryInputs:
     auto_fit_max_model_len: bool = False  # --max-model-len -1 / auto (fit to KV memory at startup)
     other_gpu_usage_gib: float = 0.0  # memory other processes hold on the same GPU at start
     other_instances_gmu: tuple[float, ...] = ()  # gpu_memory_utilization of co-located vLLMs
+    limit_mm_per_prompt: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
+    language_model_only: bool = False
+    skip_mm_profiling: bool = False
+    spec_method: str | None = None  # speculative_config.method (ngram, eagle, eagle3, mtp, draft_model…)
+    draft_arch: ModelArch | None = field(default=None, hash=False, compare=False)  # draft model / EAGLE head
+    max_loras: int = 0  # 0 = LoRA off; else --max-loras slots preallocated
+    max_lora_rank: int = 16
+    lora_dtype: str | None = None
     env: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
 
 
@@ -125,6 +131,10 @@ class MemoryEstimate:
     notes: list[str]
     risks: list[str]  # things that may fail after startup accounting passes (estimates)
     max_gmu_free: float  # largest gpu_memory_utilization the startup free-memory check allows
+    # V0 with TP > 1: only the driver (rank 0) samples, so the other ranks log a smaller activation
+    # and more KV memory; the engine takes the minimum block count (the driver's)
+    other_ranks_activation_gib: float | None = None
+    other_ranks_kv_cache_gib: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -141,66 +151,57 @@ def _serving_dtype(inp: MemoryInputs) -> str:
     return inp.arch.serving_dtype_default
 
 
-def _weights_per_stage(inp: MemoryInputs, parts: list[int]) -> tuple[list[float], list[str]]:
-    """Bytes of weights on each PP stage (one TP rank)."""
-    a = inp.arch
-    notes: list[str] = []
-    tp, pp = inp.tensor_parallel_size, len(parts)
-    sd = _serving_dtype(inp)
-    sb = dtype_bytes(sd)
-    ck = dtype_bytes(a.dtype)
-    total = estimated_checkpoint_bytes(a)
-    if a.weight_bytes:
-        notes.append(f"weights from exact checkpoint size {a.weight_bytes} B ({a.weight_bytes_source or 'given'})")
-    else:
-        notes.append(
-            "weights estimated from the parameter count"
-            + (" (rounded model-card figure)" if not a.params_estimated and a.params else "")
-            + " × storage bytes (estimate)"
+def stage_specs(
+    inp: MemoryInputs,
+    layer_range: tuple[int, int],
+    kv_b: float,
+    model_b: float,
+    hybrid_mgr: bool,
+    draft_arch: ModelArch | None,
+) -> list[LayerSpec]:
+    """KV specs of one PP stage on one TP rank, the drafter's layers included on the last stage."""
+    tp = max(1, inp.tensor_parallel_size)
+    specs = layer_specs(
+        inp.arch,
+        layer_range=layer_range,
+        tp=tp,
+        kv_bytes=kv_b,
+        model_dtype_bytes=model_b,
+        kv_cache_dtype=inp.kv_cache_dtype,
+        treat_windowed_as_full=not hybrid_mgr,
+    )
+    if draft_arch is not None:
+        specs = specs + layer_specs(
+            draft_arch,
+            layer_range=(0, draft_arch.num_layers),
+            tp=tp,
+            kv_bytes=kv_b,
+            model_dtype_bytes=model_b,
+            kv_cache_dtype=inp.kv_cache_dtype,
+            treat_windowed_as_full=not hybrid_mgr,
         )
-    br = param_breakdown(a)
-    quantized = bool(a.quant_method and a.quant_bits)
-    if not quantized and abs(sb - ck) > 1e-9:
-        total = total * sb / ck
-        notes.append(f"checkpoint {a.dtype} served as {sd}: weights scaled by {sb / ck:g}")
-    if not quantized and inp.quantization and inp.quantization.lower() in ("fp8", "fbgemm_fp8", "ptpc_fp8"):
-        lin = (br["attn"] + br["mlp"]) * sb
-        total = total - lin + lin / sb
-        notes.append("online fp8 quantization: linear layers stored in 1 byte (estimate)")
-    if quantized and a.quant_method in ("mxfp4", "gpt_oss_mxfp4") and a.is_moe:
-        c = constants("weights", inp.version)
-        mult = int(c.get("mxfp4_expert_pad_multiple", 256))
-        h = a.hidden_size
-        padded = -(-h // mult) * mult
-        if padded != h:
-            expert_bytes = a.num_moe_layers * a.num_experts * 3 * h * (a.moe_intermediate_size or 0) * (0.5 + 1 / 32)
-            total += expert_bytes * (padded / h - 1)
-            notes.append(f"mxfp4 experts padded {h}→{padded} on the hidden dim (estimate)")
-    emb_b = a.vocab_size * a.hidden_size * (sb if not quantized else 2)
-    lm_b = 0.0 if a.tie_word_embeddings else emb_b
-    vision_b = a.vision_params * (sb if not quantized else 2)
-    body = max(0.0, total - emb_b - lm_b - vision_b)
-    per_layer = body / max(1, a.num_layers)
-    # rotary cos/sin cache loaded with the model (max_position × rotary_dim, model dtype)
-    rope_b = 0.0
-    if a.max_position_embeddings and a.rotary_dim:
-        rope_b = float(a.max_position_embeddings) * a.rotary_dim * sb
-        if (a.text_model_type or a.model_type or "").startswith("gemma3") or "gemma2" in a.model_type:
-            rope_b *= 2 if "gemma3" in (a.text_model_type or a.model_type) else 1
-    out = []
-    for i, n in enumerate(parts):
-        w = per_layer * n
-        if i == 0:
-            w += emb_b + vision_b
-        if i == pp - 1:
-            w += lm_b if lm_b else (emb_b if pp > 1 else 0.0)
-        out.append(w / tp + rope_b)
-    if rope_b > 0.01 * GIB:
-        notes.append(f"rotary cos/sin cache {rope_b / GIB:.2f} GiB per rank (max_position_embeddings × rotary_dim)")
-    if inp.cpu_offload_gb:
-        out = [max(0.0, w - inp.cpu_offload_gb * GIB) for w in out]
-        notes.append(f"--cpu-offload-gb {inp.cpu_offload_gb:g}: up to that many GiB of weights stay in CPU memory")
-    return out, notes
+    return specs
+
+
+def vision_tower_loaded(inp: MemoryInputs) -> bool:
+    """Multimodal towers are skipped when every modality is limited to 0 per prompt (from 0.16.0:
+    ``_mark_tower_model``, [0.19.0] vllm/model_executor/models/interfaces.py:249-298) or with
+    ``--language-model-only``."""
+    if not inp.arch.is_multimodal or inp.version < V("0.16.0"):
+        return True
+    if inp.language_model_only:
+        return False
+    lim = inp.limit_mm_per_prompt
+    return not (lim is not None and len(lim) > 0 and all(_limit_count(v) == 0 for v in lim.values()))
+
+
+def _limit_count(v: Any) -> int:
+    if isinstance(v, Mapping):
+        v = v.get("count", 999)
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return 999
 
 
 def _non_torch(inp: MemoryInputs) -> tuple[float, str]:
@@ -219,14 +220,39 @@ def _non_torch(inp: MemoryInputs) -> tuple[float, str]:
     return c["tp1"], f"non-torch at TP=1: {c['tp1']:.2f} GiB (estimate)"
 
 
-def _activation(inp: MemoryInputs, stage: int, pp: int, layers: int) -> tuple[float, list[str]]:
+def sampler_bytes_per_element(inp: MemoryInputs) -> tuple[float, str]:
+    """Peak bytes per (row × vocab) element of the profiling sampler pass on top of the logits
+    compute_logits returns (model dtype), and the code path that sizes it (``sampler`` constants)."""
+    c = constants("sampler", inp.version, inp.engine)
+    path = str(c.get("path", "pytorch_sort"))
+    extra = float(c["extra_bytes"])
+    flag = str(inp.env.get("VLLM_USE_FLASHINFER_SAMPLER", "")).strip().lower()
+    if inp.engine == "V1" and flag in ("1", "true") and path == "pytorch_sort":
+        # opted in (0.11.2-0.16) or forced (0.8-0.11.1): FlashInfer top-k/top-p, no full sort
+        return float(c.get("flashinfer_extra_bytes", extra)), "flashinfer"
+    rows = sampler_rows(inp)
+    small = int(c.get("small_batch_rows", 0) or 0)
+    if path == "triton_inplace" and rows < small:
+        sort = constants("sampler", V("0.16.0"), "V1")
+        return float(sort["extra_bytes"]), "pytorch_sort"
+    return extra, path
+
+
+def sampler_rows(inp: MemoryInputs) -> int:
+    """Rows of the profiling sampler pass: V1 min(max_num_batched_tokens, max_num_seqs) dummy requests
+    ([0.19.0] vllm/v1/worker/gpu_model_runner.py:5641); V0 one per dummy sequence ([0.7.3]
+    vllm/worker/model_runner.py:1294)."""
+    return max(1, min(int(inp.max_num_seqs), int(inp.max_num_batched_tokens)))
+
+
+def _activation(inp: MemoryInputs, stage: int, pp: int, layers: int, *, driver: bool = True) -> tuple[float, list[str]]:
     a = inp.arch
     c = constants("activation", inp.version, inp.engine)
     tp = inp.tensor_parallel_size
     sd = _serving_dtype(inp)
     b = dtype_bytes(sd)
     tokens = int(inp.max_num_batched_tokens)
-    rows = min(inp.max_num_seqs, tokens)
+    rows = sampler_rows(inp)
     inter = a.intermediate_size
     if a.is_moe:
         inter = max(
@@ -235,21 +261,57 @@ def _activation(inp: MemoryInputs, stage: int, pp: int, layers: int) -> tuple[fl
         )
     fwd = tokens * (c["fwd_hidden_mult"] * a.hidden_size + c["fwd_inter_mult"] * inter / tp) * b
     last = stage == pp - 1
-    sampler = rows * a.vocab_size * (b + c["sampler_f32_bytes"]) if last else 0.0
+    per_elem, path = sampler_bytes_per_element(inp)
+    sc = constants("sampler", inp.version, inp.engine)
+    samples = last and (driver or not sc.get("driver_only"))
+    sampler = rows * a.vocab_size * (b + per_elem) if samples else 0.0
     moe_ws = 0.0
     if a.is_moe and a.quant_method not in ("mxfp4", "gpt_oss_mxfp4") and a.num_moe_layers and layers:
         t = min(tokens, int(c.get("moe_chunk_tokens", 32768)))
         moe_ws = t * max(1, a.num_experts_per_tok) * 3 * (a.moe_intermediate_size or a.intermediate_size) / tp * 2
-    mm = c.get("multimodal_extra_gib", 0.0) * GIB if a.is_multimodal and stage == 0 else 0.0
+    mm, mm_note = mm_profile_bytes(inp, b) if stage == 0 else (0.0, "")
     act = max(fwd, sampler) + moe_ws + c["base_gib"] * GIB + mm
     notes = [
         f"activation: forward of {tokens} tokens {fwd / GIB:.2f} GiB, sampler {rows} rows × {a.vocab_size} "
-        f"vocab {sampler / GIB:.2f} GiB"
+        f"vocab × {b + per_elem:g} B ({path}) {sampler / GIB:.2f} GiB"
         + (f", fused-MoE workspace {moe_ws / GIB:.2f} GiB" if moe_ws else "")
-        + (" + multimodal encoder profiling" if mm else "")
-        + " (estimate)"
+        + (f", {mm_note}" if mm_note else "")
+        + " (forward and base fitted; sampler bytes from vLLM's sampler code)"
     ]
     return act, notes
+
+
+def mm_profile_bytes(inp: MemoryInputs, b: float) -> tuple[float, str]:
+    """What the multimodal encoder profiling keeps alive through the LM profiling pass.
+
+    V1 profile_run encodes ``max_mm_items_per_batch`` dummy items of the modality with the most
+    tokens and keeps the batched inputs and the encoder outputs until the pass ends ([0.19.0]
+    vllm/v1/worker/gpu_model_runner.py:5721-5795). Items per batch = min(encoder budget // tokens per
+    item, max_num_seqs × items per prompt), budget = max(max_num_batched_tokens, tokens per item),
+    items per prompt = min(--limit-mm-per-prompt, max_model_len // tokens per item)
+    ([0.19.0] vllm/multimodal/encoder_budget.py:140-183, vllm/v1/core/encoder_cache_manager.py:
+    309-316). Inputs are taken as float32 pixels, outputs as model-dtype embeddings. Models whose
+    item size config.json does not give: the fitted ``multimodal_fallback_gib``."""
+    a = inp.arch
+    if not a.is_multimodal or inp.engine != "V1" or not vision_tower_loaded(inp) or inp.skip_mm_profiling:
+        return 0.0, ""
+    lim = inp.limit_mm_per_prompt
+    if lim is not None and len(lim) > 0 and all(_limit_count(v) == 0 for v in lim.values()):
+        return 0.0, ""
+    tok, elems = a.mm_tokens_per_item, a.mm_item_elems
+    if not tok or not elems:
+        c = constants("activation", inp.version, inp.engine)
+        g = float(c.get("multimodal_fallback_gib", 0.0))
+        return g * GIB, f"multimodal encoder profiling {g:.2f} GiB (fitted: item size unknown)"
+    limit = min((_limit_count(v) for v in lim.values()), default=999) if lim else 999
+    budget = max(int(inp.max_num_batched_tokens), tok)
+    per_prompt = max(1, min(limit, int(inp.max_model_len) // tok))
+    reqs = int(inp.max_num_seqs)
+    if not inp.enable_chunked_prefill:
+        reqs = min(reqs, int(inp.max_num_batched_tokens) // tok)
+    items = max(1, min(budget // tok, reqs * per_prompt))
+    extra = items * (elems * 4 + tok * a.hidden_size * b)
+    return extra, f"multimodal encoder profiling {items} items × {tok} tokens {extra / GIB:.2f} GiB"
 
 
 def _graph_sizes(inp: MemoryInputs) -> list[int]:
@@ -310,8 +372,28 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         notes.append(f"checkpoint kv_cache_quant_algo={a.kv_cache_quant_algo}: fp8 KV cache")
 
     parts = pp_partition(a.num_layers, pp)
-    weights, wnotes = _weights_per_stage(inp, parts)
-    assumptions.extend(wnotes)
+    west = loaded_weights(
+        a,
+        serving_dtype=sd,
+        version=ver,
+        gpu=gpu,
+        tp=tp,
+        parts=parts,
+        quantization=inp.quantization,
+        cpu_offload_gb=inp.cpu_offload_gb,
+        vision_loaded=vision_tower_loaded(inp),
+    )
+    weights = west.per_stage
+    assumptions.extend(west.notes)
+    lora, lnotes = lora_bytes(inp, parts)
+    weights = [w + x for w, x in zip(weights, lora, strict=True)]
+    assumptions.extend(lnotes)
+    draft = draft_estimate(inp)
+    draft_arch = None
+    if draft is not None:
+        weights[-1] += draft.weights_bytes
+        assumptions.extend(draft.notes)
+        draft_arch = draft_kv_arch(draft)
     nt, ntn = _non_torch(inp)
     assumptions.append(ntn)
     est_graphs = inp.estimate_cudagraphs
@@ -329,17 +411,10 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
 
     stages: list[StageEstimate] = []
     layouts: list[KVLayout] = []
+    other_act: float | None = None
     start = 0
     for i, n in enumerate(parts):
-        specs = layer_specs(
-            a,
-            layer_range=(start, start + n),
-            tp=tp,
-            kv_bytes=kv_b,
-            model_dtype_bytes=model_b,
-            kv_cache_dtype=inp.kv_cache_dtype,
-            treat_windowed_as_full=not hybrid_mgr,
-        )
+        specs = stage_specs(inp, (start, start + n), kv_b, model_b, hybrid_mgr, draft_arch if i == pp - 1 else None)
         start += n
         bs = inp.block_size
         if any(s.kind == "mamba" for s in specs) and engine == "V1":
@@ -347,6 +422,9 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         lay = build_layout(specs, bs, hybrid_manager=hybrid_mgr)
         layouts.append(lay)
         act, anotes = _activation(inp, i, pp, n)
+        if engine == "V0" and tp > 1 and i == pp - 1:
+            act_w, _ = _activation(inp, i, pp, n, driver=False)
+            other_act = act_w
         if i == 0:
             assumptions.extend(anotes)
         graphs = _cuda_graph(inp, n)
@@ -563,6 +641,10 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         notes=notes,
         risks=risks,
         max_gmu_free=max_gmu_free,
+        other_ranks_activation_gib=None if other_act is None else other_act / GIB,
+        other_ranks_kv_cache_gib=None
+        if other_act is None
+        else stages[-1].available_kv_gib + (stages[-1].activation_gib - other_act / GIB),
     )
 
 
@@ -571,7 +653,7 @@ def max_model_len_that_fits(inp: MemoryInputs, *, upper: int | None = None) -> i
     (vLLM's binary search, also what ``--max-model-len auto`` picks)."""
     est = estimate_memory(replace(inp, max_model_len=upper or inp.max_model_len))
     a = inp.arch
-    tp, pp = max(1, inp.tensor_parallel_size), max(1, inp.pipeline_parallel_size)
+    pp = max(1, inp.pipeline_parallel_size)
     parts = pp_partition(a.num_layers, pp)
     sw = switches(inp.version)
     hybrid = bool(sw.get("hybrid_kv_manager")) and inp.engine == "V1" and not inp.disable_hybrid_kv_cache_manager
@@ -579,14 +661,14 @@ def max_model_len_that_fits(inp: MemoryInputs, *, upper: int | None = None) -> i
     best = upper or inp.max_model_len
     start = 0
     for i, n in enumerate(parts):
-        specs = layer_specs(
-            a,
-            layer_range=(start, start + n),
-            tp=tp,
-            kv_bytes=kv_elem_bytes(inp.kv_cache_dtype, model_b),
-            model_dtype_bytes=model_b,
-            kv_cache_dtype=inp.kv_cache_dtype,
-            treat_windowed_as_full=not hybrid,
+        draft = draft_estimate(inp) if i == len(parts) - 1 else None
+        specs = stage_specs(
+            inp,
+            (start, start + n),
+            kv_elem_bytes(inp.kv_cache_dtype, model_b),
+            model_b,
+            hybrid,
+            draft_kv_arch(draft) if draft is not None else None,
         )
         start += n
         lay = build_layout(specs, inp.block_size, hybrid_manager=hybrid)

@@ -86,7 +86,9 @@ def draft_estimate(inp: MemoryInputs) -> DraftEstimate | None:
         n = max(1, a.num_nextn_predict_layers or 1)
         per = _layer_bytes(a, a.num_layers - 1, b) + 2 * h * h * b
         lay = checkpoint_layout(a)
-        if a.quant is not None and lay.layers:
+        if lay.mtp:
+            per = lay.mtp / n  # the checkpoint's stored MTP modules
+        elif a.quant is not None and lay.layers:
             # MTP layers are stored like the other decoder layers of a quantized checkpoint
             per = lay.layers[-1] + 2 * h * h * b
         est.weights_bytes = n * per / tp

@@ -165,6 +165,8 @@ def loaded_weights(
     if cpu_offload_gb:
         out = [max(0.0, w - cpu_offload_gb * GIB) for w in out]
         notes.append(f"--cpu-offload-gb {cpu_offload_gb:g}: up to that many GiB of weights stay in CPU memory")
+    if lay.mtp:
+        notes.append(f"{lay.mtp / GIB:.2f} GiB of stored MTP layers not loaded (only with MTP speculative decoding)")
     return WeightEstimate(out, lay.total, notes + lay.notes, vision_loaded)
 
 

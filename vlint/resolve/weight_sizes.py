@@ -39,6 +39,7 @@ class WeightLayout:
     total: float
     params_layout: int
     scheme: QuantScheme | None
+    mtp: float = 0.0  # stored multi-token-prediction layers (num_nextn_predict_layers): loaded only for MTP
     scaled_to: float | None = None  # exact checkpoint bytes the layout was scaled to
     notes: list[str] = field(default_factory=list)
 
@@ -164,7 +165,9 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
     vision = float(arch.vision_params) * b
     params += h  # final norm
     total_params = arch.params or param_breakdown(arch)["total"]
-    leftover = max(0, int(total_params) - params - arch.vision_params)
+    last_params = sum(m.out_f * m.in_f * m.count for m in layer_linears(arch, arch.num_layers - 1)) if layers else 0
+    mtp_params = arch.num_nextn_predict_layers * (last_params + 2 * h * h) if layers else 0
+    leftover = max(0, int(total_params) - params - arch.vision_params - mtp_params)
     other = leftover * b
     if scheme is not None and leftover > 0.02 * total_params:
         # hybrid/state-layer projections the layer model does not place: stored like the other linears
@@ -178,7 +181,11 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
         if q_params:
             other = leftover * q_layers / q_params
             notes.append(f"{leftover / 1e9:.2f}B parameters outside the layer model sized at the quantized rate")
-    total = sum(layers) + embed + lm + vision + other + h * b
+    mtp = 0.0
+    if arch.num_nextn_predict_layers and layers:
+        # DeepSeek-V3-style MTP modules: a full decoder layer + eh_proj (2·hidden → hidden) + 2 norms
+        mtp = arch.num_nextn_predict_layers * (layers[-1] + 2 * h * h * b + 2 * h * b)
+    total = sum(layers) + embed + lm + vision + other + h * b + mtp
     return WeightLayout(
         layers=layers,
         layers_quantized=layers_q,
@@ -189,6 +196,7 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
         total=total,
         params_layout=params,
         scheme=scheme,
+        mtp=mtp,
         notes=notes,
     )
 
@@ -208,6 +216,7 @@ def checkpoint_layout(arch: ModelArch) -> WeightLayout:
         vision=lay.vision * f,
         other=lay.other * f,
         total=float(exact),
+        mtp=lay.mtp * f,
         params_layout=lay.params_layout,
         scheme=lay.scheme,
         scaled_to=float(exact),

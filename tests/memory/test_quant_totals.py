@@ -1,0 +1,54 @@
+"""Quantized weight layouts against real checkpoint sizes (safetensors ``metadata.total_size``).
+
+Every bundled-catalog record of a quantized checkpoint whose weight size was read from a published
+index (not derived) is sized from its ``quantization_config`` alone and compared with that total.
+Formats without such a record are skipped, saying so.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from vlint.paths import data_dir
+from vlint.resolve.model_sources import lookup_catalog
+from vlint.resolve.weight_sizes import weight_layout
+
+FORMATS = ("awq", "gptq", "fp8", "compressed-tensors", "modelopt", "modelopt_fp4", "mxfp4", "bitsandbytes")
+#: layouts reproduce published totals within this (norm/bias tensors, tied or padded vocabularies)
+TOLERANCE = 0.02
+
+
+def _real_total(source: str | None) -> bool:
+    s = (source or "").lower()
+    return "total_size" in s and not s.startswith("derived") and "approx" not in s
+
+
+def _records() -> dict[str, list[str]]:
+    models = json.loads((data_dir() / "models.json").read_text())["models"]
+    out: dict[str, list[str]] = {f: [] for f in FORMATS}
+    for name, rec in models.items():
+        if not rec.get("weight_bytes") or not _real_total(rec.get("weight_bytes_source")):
+            continue
+        arch = lookup_catalog(name)
+        if arch is None or arch.quant is None:
+            continue
+        out.setdefault(arch.quant.method, []).append(name)
+    return out
+
+
+RECORDS = _records()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_layout_matches_published_totals(fmt: str) -> None:
+    names = RECORDS.get(fmt) or []
+    if not names:
+        pytest.skip(f"no bundled {fmt} checkpoint with a published safetensors total_size in the catalog")
+    for name in names:
+        arch = lookup_catalog(name)
+        assert arch is not None and arch.weight_bytes
+        computed = weight_layout(replace(arch, weight_bytes=None)).total
+        assert computed == pytest.approx(arch.weight_bytes, rel=TOLERANCE), name

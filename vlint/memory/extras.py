@@ -138,7 +138,7 @@ def lora_bytes(inp: MemoryInputs, parts: list[int]) -> tuple[list[float], list[s
                 continue
             if m.name.endswith((".gate", ".router")):
                 continue  # routers are replicated linears vLLM does not wrap by default
-            row_parallel = m.name.endswith(("o_proj", "down_proj", "w2"))
+            row_parallel = m.name.endswith(("o_proj", "down_proj", "w2", "fc2"))
             # row-parallel: lora_a splits the input; column-parallel: lora_b splits the output
             elems = r * (m.in_f / tp) + m.out_f * r if row_parallel else r * m.in_f + (m.out_f / tp) * r
             tot += elems * m.count * n * b

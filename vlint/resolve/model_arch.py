@@ -120,6 +120,7 @@ class ModelArch:
     shared_expert_intermediate_size: int | None = None
     moe_layer_indices: tuple[int, ...] = ()  # which decoder layers are MoE
     dense_intermediate_size: int | None = None  # dense-layer MLP width when it differs (Llama-4)
+    gated_mlp: bool = True  # gate/up/down (SwiGLU/GeGLU); False: fc1/fc2 (Phi-2, GPT-2, OPT, Falcon…)
     # quantization of the checkpoint
     quant_method: str | None = None
     quant_bits: float | None = None
@@ -217,6 +218,16 @@ _MAX_LEN_KEYS = (
     "max_sequence_length",
     "max_seq_length",
     "seq_len",
+)
+
+
+#: model types whose config omits tie_word_embeddings and whose transformers config class defaults it to
+#: True (GemmaConfig, Gemma2Config, Gemma3TextConfig: ``tie_word_embeddings=True``)
+_TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3_text", "gemma3"})
+#: dense MLPs with two matrices (up, down) instead of gate/up/down: PhiForCausalLM fc1/fc2, GPT-2 c_fc/
+#: c_proj, OPT fc1/fc2, GPT-NeoX/Falcon dense_h_to_4h/dense_4h_to_h, BLOOM, GPT-BigCode, Starcoder2, MPT
+_UNGATED_MLP = frozenset(
+    {"phi", "phi-msft", "gpt2", "gpt_neox", "gptj", "opt", "falcon", "bloom", "gpt_bigcode", "starcoder2", "mpt"}
 )
 
 
@@ -462,7 +473,7 @@ def _count_params(a: dict[str, Any]) -> tuple[int, int, int, int]:
     else:
         attn_layer = h * heads * hd + 2 * h * kvh * hd + heads * hd * h
     inter = a["inter"]
-    dense_mlp = 3 * h * inter
+    dense_mlp = (3 if a.get("gated", True) else 2) * h * inter
     n_moe = a["moe_layers"]
     if a["experts"]:
         mi = a["moe_inter"] or inter
@@ -537,7 +548,9 @@ def model_arch_from_config(
     vocab = _int(_get(cfg, "vocab_size", "padded_vocab_size"), 32000)
     raw_dtype = _get(cfg, "torch_dtype", "dtype") or _get(config, "torch_dtype", "dtype")
     dtype = normalize_dtype(raw_dtype) or "bfloat16"
-    tied = bool(_get(cfg, "tie_word_embeddings", default=config.get("tie_word_embeddings", False)))
+    tied_default = model_type in _TIED_BY_DEFAULT or outer_type in _TIED_BY_DEFAULT
+    tied = bool(_get(cfg, "tie_word_embeddings", default=config.get("tie_word_embeddings", tied_default)))
+    gated = model_type not in _UNGATED_MLP
 
     # MLA
     kv_lora = _int(cfg.get("kv_lora_rank"), 0) or None
@@ -599,6 +612,7 @@ def model_arch_from_config(
         "kv_heads": kv_heads,
         "head_dim": head_dim,
         "tied": tied,
+        "gated": gated,
         "inter": dense_inter,
         "experts": experts,
         "moe_inter": moe_inter,
@@ -687,6 +701,7 @@ def model_arch_from_config(
         num_moe_layers=n_moe,
         shared_expert_intermediate_size=shared_inter,
         moe_layer_indices=tuple(moe_idx),
+        gated_mlp=gated,
         dense_intermediate_size=dense_inter if dense_inter != inter else None,
         quant=scheme,
         quant_method=q.get("quant_method"),
@@ -725,6 +740,7 @@ def param_breakdown(arch: ModelArch) -> dict[str, int]:
         "kv_heads": arch.num_kv_heads,
         "head_dim": arch.head_dim,
         "tied": arch.tie_word_embeddings,
+        "gated": arch.gated_mlp,
         "inter": arch.intermediate_size,
         "experts": arch.num_experts,
         "moe_inter": arch.moe_intermediate_size,

@@ -115,6 +115,10 @@ def layer_linears(arch: ModelArch, layer: int) -> list[Linear]:
         if _family(arch) == "llama4" and arch.dense_intermediate_size:
             inter = arch.dense_intermediate_size
         base = "feed_forward" if fam == "llama4" else "mlp"
+        if not arch.gated_mlp:
+            out.append(Linear(f"{base}.fc1", inter, h))
+            out.append(Linear(f"{base}.fc2", h, inter))
+            return out
         out.append(Linear(f"{base}.gate_proj", inter, h))
         out.append(Linear(f"{base}.up_proj", inter, h))
         out.append(Linear(f"{base}.down_proj", h, inter))

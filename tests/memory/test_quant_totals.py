@@ -7,13 +7,11 @@ Formats without such a record are skipped, saying so.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import pytest
 
-from vlint.paths import data_dir
-from vlint.resolve.model_sources import lookup_catalog
+from vlint.resolve.model_sources import catalog_ids, lookup_catalog
 from vlint.resolve.weight_sizes import weight_layout
 
 FORMATS = ("awq", "gptq", "fp8", "compressed-tensors", "modelopt", "modelopt_fp4", "mxfp4", "bitsandbytes")
@@ -27,15 +25,13 @@ def _real_total(source: str | None) -> bool:
 
 
 def _records() -> dict[str, list[str]]:
-    models = json.loads((data_dir() / "models.json").read_text())["models"]
     out: dict[str, list[str]] = {f: [] for f in FORMATS}
-    for name, rec in models.items():
-        if not rec.get("weight_bytes") or not _real_total(rec.get("weight_bytes_source")):
-            continue
+    for name in catalog_ids():
         arch = lookup_catalog(name)
-        if arch is None or arch.quant is None:
+        if arch is None or arch.quant is None or not arch.weight_bytes:
             continue
-        out.setdefault(arch.quant.method, []).append(name)
+        if _real_total(arch.weight_bytes_source):
+            out.setdefault(arch.quant.method, []).append(name)
     return out
 
 

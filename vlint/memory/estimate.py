@@ -316,6 +316,13 @@ def _activation(inp: MemoryInputs, stage: int, pp: int, layers: int, *, driver: 
         + (f", {mm_note}" if mm_note else "")
         + " (forward and base fitted; sampler bytes from vLLM's sampler code)"
     ]
+    sc = constants("sampler", inp.version, inp.engine)
+    if t.sampler_path == "pytorch_sort" and sc.get("flashinfer_default_if_installed") and inp.engine == "V1":
+        saved = t.rows * inp.arch.vocab_size * (per_elem - float(sc.get("flashinfer_extra_bytes", per_elem)))
+        notes.append(
+            f"vLLM {inp.version} samples with FlashInfer when the flashinfer package is installed (e.g. the "
+            f"vllm-openai image): the profiling peak is then ~{saved / GIB:.2f} GiB smaller and the KV cache larger"
+        )
     return t.total, notes
 
 

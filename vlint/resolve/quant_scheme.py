@@ -328,6 +328,24 @@ def _auto_round_skips(q: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _ct_byte(
+    fmt: str, strategy: str, model_dtype_bytes: float, ignore: tuple[str, ...], targets: tuple[str, ...]
+) -> QuantScheme:
+    """compressed-tensors one-byte weights (fp8 / int8) with per-channel or per-tensor scales."""
+    channel = strategy == "channel"
+    return QuantScheme(
+        method="compressed-tensors",
+        fmt=fmt,
+        bits=8,
+        scale_granularity="channel" if channel else "tensor",
+        scale_bytes=model_dtype_bytes if channel else 4,
+        ignore=ignore,
+        ignore_style="ct",
+        targets=targets,
+        source=f"compressed-tensors {fmt} per {strategy}",
+    )
+
+
 def _compressed_tensors(q: Mapping[str, Any], model_dtype_bytes: float) -> QuantScheme | None:
     groups = q.get("config_groups") or {}
     fmt_name = str(q.get("format") or "")
@@ -370,29 +388,9 @@ def _compressed_tensors(q: Mapping[str, Any], model_dtype_bytes: float) -> Quant
                     targets=targets,
                     source="compressed-tensors fp8 block",
                 )
-            return QuantScheme(
-                method="compressed-tensors",
-                fmt=FP8,
-                bits=8,
-                scale_granularity="channel" if strategy == "channel" else "tensor",
-                scale_bytes=model_dtype_bytes if strategy == "channel" else 4,
-                ignore=ignore,
-                ignore_style="ct",
-                targets=targets,
-                source=f"compressed-tensors fp8 per {strategy}",
-            )
+            return _ct_byte(FP8, strategy, model_dtype_bytes, ignore, targets)
         if bits == 8 and ("pack" not in gfmt):
-            return QuantScheme(
-                method="compressed-tensors",
-                fmt=INT8,
-                bits=8,
-                scale_granularity="channel" if strategy == "channel" else "tensor",
-                scale_bytes=model_dtype_bytes if strategy == "channel" else 4,
-                ignore=ignore,
-                ignore_style="ct",
-                targets=targets,
-                source=f"compressed-tensors int8 per {strategy}",
-            )
+            return _ct_byte(INT8, strategy, model_dtype_bytes, ignore, targets)
         return QuantScheme(
             method="compressed-tensors",
             fmt=INT_PACKED,

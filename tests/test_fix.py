@@ -317,18 +317,21 @@ def test_crlf_and_bom_are_kept(work: Path) -> None:
 def test_select_chooses_fixes_but_every_rule_checks_them(work: Path) -> None:
     """Lowering gpu_memory_utilization (VL201) would make this launch fail to start (VL210): even
     with --select VL201 the fix is checked against every rule and left out."""
-    src = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 38640 --gpu-memory-utilization 0.97\n"
+    src = (
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 38000 --gpu-memory-utilization 0.97 "
+        "--max-num-seqs 64\n"
+    )
     (work / "run.sh").write_text(src)
     assert "VL210" not in codes("run.sh", "--gpu", "L4") and "VL201" in codes("run.sh", "--gpu", "L4")
     code, out, _ = run("fix", "--isolated", "--gpu", "L4", "--unsafe-fixes", "--select", "VL201", "run.sh")
     assert (work / "run.sh").read_text() == src
     assert "VL201 not fixed: the result has a new error (VL210 in run.sh)" in out and code == 1
-    (work / "run.sh").write_text(src.replace("38640", "8192"))
+    (work / "run.sh").write_text(src.replace("38000", "8192"))
     # VL214 (thin headroom after the KV cache) would lower it too
     run("fix", "--isolated", "--gpu", "L4", "--unsafe-fixes", "--ignore", "VL201,VL214", "run.sh")
     assert "0.97" in (work / "run.sh").read_text()
     run("fix", "--isolated", "--gpu", "L4", "--unsafe-fixes", "--select", "VL201", "run.sh")
-    assert "--gpu-memory-utilization 0.9\n" in (work / "run.sh").read_text()
+    assert "--gpu-memory-utilization 0.9 " in (work / "run.sh").read_text()
 
 
 def test_budget_fix_comes_before_the_fixes_computed_from_it(work: Path) -> None:
@@ -337,16 +340,18 @@ def test_budget_fix_comes_before_the_fixes_computed_from_it(work: Path) -> None:
     left over, and no stale "not fixed" note about the first VL210 value is printed."""
     src = "vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.97 --max-num-seqs 64 --swap-space 8\n"
     (work / "run.sh").write_text(src)
-    at_097 = {f["code"]: f for f in findings("run.sh", "--gpu", "L4", "--vllm-version", "0.19.1")}
+    # 0.33: CUDA graphs inside the budget (on 0.19 at 0.97 they no longer fit outside it: VL210's own fix
+    # then lowers the budget)
+    at_097 = {f["code"]: f for f in findings("run.sh", "--gpu", "L4", "--vllm-version", "0.33.0")}
     assert {"VL201", "VL210", "VL002"} <= set(at_097)
     first = at_097["VL210"]["fix"]["changes"][0]["value"]
-    code, out, _ = run("fix", "--isolated", "--gpu", "L4", "--vllm-version", "0.19.1", "--unsafe-fixes", "run.sh")
+    code, out, _ = run("fix", "--isolated", "--gpu", "L4", "--vllm-version", "0.33.0", "--unsafe-fixes", "run.sh")
     text = (work / "run.sh").read_text()
     assert "--gpu-memory-utilization 0.9 " in text and "--swap-space" not in text
     n = int(text.split("--max-model-len ")[1].split()[0])
     assert n < first  # computed again at 0.9
     assert "not fixed" not in out and code == 0, out
-    left = codes("run.sh", "--gpu", "L4", "--vllm-version", "0.19.1")
+    left = codes("run.sh", "--gpu", "L4", "--vllm-version", "0.33.0")
     assert not [c for c in left if c in ("VL201", "VL210", "VL002", "VL203")], left
 
 
@@ -384,13 +389,13 @@ def test_no_length_fits_at_this_budget_lowers_it_too(work: Path) -> None:
 
 def test_vl214_fix_is_the_highest_utilization_with_room_after_the_kv_cache(work: Path) -> None:
     src = (
-        "vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.97 --max-num-seqs 64 "
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.96 --max-num-seqs 64 "
         "--max-model-len 46992 --kv-cache-dtype fp8\n"
     )
     (work / "run.sh").write_text(src)
     (f,) = [f for f in findings("run.sh", *L4_097) if f["code"] == "VL214"]
     (change,) = f["fix"]["changes"]
-    assert change["dest"] == "gpu_memory_utilization" and change["value"] < 0.97 and f["fix"]["unsafe"]
+    assert change["dest"] == "gpu_memory_utilization" and change["value"] < 0.96 and f["fix"]["unsafe"]
     run("fix", "--isolated", "--unsafe-fixes", "--select", "VL214", *L4_097, "run.sh")
     assert f"--gpu-memory-utilization {change['value']} " in (work / "run.sh").read_text()
     left = codes("run.sh", *L4_097)
@@ -425,17 +430,21 @@ def test_vl210_fix_is_the_largest_max_model_len_that_fits(work: Path) -> None:
     assert change["action"] == "set" and change["dest"] == "max_model_len" and f["fix"]["unsafe"]
     assert change["spans"][0] == {"path": "run.sh", "line": 1, "column": 61, "end_line": 1, "end_column": 67}
     n = change["value"]
-    assert n == f["data"]["estimated_max_model_len"]
+    # the largest length that fits by more than the memory model's uncertainty: at most vLLM's edge
+    assert 0 < n <= f["data"]["estimated_max_model_len"]
     run("fix", "--isolated", "--gpu", "L4", "--unsafe-fixes", "--select", "VL210", "run.sh")
     assert (work / "run.sh").read_text() == f"vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len {n}\n"
     # the memory model confirms: n fits, n + 1 does not
     report = lint_paths([Path("run.sh")], Engine(load_catalog()), LintOptions(resolve=ResolveOptions(gpu="L4")))
     (dep,) = report.files[0].deployments
     assert dep.arch is not None and dep.gpu is not None
-    assert dep.memory is not None and dep.memory.starts and dep.value("max_model_len") == n
+    assert dep.memory is not None and dep.memory.starts and not dep.memory.too_close_to_call
+    assert dep.value("max_model_len") == n
     base = inputs_from_resolved(dep.arch, dep.gpu, dep.version, dep.resolved, gpu_count=dep.gpu_count, env={})
-    assert estimate_memory(dataclasses.replace(base, max_model_len=n)).starts
-    assert not estimate_memory(dataclasses.replace(base, max_model_len=n + 1)).starts
+    at_n = estimate_memory(dataclasses.replace(base, max_model_len=n))
+    above = estimate_memory(dataclasses.replace(base, max_model_len=n + 1))
+    assert at_n.starts and not at_n.too_close_to_call
+    assert not above.starts or above.too_close_to_call
 
 
 def test_vl211_fix_names_the_fp8_factor_and_applies_it(work: Path) -> None:

@@ -24,11 +24,13 @@ pytestmark = pytest.mark.skipif(
 TOL = {
     "weights": (6.0, 0.1),
     "kv_memory": (5.0, 0.3),
-    "activation": (40.0, 0.2),
+    "activation": (30.0, 0.2),
     "non_torch": (90.0, 0.3),
+    "cuda_graph_est": (60.0, 0.1),
     "kv_tokens": (55.0, 0),
 }
-# records whose verdict the model is known to miss (see docs/accuracy.md)
+# records whose verdict the model is known to miss (see docs/accuracy.md): gpt-oss-20b's sampler
+# warm-up OOM at gmu 0.95 (in-sample inside the too-close band)
 KNOWN_VERDICT_MISSES = {"r100", "r101"}
 
 
@@ -59,5 +61,5 @@ def test_record(rec):
     for name, (pred, logged) in row.pairs.items():
         rel, floor = TOL[name]
         assert abs(pred - logged) <= max(abs(logged) * rel / 100, floor), (name, pred, logged)
-    if row.verdict is not None and rec["id"] not in KNOWN_VERDICT_MISSES:
+    if row.verdict is not None and not row.close_call and rec["id"] not in KNOWN_VERDICT_MISSES:
         assert row.verdict[0] == row.verdict[1], (rec["id"], row.failure_pred)

@@ -66,10 +66,21 @@ def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
     assert dep is not None
     m = dep.memory
-    if m is None or m.starts:
+    if m is None or (m.starts and not m.too_close_to_call):
         return
     data = memory_data(dep, m)
-    data.update(failure=m.failure, stage=m.failure_stage, where=_where(dep))
+    data.update(
+        failure=m.failure,
+        stage=m.failure_stage,
+        where=_where(dep),
+        need_gib=round(m.need_gib, 2),
+        left_gib=round(m.left_gib, 2),
+        uncertainty_gib=round(m.uncertainty_gib, 2),
+        too_close_to_call=m.too_close_to_call,
+    )
+    if m.too_close_to_call:
+        yield _close_call(dep, m, data)
+        return
     stage = m.failure_stage or ""
     fix: Fix | None = None
     if stage == "kv_cache_check" and m.estimated_max_model_len:
@@ -104,6 +115,47 @@ def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
     else:
         span = dep.invocation.span
     yield Hit(span, data, fix=fixes.will_not_start_fix(dep, m) or fix)
+
+
+_CLOSE_WHAT = {
+    "kv_cache_check": "one request of max_model_len needs {need} GiB of KV cache",
+    "no_kv_memory": "the KV cache needs at least one block ({need} GiB)",
+    "weights": "the weights need {need} GiB per GPU",
+    "startup_free_memory": "gpu_memory_utilization asks for {need} GiB",
+    "cuda_graph_capture": "CUDA graph capture needs ~{need} GiB outside the budget",
+    "mamba_blocks": "max_num_seqs Mamba state blocks need {need} GiB",
+    "sampler_warmup": "the sampler warm-up needs ~{need} GiB",
+}
+
+
+def _close_call(dep: Deployment, m: MemoryEstimate, data: dict[str, Any]) -> Hit:
+    """Inside the model's own uncertainty: a warning with the numbers, never an error."""
+    stage = m.failure_stage or ("sampler_warmup" if m.risks and "sampler" in m.risks[-1] else "kv_cache_check")
+    what = _CLOSE_WHAT.get(stage, "it needs {need} GiB").format(need=f"{m.need_gib:.2f}")
+    verdict = "vLLM would just fail" if not m.starts else "vLLM would just start"
+    msg = (
+        f"too close to call whether vLLM starts ({data['where']}): {what}, about {m.left_gib:.2f} ± "
+        f"{m.uncertainty_gib:.2f} GiB left ({verdict} by the point estimate; the margin is inside the memory "
+        "model's measured uncertainty)"
+    )
+    span = (
+        _span(dep, "max_model_len", "gpu_memory_utilization")
+        if stage == "kv_cache_check"
+        else _span(dep, "gpu_memory_utilization", "max_num_seqs")
+    )
+    fix = fixes.will_not_start_fix(dep, m) if not m.starts else None
+    return Hit(
+        span,
+        data,
+        message=msg,
+        severity="warning",
+        fix=fix
+        or Fix(
+            "leave a margin: lower --max-model-len or --max-num-seqs, or raise --gpu-memory-utilization if the GPU "
+            "is not shared",
+            unsafe=True,
+        ),
+    )
 
 
 @check("memory_model.low_concurrency")

@@ -91,6 +91,10 @@ def gmu_range(ctx: CheckContext) -> Iterator[Hit]:
     )
 
 
+#: VL203 stays silent when the memory model says the full context fits this many times over
+FITS_MANY_TIMES = 4
+
+
 @check("memory.max_model_len_unset")
 def max_model_len_unset(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
@@ -105,6 +109,9 @@ def max_model_len_unset(ctx: CheckContext) -> Iterator[Hit]:
         derived = r.value if r is not None else None
         if isinstance(derived, int) and derived <= SHORT_CONTEXT:
             return
+        m = dep.memory
+        if m is not None and m.starts and not m.too_close_to_call and m.max_concurrency >= FITS_MANY_TIMES:
+            return  # the full context fits many times over: nothing to warn about
     if derived is not None:
         yield Hit(
             dep.invocation.span,

@@ -99,6 +99,11 @@ def _first_tp(dep: Deployment, base: MemoryInputs, ok: Callable[[MemoryEstimate]
     return None
 
 
+def _clear(e: MemoryEstimate) -> bool:
+    """Starts by a margin larger than the memory model's uncertainty (what clears VL210)."""
+    return e.starts and not e.too_close_to_call
+
+
 def _fix(description: str, *changes: SettingChange | None) -> Fix:
     return with_changes(Fix(description, unsafe=True), *changes)
 
@@ -113,7 +118,7 @@ def _alternatives(dep: Deployment, base: MemoryInputs, *, starts_only: bool) -> 
     mml = base.max_model_len
 
     def good(e: MemoryEstimate) -> bool:
-        return e.starts and (starts_only or e.max_concurrency >= MIN_CONCURRENCY)
+        return _clear(e) and (starts_only or e.max_concurrency >= MIN_CONCURRENCY)
 
     if fp8_applies(dep, base):
         e = estimate(base, kv_cache_dtype="fp8")
@@ -142,10 +147,14 @@ def will_not_start_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
         if fits:
             e = estimate(base, max_model_len=fits)
             conc = f" at {e.max_concurrency:.2f}× concurrency" if e is not None else ""
+            edge = m.estimated_max_model_len
+            how = (
+                "as vLLM computes it"
+                if not edge or edge == fits
+                else f"with the memory model's uncertainty margin; vLLM's own estimate at the edge is {edge}"
+            )
             return _fix(
-                _with_alternatives(
-                    f"set --max-model-len {fits} (the largest that fits{conc}, as vLLM computes it)", alts
-                ),
+                _with_alternatives(f"set --max-model-len {fits} (the largest that fits{conc}, {how})", alts),
                 set_value(dep, "max_model_len", fits),
             )
         lowered = _lower_budget_and_fit(dep, base)
@@ -156,7 +165,7 @@ def will_not_start_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
         if chunked is not None:
             return chunked
     if stage in ("kv_cache_check", "no_kv_memory", "weights"):
-        hit = _first_tp(dep, base, lambda e: e.starts)
+        hit = _first_tp(dep, base, _clear)
         if hit is not None:
             tp, e = hit
             return _fix(
@@ -208,7 +217,7 @@ def _highest_gmu(base: MemoryInputs, ok: Callable[[MemoryEstimate], bool], **cha
 
 
 def _clean(e: MemoryEstimate) -> bool:
-    return e.starts and not e.risks
+    return _clear(e) and not e.risks
 
 
 def _lower_budget_and_fit(dep: Deployment, base: MemoryInputs) -> Fix | None:
@@ -220,7 +229,7 @@ def _lower_budget_and_fit(dep: Deployment, base: MemoryInputs) -> Fix | None:
     first = estimate(base, max_model_len=probe)
     if first is None or first.starts or first.failure_stage not in ("sampler_warmup", "cuda_graph_capture"):
         return None
-    gmu = _highest_gmu(base, _clean, max_model_len=probe) or _highest_gmu(base, lambda e: e.starts, max_model_len=probe)
+    gmu = _highest_gmu(base, _clean, max_model_len=probe) or _highest_gmu(base, _clear, max_model_len=probe)
     if gmu is None:
         return None
     fits = largest(probe, base.max_model_len, lambda x: _starts(base, gpu_memory_utilization=gmu, max_model_len=x))
@@ -271,7 +280,7 @@ def _chunking_fix(dep: Deployment, base: MemoryInputs) -> Fix | None:
         f"prefill in chunks of {chunk} tokens (vLLM {dep.version}'s default here): the activation peak drops to "
         f"{e.activation_gib:.1f} GiB"
     )
-    if e.starts:
+    if _clear(e):
         return _fix(
             f"{text} and {_len(base.max_model_len)} tokens fit at {e.max_concurrency:.1f}× concurrency", *changes
         )
@@ -289,12 +298,12 @@ def _chunking_fix(dep: Deployment, base: MemoryInputs) -> Fix | None:
 
 def _concurrency(base: MemoryInputs, **changes: Any) -> float:
     e = estimate(base, **changes)
-    return e.max_concurrency if e is not None and e.starts else 0.0
+    return e.max_concurrency if e is not None and _clear(e) else 0.0
 
 
 def _starts(base: MemoryInputs, **changes: Any) -> bool:
     e = estimate(base, **changes)
-    return e is not None and e.starts
+    return e is not None and _clear(e)
 
 
 def _fitting_max_model_len(base: MemoryInputs, m: MemoryEstimate) -> int | None:
@@ -314,7 +323,7 @@ def low_concurrency_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
     options: list[tuple[str, SettingChange | None]] = []
     if fp8_applies(dep, base):
         e = estimate(base, kv_cache_dtype="fp8")
-        if e is not None and e.starts and m.kv_cache_tokens:
+        if e is not None and _clear(e) and m.kv_cache_tokens:
             factor = e.kv_cache_tokens / m.kv_cache_tokens
             text = (
                 f"use --kv-cache-dtype fp8 to fit {factor:.1f}× the tokens ({_len(m.kv_cache_tokens)} → "
@@ -324,7 +333,7 @@ def low_concurrency_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
                 options.append((text, set_value(dep, "kv_cache_dtype", "fp8")))
             else:
                 options.append((text, None))
-    hit = _first_tp(dep, base, lambda e: e.starts and e.max_concurrency >= MIN_CONCURRENCY)
+    hit = _first_tp(dep, base, lambda e: _clear(e) and e.max_concurrency >= MIN_CONCURRENCY)
     if hit is not None:
         tp, e = hit
         options.append(
@@ -349,7 +358,7 @@ def small_kv_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
     if base is None:
         return None
     options: list[tuple[str, SettingChange | None]] = []
-    hit = _first_tp(dep, base, lambda e: e.starts and e.kv_cache_gib >= MIN_KV_SHARE * e.budget_gib)
+    hit = _first_tp(dep, base, lambda e: _clear(e) and e.kv_cache_gib >= MIN_KV_SHARE * e.budget_gib)
     if hit is not None:
         tp, e = hit
         options.append(

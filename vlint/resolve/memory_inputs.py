@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from vlint.argspec.parse import UNRESOLVED
 
 if TYPE_CHECKING:
     from vlint.deployment import Deployment
     from vlint.memory import MemoryEstimate
+    from vlint.resolve.gpus import GpuSpec
 
 #: settings the memory model needs; an unresolved value for any of them makes the estimate a guess
 NEEDED = (
@@ -28,6 +31,10 @@ NEEDED = (
     "kv_cache_memory_bytes",
     "num_gpu_blocks_override",
     "enable_chunked_prefill",
+    "speculative_config",
+    "max_loras",
+    "max_lora_rank",
+    "limit_mm_per_prompt",
 )
 
 
@@ -73,6 +80,51 @@ def _absurd(value: object) -> bool:
     return isinstance(value, float) and not math.isfinite(value)
 
 
+def _mapping(value: Any) -> Mapping[str, Any] | None:
+    """A dict-valued setting, also when written as a JSON string."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return value if isinstance(value, Mapping) else None
+
+
+def feature_inputs(dep: Deployment) -> dict[str, Any]:
+    """Memory-model inputs for optional features that ``resolve_defaults`` does not carry:
+    speculative decoding (method, draft model), LoRA slots, multimodal limits."""
+    out: dict[str, Any] = {}
+    spec = _mapping(dep.value("speculative_config"))
+    if spec is not None:
+        method = spec.get("method")
+        model = spec.get("model")
+        if not method and isinstance(model, str) and model.lower() in ("ngram", "[ngram]"):
+            method = "ngram"
+        draft = None
+        if isinstance(model, str) and model and model.lower() not in ("ngram", "[ngram]"):
+            from vlint.resolve.model_sources import lookup_catalog
+
+            draft = lookup_catalog(model)
+            if not method:
+                low = model.lower()
+                method = "eagle3" if "eagle3" in low else "eagle" if "eagle" in low else "draft_model"
+        out["spec_method"] = str(method) if method else None
+        out["draft_arch"] = draft
+    if dep.value("enable_lora"):
+        out["max_loras"] = int(dep.value("max_loras") or 1)
+        out["max_lora_rank"] = int(dep.value("max_lora_rank") or 16)
+        if isinstance(dep.value("lora_dtype"), str) and dep.value("lora_dtype") != "auto":
+            out["lora_dtype"] = dep.value("lora_dtype")
+    lim = _mapping(dep.value("limit_mm_per_prompt"))
+    if lim is not None:
+        out["limit_mm_per_prompt"] = dict(lim)
+    if dep.value("language_model_only"):
+        out["language_model_only"] = True
+    if dep.value("skip_mm_profiling"):
+        out["skip_mm_profiling"] = True
+    return out
+
+
 def estimate_for(dep: Deployment) -> MemoryEstimate | None:
     if blocked_by(dep) is not None:
         return None
@@ -80,6 +132,27 @@ def estimate_for(dep: Deployment) -> MemoryEstimate | None:
 
     assert dep.arch is not None and dep.gpu is not None
     env = {k: v for k, v in dep.env.items() if isinstance(v, str)}
-    extra = {"gpu_count": dep.gpu_count, "env": env}
+    extra = {"gpu_count": dep.gpu_count, "env": env, **feature_inputs(dep)}
     inputs = inputs_from_resolved(dep.arch, dep.gpu, dep.version, dep.resolved, **extra)
     return estimate_memory(inputs)
+
+
+def estimate_on_gpu(dep: Deployment, gpu: GpuSpec, gpu_count: int | None = None) -> MemoryEstimate | None:
+    """The memory estimate of ``dep``'s launch on ``gpu`` (× ``gpu_count``), with the defaults that
+    release picks for that GPU re-resolved from the launch's own settings. Pure: no I/O beyond
+    the bundled data. None when the model is unknown or a needed setting is unresolved."""
+    if dep.arch is None:
+        return None
+    from dataclasses import replace as dc_replace
+
+    from vlint.resolve.defaults import resolve_defaults
+
+    user: dict[str, Any] = {d: s.value for d, s in dep.args.settings.items() if s.value is not UNRESOLVED}
+    user["env"] = {k: v for k, v in dep.env.items() if v is not UNRESOLVED}
+    resolved = resolve_defaults(
+        dep.version, gpu=gpu, usage_context=dep.invocation.usage_context, arch=dep.arch, user=user
+    )
+    probe = dc_replace(dep, gpu=gpu, gpu_count=gpu_count, resolved=resolved, _memory=None, _memory_done=False)
+    if blocked_by(probe) is not None:
+        return None
+    return estimate_for(probe)

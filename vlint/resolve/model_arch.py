@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from vlint.resolve.quant_scheme import QuantScheme, scheme_from_config
 from vlint.version import V, Version
 
 # --------------------------------------------------------------------------------------------
@@ -104,6 +105,8 @@ class ModelArch:
     kv_lora_rank: int | None = None
     qk_rope_head_dim: int | None = None
     q_lora_rank: int | None = None
+    qk_nope_head_dim: int | None = None
+    v_head_dim: int | None = None
     # Mamba / linear-attention state per layer (elements, whole model i.e. before TP split)
     state_conv_elems: int = 0
     state_ssm_elems: int = 0
@@ -115,12 +118,16 @@ class ModelArch:
     num_shared_experts: int = 0
     num_moe_layers: int = 0
     shared_expert_intermediate_size: int | None = None
+    moe_layer_indices: tuple[int, ...] = ()  # which decoder layers are MoE
+    dense_intermediate_size: int | None = None  # dense-layer MLP width when it differs (Llama-4)
+    gated_mlp: bool = True  # gate/up/down (SwiGLU/GeGLU); False: fc1/fc2 (Phi-2, GPT-2, OPT, Falcon…)
     # quantization of the checkpoint
     quant_method: str | None = None
     quant_bits: float | None = None
     quant_group_size: int | None = None
     kv_cache_quant_algo: str | None = None
     quant_skips_attention: bool = False  # only MLP/experts quantized (gpt-oss mxfp4)
+    quant: QuantScheme | None = None  # how the weights are stored (sizes them)
     # sizes
     weight_bytes: int | None = None  # exact checkpoint bytes (safetensors total_size) if known
     weight_bytes_source: str | None = None
@@ -135,6 +142,10 @@ class ModelArch:
     rotary_dim: int | None = None
     # kinds
     is_multimodal: bool = False
+    # largest multimodal item the processor makes: LM tokens it becomes and dummy input elements
+    # (pixels × channels) vLLM profiles with; None = not derivable from config.json
+    mm_tokens_per_item: int | None = None
+    mm_item_elems: int | None = None
     is_encoder_decoder: bool = False
     num_nextn_predict_layers: int = 0
     source: str = ""
@@ -207,6 +218,16 @@ _MAX_LEN_KEYS = (
     "max_sequence_length",
     "max_seq_length",
     "seq_len",
+)
+
+
+#: model types whose config omits tie_word_embeddings and whose transformers config class defaults it to
+#: True (GemmaConfig, Gemma2Config, Gemma3TextConfig: ``tie_word_embeddings=True``)
+_TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3_text", "gemma3"})
+#: dense MLPs with two matrices (up, down) instead of gate/up/down: PhiForCausalLM fc1/fc2, GPT-2 c_fc/
+#: c_proj, OPT fc1/fc2, GPT-NeoX/Falcon dense_h_to_4h/dense_4h_to_h, BLOOM, GPT-BigCode, Starcoder2, MPT
+_UNGATED_MLP = frozenset(
+    {"phi", "phi-msft", "gpt2", "gpt_neox", "gptj", "opt", "falcon", "bloom", "gpt_bigcode", "starcoder2", "mpt"}
 )
 
 
@@ -377,6 +398,30 @@ def _quant(cfg: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _mm_item(config: Mapping[str, Any], model_type: str) -> tuple[int | None, int | None]:
+    """(LM tokens, input elements) of the largest image the processor makes, for the families whose
+    count follows from config.json alone. Gemma-3: ``mm_tokens_per_image`` (256) tokens for one
+    ``image_size``² crop (Gemma3ProcessingInfo, [0.19.0] vllm/model_executor/models/gemma3_mm.py);
+    Pixtral/Mistral-3: (image_size / patch / spatial_merge)² tokens plus one break token per row
+    (mistral3.py / pixtral.py get_num_image_tokens). Others (dynamic resolution, tiling) → None."""
+    vc = config.get("vision_config")
+    if not isinstance(vc, Mapping):
+        return None, None
+    size = _int(vc.get("image_size"), 0)
+    patch = _int(vc.get("patch_size"), 0)
+    chans = _int(vc.get("num_channels"), 3) or 3
+    if not size:
+        return None, None
+    elems = chans * size * size
+    if model_type == "gemma3":
+        return _int(config.get("mm_tokens_per_image"), 256) or 256, elems
+    if model_type in ("mistral3", "pixtral", "llava") and patch and vc.get("model_type") == "pixtral":
+        merge = _int(config.get("spatial_merge_size"), 1) or 1
+        side = size // patch // merge
+        return side * side + side, elems
+    return None, None
+
+
 def _mamba_state(cfg: Mapping[str, Any], hidden: int, model_type: str) -> tuple[int, int, list[str]]:
     """(conv elems, ssm elems) per layer for Mamba/linear-attention layers, before TP split."""
     # Gated DeltaNet (Qwen3-Next, Qwen3.5/3.6 hybrids): vllm/model_executor/layers/mamba/
@@ -428,7 +473,7 @@ def _count_params(a: dict[str, Any]) -> tuple[int, int, int, int]:
     else:
         attn_layer = h * heads * hd + 2 * h * kvh * hd + heads * hd * h
     inter = a["inter"]
-    dense_mlp = 3 * h * inter
+    dense_mlp = (3 if a.get("gated", True) else 2) * h * inter
     n_moe = a["moe_layers"]
     if a["experts"]:
         mi = a["moe_inter"] or inter
@@ -503,7 +548,9 @@ def model_arch_from_config(
     vocab = _int(_get(cfg, "vocab_size", "padded_vocab_size"), 32000)
     raw_dtype = _get(cfg, "torch_dtype", "dtype") or _get(config, "torch_dtype", "dtype")
     dtype = normalize_dtype(raw_dtype) or "bfloat16"
-    tied = bool(_get(cfg, "tie_word_embeddings", default=config.get("tie_word_embeddings", False)))
+    tied_default = model_type in _TIED_BY_DEFAULT or outer_type in _TIED_BY_DEFAULT
+    tied = bool(_get(cfg, "tie_word_embeddings", default=config.get("tie_word_embeddings", tied_default)))
+    gated = model_type not in _UNGATED_MLP
 
     # MLA
     kv_lora = _int(cfg.get("kv_lora_rank"), 0) or None
@@ -537,6 +584,7 @@ def model_arch_from_config(
     if model_type.startswith("llama4") and experts:
         shared = shared or 1
     n_moe = 0
+    moe_idx: list[int] = []
     if experts:
         first_dense = _int(cfg.get("first_k_dense_replace"), 0)
         step = _int(_get(cfg, "decoder_sparse_step", "moe_layer_freq", "interleave_moe_layer_step"), 1) or 1
@@ -544,16 +592,16 @@ def model_arch_from_config(
         for i in range(n_layers):
             if i < first_dense or i in mlp_only:
                 continue
-            if model_type.startswith("llama4"):
-                if (i + 1) % step == 0:
-                    n_moe += 1
-            elif (i + 1) % step == 0:
+            if (i + 1) % step == 0:
                 n_moe += 1
+                moe_idx.append(i)
     dense_inter = inter
     if model_type.startswith("llama4") and cfg.get("intermediate_size_mlp"):
         dense_inter = _int(cfg["intermediate_size_mlp"])
 
-    q = _quant(cfg if cfg.get("quantization_config") else config)
+    qsrc = cfg if cfg.get("quantization_config") or cfg.get("compression_config") else config
+    q = _quant(qsrc)
+    scheme = scheme_from_config(qsrc.get("quantization_config") or qsrc.get("compression_config"), dtype_bytes(dtype))
 
     # params (exact layout count; catalog/safetensors sizes win when given)
     counts = {
@@ -564,6 +612,7 @@ def model_arch_from_config(
         "kv_heads": kv_heads,
         "head_dim": head_dim,
         "tied": tied,
+        "gated": gated,
         "inter": dense_inter,
         "experts": experts,
         "moe_inter": moe_inter,
@@ -613,6 +662,7 @@ def model_arch_from_config(
     )
     if model_type.startswith("gemma3") and outer_type == "gemma3":
         is_mm = True
+    mm_tokens, mm_elems = _mm_item(config, outer_type) if is_mm else (None, None)
 
     sw = _int(cfg.get("sliding_window"), 0) or None
     if sw is None and SLIDING in ltypes:
@@ -640,6 +690,8 @@ def model_arch_from_config(
         kv_lora_rank=kv_lora,
         qk_rope_head_dim=rope_hd,
         q_lora_rank=_int(cfg.get("q_lora_rank"), 0) or None,
+        qk_nope_head_dim=_int(cfg.get("qk_nope_head_dim"), 0) or None if kv_lora else None,
+        v_head_dim=_int(cfg.get("v_head_dim"), 0) or None if kv_lora else None,
         state_conv_elems=conv,
         state_ssm_elems=ssm,
         num_experts=experts,
@@ -648,6 +700,10 @@ def model_arch_from_config(
         num_shared_experts=shared,
         num_moe_layers=n_moe,
         shared_expert_intermediate_size=shared_inter,
+        moe_layer_indices=tuple(moe_idx),
+        gated_mlp=gated,
+        dense_intermediate_size=dense_inter if dense_inter != inter else None,
+        quant=scheme,
         quant_method=q.get("quant_method"),
         quant_bits=q.get("quant_bits"),
         quant_group_size=q.get("quant_group_size"),
@@ -664,6 +720,8 @@ def model_arch_from_config(
         rope_scaling=dict(rope) if isinstance(rope, Mapping) else None,
         rotary_dim=rotary_dim,
         is_multimodal=is_mm,
+        mm_tokens_per_item=mm_tokens,
+        mm_item_elems=mm_elems,
         is_encoder_decoder=bool(config.get("is_encoder_decoder") or cfg.get("is_encoder_decoder")),
         num_nextn_predict_layers=_int(cfg.get("num_nextn_predict_layers"), 0),
         source=source,
@@ -682,6 +740,7 @@ def param_breakdown(arch: ModelArch) -> dict[str, int]:
         "kv_heads": arch.num_kv_heads,
         "head_dim": arch.head_dim,
         "tied": arch.tie_word_embeddings,
+        "gated": arch.gated_mlp,
         "inter": arch.intermediate_size,
         "experts": arch.num_experts,
         "moe_inter": arch.moe_intermediate_size,
@@ -691,6 +750,8 @@ def param_breakdown(arch: ModelArch) -> dict[str, int]:
         "kv_lora_rank": arch.kv_lora_rank,
         "qk_rope_head_dim": arch.qk_rope_head_dim,
         "q_lora_rank": arch.q_lora_rank,
+        "qk_nope_head_dim": arch.qk_nope_head_dim,
+        "v_head_dim": arch.v_head_dim,
         "attn_layers": sum(1 for t in arch.layer_types if t in ATTENTION_KINDS or t == KV_SHARED),
     }
     total, emb, attn, mlp = _count_params(counts)
@@ -776,24 +837,13 @@ def default_max_model_len(
 
 
 def estimated_checkpoint_bytes(arch: ModelArch) -> float:
-    """Checkpoint bytes when no exact size is known: parameter count × storage bytes."""
+    """Checkpoint bytes: the exact size when known, else the layer-by-layer layout sized with the
+    checkpoint's quantization scheme (:func:`vlint.resolve.weight_sizes.weight_layout`)."""
     if arch.weight_bytes:
         return float(arch.weight_bytes)
-    params = arch.params or param_breakdown(arch)["total"]
-    b = dtype_bytes(arch.dtype)
-    if not arch.quant_method or not arch.quant_bits:
-        return params * b
-    br = param_breakdown(arch)
-    quantized = br["mlp"] + (0 if arch.quant_skips_attention else br["attn"])
-    quantized = min(quantized, params)
-    per = arch.quant_bits / 8
-    if arch.quant_group_size:
-        per += 2.5 / arch.quant_group_size if arch.quant_bits < 8 else 0
-    if arch.quant_method in ("mxfp4", "gpt_oss_mxfp4"):
-        per = 0.5 + 1 / 32
-    if arch.quant_method == "modelopt_fp4":
-        per = 0.5 + 1 / 16
-    return quantized * per + (params - quantized) * b
+    from vlint.resolve.weight_sizes import weight_layout
+
+    return weight_layout(arch).total
 
 
 def gib(x: float) -> float:

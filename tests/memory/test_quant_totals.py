@@ -1,0 +1,50 @@
+"""Quantized weight layouts against real checkpoint sizes (safetensors ``metadata.total_size``).
+
+Every bundled-catalog record of a quantized checkpoint whose weight size was read from a published
+index (not derived) is sized from its ``quantization_config`` alone and compared with that total.
+Formats without such a record are skipped, saying so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from vlint.resolve.model_sources import catalog_ids, lookup_catalog
+from vlint.resolve.weight_sizes import weight_layout
+
+FORMATS = ("awq", "gptq", "fp8", "compressed-tensors", "modelopt", "modelopt_fp4", "mxfp4", "bitsandbytes")
+#: layouts reproduce published totals within this (norm/bias tensors, tied or padded vocabularies)
+TOLERANCE = 0.02
+
+
+def _real_total(source: str | None) -> bool:
+    s = (source or "").lower()
+    return "total_size" in s and not s.startswith("derived") and "approx" not in s
+
+
+def _records() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {f: [] for f in FORMATS}
+    for name in catalog_ids():
+        arch = lookup_catalog(name)
+        if arch is None or arch.quant is None or not arch.weight_bytes:
+            continue
+        if _real_total(arch.weight_bytes_source):
+            out.setdefault(arch.quant.method, []).append(name)
+    return out
+
+
+RECORDS = _records()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_layout_matches_published_totals(fmt: str) -> None:
+    names = RECORDS.get(fmt) or []
+    if not names:
+        pytest.skip(f"no bundled {fmt} checkpoint with a published safetensors total_size in the catalog")
+    for name in names:
+        arch = lookup_catalog(name)
+        assert arch is not None and arch.weight_bytes
+        computed = weight_layout(replace(arch, weight_bytes=None)).total
+        assert computed == pytest.approx(arch.weight_bytes, rel=TOLERANCE), name

@@ -1,0 +1,304 @@
+"""Per-release terms of the memory model, each against the vLLM code path it comes from."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from vlint.memory import MemoryInputs, estimate_memory
+from vlint.memory.estimate import activation_terms, sampler_bytes_per_element
+from vlint.memory.extras import draft_estimate, lora_bytes
+from vlint.resolve.gpus import lookup_gpu
+from vlint.resolve.model_arch import model_arch_from_config
+from vlint.resolve.model_sources import lookup_catalog
+from vlint.version import V
+
+GIB = 2**30
+
+
+def _inp(model: str = "Qwen/Qwen3-8B", version: str = "0.19.0", **kw) -> MemoryInputs:  # type: ignore[no-untyped-def]
+    base = dict(
+        arch=lookup_catalog(model),
+        gpu=lookup_gpu("H100"),
+        version=V(version),
+        max_model_len=8192,
+        gpu_memory_utilization=0.9,
+        max_num_seqs=1024,
+        max_num_batched_tokens=8192,
+    )
+    base.update(kw)
+    return MemoryInputs(**base)
+
+
+# ---- sampler rows × vocab, per release range ------------------------------------------------------
+@pytest.mark.parametrize(
+    ("version", "engine", "path", "extra"),
+    [
+        ("0.6.6", "V0", "pytorch_sort", 36.0),  # V0 sorts top-k/top-p on the driver
+        ("0.8.5", "V1", "pytorch_sort", 36.0),  # FlashInfer only when installed (not a wheel dependency)
+        ("0.10.2", "V1", "pytorch_sort", 36.0),
+        ("0.11.2", "V1", "pytorch_sort", 36.0),  # FlashInfer sampling opt-in
+        ("0.14.1", "V1", "pytorch_sort", 36.0),
+        ("0.16.0", "V1", "pytorch_sort", 36.0),
+        ("0.17.0", "V1", "triton_inplace", 12.0),  # in-place Triton top-k/top-p from 8 rows
+        ("0.19.1", "V1", "triton_inplace", 12.0),
+        ("0.21.0", "V1", "flashinfer", 12.0),  # FlashInfer sampler on by default
+        ("0.33.0", "V1", "flashinfer", 12.0),
+    ],
+)
+def test_sampler_bytes_per_release(version: str, engine: str, path: str, extra: float) -> None:
+    got = sampler_bytes_per_element(_inp(version=version, engine=engine))
+    assert got == (extra, path)
+
+
+def test_sampler_small_batches_sort_and_flashinfer_opt_in() -> None:
+    assert sampler_bytes_per_element(_inp(version="0.19.0", max_num_seqs=4)) == (36.0, "pytorch_sort")
+    env = {"VLLM_USE_FLASHINFER_SAMPLER": "1"}
+    assert sampler_bytes_per_element(_inp(version="0.14.1", env=env)) == (12.0, "flashinfer")
+
+
+def test_qwen3_8b_h100_sampler_gap_between_011_and_019() -> None:
+    """The issue's held-out case: 1024 rows × 151,936 vocab × 24 B more in 0.11 than in 0.19 (3.5 GiB)."""
+    old = activation_terms(_inp(version="0.11.0"), 0, 1, 36)
+    new = activation_terms(_inp(version="0.19.0"), 0, 1, 36)
+    gap = (old.sampler - new.sampler) / GIB
+    assert gap == pytest.approx(1024 * 151936 * 24 / GIB, rel=1e-9)
+    assert 3.4 < gap < 3.5
+    kv_old = estimate_memory(_inp(version="0.11.0")).kv_cache_gib
+    kv_new = estimate_memory(_inp(version="0.19.0")).kv_cache_gib
+    assert kv_new - kv_old > 3.0
+
+
+def test_v0_only_the_driver_samples() -> None:
+    inp = _inp(model="meta-llama/Llama-3.1-8B-Instruct", version="0.6.6", engine="V0", tensor_parallel_size=2)
+    m = estimate_memory(replace(inp, max_num_seqs=256, max_num_batched_tokens=2048))
+    assert m.other_ranks_activation_gib is not None and m.other_ranks_kv_cache_gib is not None
+    t = activation_terms(replace(inp, max_num_seqs=256, max_num_batched_tokens=2048), 0, 1, 32)
+    assert t.sampler == 256 * 128256 * (2 + 36)
+    # the driver's peak is the sampler pass, the other ranks' the forward pass
+    assert (m.activation_gib - m.other_ranks_activation_gib) * GIB == pytest.approx(t.sampler - t.forward)
+    assert m.other_ranks_kv_cache_gib > m.kv_cache_gib
+
+
+# ---- the verdict band ---------------------------------------------------------------------------
+def test_verdict_band_around_the_kv_check() -> None:
+    inp = _inp(
+        model="meta-llama/Llama-3.1-8B-Instruct", gpu=lookup_gpu("L4"), max_num_seqs=256, max_num_batched_tokens=2048
+    )
+    far = estimate_memory(replace(inp, max_model_len=131072))
+    assert not far.starts and not far.too_close_to_call
+    assert far.need_gib - far.left_gib > far.uncertainty_gib > 0
+    edge = far.estimated_max_model_len
+    assert edge
+    just_over = estimate_memory(replace(inp, max_model_len=edge + 64))
+    assert not just_over.starts and just_over.too_close_to_call
+    just_under = estimate_memory(replace(inp, max_model_len=edge - 64))
+    assert just_under.starts and just_under.too_close_to_call
+    short = estimate_memory(replace(inp, max_model_len=4096))
+    assert short.starts and not short.too_close_to_call
+    # unmeasured releases get the wider band
+    assert estimate_memory(replace(inp, max_model_len=4096, version=V("0.33.0"))).uncertainty_gib > (
+        short.uncertainty_gib
+    )
+
+
+def test_fixed_kv_size_is_never_a_close_call() -> None:
+    inp = _inp(model="meta-llama/Llama-3.1-8B-Instruct", kv_cache_memory_bytes=int(1.01 * GIB), max_model_len=8192)
+    m = estimate_memory(inp)
+    assert m.starts and not m.too_close_to_call
+
+
+# ---- quantized weights: byte layouts of the formats ---------------------------------------------
+def _cfg(quant: dict | None = None, **kw) -> dict:  # type: ignore[type-arg]
+    c = {
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "num_hidden_layers": 2,
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "intermediate_size": 14336,
+        "vocab_size": 128256,
+        "torch_dtype": "bfloat16",
+        "max_position_embeddings": 8192,
+    }
+    c.update(kw)
+    if quant is not None:
+        c["quantization_config"] = quant
+    return c
+
+
+def _linear_bytes(quant: dict) -> float:  # type: ignore[type-arg]
+    a = model_arch_from_config(_cfg(quant), name="t", source="test")
+    assert a.quant is not None
+    return a.quant.linear_bytes(4096, 4096)
+
+
+@pytest.mark.parametrize(
+    ("quant", "expected"),
+    [
+        # AWQ: qweight 4096×4096/2 + qzeros (32 groups × 4096)/2 + fp16 scales 32 × 4096 × 2
+        ({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}, 8388608 + 65536 + 262144),
+        # GPTQ: the same plus int32 g_idx of 4096
+        ({"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False}, 8388608 + 65536 + 262144 + 16384),
+        # GPTQ 8-bit, one group per channel
+        ({"quant_method": "gptq", "bits": 8, "group_size": -1}, 16777216 + 4096 + 8192 + 16384),
+        # fp8 per tensor (1 B + one fp32 scale); fp8 block 128×128 (fp32 scale per block)
+        ({"quant_method": "fp8"}, 16777216 + 4),
+        ({"quant_method": "fp8", "weight_block_size": [128, 128]}, 16777216 + 32 * 32 * 4),
+        # ModelOpt NVFP4: e2m1 pairs + fp8 scale per 16 + two fp32 globals
+        ({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}, 8388608 + 4096 * 256 + 8),
+        # bitsandbytes nf4 with double quant: uint8 absmax per 64 + fp32 nested absmax per 256 blocks
+        (
+            {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_use_double_quant": True},
+            8388608 + 262144 + 262144 / 256 * 4,
+        ),
+        # compressed-tensors w4a16 (pack-quantized, group 128, symmetric): packed + bf16 scales
+        (
+            {
+                "quant_method": "compressed-tensors",
+                "format": "pack-quantized",
+                "config_groups": {
+                    "group_0": {
+                        "targets": ["Linear"],
+                        "weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128},
+                    }
+                },
+                "ignore": ["lm_head"],
+            },
+            8388608 + 32 * 4096 * 2,
+        ),
+        # compressed-tensors w8a8 int8 per channel: 1 B + a bf16 scale per output channel
+        (
+            {
+                "quant_method": "compressed-tensors",
+                "format": "int-quantized",
+                "config_groups": {
+                    "group_0": {
+                        "targets": ["Linear"],
+                        "weights": {"num_bits": 8, "type": "int", "strategy": "channel"},
+                        "input_activations": {"num_bits": 8, "type": "int", "dynamic": True},
+                    }
+                },
+                "ignore": ["lm_head"],
+            },
+            16777216 + 4096 * 2,
+        ),
+    ],
+)
+def test_quantized_linear_layouts(quant: dict, expected: float) -> None:  # type: ignore[type-arg]
+    assert _linear_bytes(quant) == pytest.approx(expected)
+
+
+def test_unquantized_modules_stay_in_the_serving_dtype() -> None:
+    from vlint.resolve.weight_sizes import weight_layout
+
+    ct = {
+        "quant_method": "compressed-tensors",
+        "format": "float-quantized",
+        "config_groups": {
+            "g": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float", "strategy": "channel"}}
+        },
+        "ignore": ["lm_head", "re:.*mlp.down_proj"],
+    }
+    a = model_arch_from_config(_cfg(ct), name="t", source="test")
+    lay = weight_layout(a)
+    assert lay.lm_head == 128256 * 4096 * 2  # ignored: bf16
+    assert lay.embed == 128256 * 4096 * 2
+    down = 4096 * 14336
+    attn = 4096 * 4096 * 2 + 1024 * 4096 * 2
+    q_layer = (attn + 2 * 14336 * 4096) * 1 + (attn / 4096 * 4096 * 0)  # fp8 weights
+    # down_proj stays bf16; the rest is fp8 with a bf16 scale per output channel
+    assert lay.layers_quantized[0] == pytest.approx(q_layer + (4096 + 1024 + 1024 + 4096 + 14336 * 2) * 2)
+    assert lay.layers[0] - lay.layers_quantized[0] == pytest.approx(down * 2 + 2 * 4096 * 2)
+
+
+def test_online_fp8_of_a_bf16_checkpoint() -> None:
+    """--quantization fp8 on Llama-3.1-8B: linear layers in 1 B, embeddings/lm_head kept (r076: 8.49 GiB)."""
+    m = estimate_memory(_inp(model="meta-llama/Llama-3.1-8B-Instruct", quantization="fp8"))
+    assert m.weights_gib == pytest.approx(8.49, abs=0.03)
+
+
+@pytest.mark.parametrize(("gpu", "loaded"), [("H100", 13.64), ("A100-80GB", 13.72)])
+def test_mxfp4_expert_padding_per_gpu(gpu: str, loaded: float) -> None:
+    """gpt-oss-20b: Marlin (A100) / Triton (H100) pad the experts 2880×2880 → 3072×2944 (r100, r013)."""
+    m = estimate_memory(_inp(model="openai/gpt-oss-20b", gpu=lookup_gpu(gpu)))
+    assert m.weights_gib == pytest.approx(loaded, rel=0.01)
+
+
+def test_mtp_layers_are_stored_but_loaded_only_for_mtp() -> None:
+    base = _inp(model="deepseek-ai/DeepSeek-V3", tensor_parallel_size=8)
+    plain = estimate_memory(base)
+    mtp = estimate_memory(replace(base, spec_method="mtp", num_speculative_tokens=1))
+    extra = (mtp.weights_gib - plain.weights_gib) * 8
+    assert 9.0 < extra < 13.0  # one MoE decoder layer of 256 experts in fp8 + eh_proj
+    assert mtp.kv_bytes_per_token > plain.kv_bytes_per_token  # the MTP layer's latent KV
+
+
+# ---- speculative decoding, multimodal, LoRA -----------------------------------------------------
+def test_speculative_drafters() -> None:
+    base = _inp(model="meta-llama/Llama-3.1-8B-Instruct")
+    assert draft_estimate(replace(base, spec_method="ngram", num_speculative_tokens=3)) is None
+    eagle = draft_estimate(replace(base, spec_method="eagle", num_speculative_tokens=3))
+    assert eagle is not None and eagle.layers == 1
+    one_layer = (4096 * 4096 * 2 + 1024 * 4096 * 2 + 3 * 4096 * 14336 + 2 * 4096) * 2
+    assert eagle.weights_bytes == pytest.approx(one_layer + 2 * 4096 * 4096 * 2)
+    m0 = estimate_memory(base)
+    m1 = estimate_memory(replace(base, spec_method="eagle3", num_speculative_tokens=3))
+    assert m1.kv_bytes_per_token == pytest.approx(m0.kv_bytes_per_token * 33 / 32)
+    assert m1.weights_gib > m0.weights_gib + 0.4
+
+
+def test_vision_tower_and_encoder_profiling() -> None:
+    cfg = {
+        "architectures": ["Gemma3ForConditionalGeneration"],
+        "model_type": "gemma3",
+        "mm_tokens_per_image": 256,
+        "text_config": {
+            "model_type": "gemma3_text",
+            "num_hidden_layers": 34,
+            "hidden_size": 2560,
+            "num_attention_heads": 8,
+            "num_key_value_heads": 4,
+            "head_dim": 256,
+            "intermediate_size": 10240,
+            "vocab_size": 262208,
+        },
+        "vision_config": {"model_type": "siglip_vision_model", "image_size": 896, "patch_size": 14},
+        "vision_params": 416_866_032,
+        "torch_dtype": "bfloat16",
+    }
+    a = model_arch_from_config(cfg, name="g", source="test")
+    assert a.mm_tokens_per_item == 256 and a.mm_item_elems == 3 * 896 * 896
+    inp = MemoryInputs(
+        arch=a,
+        gpu=lookup_gpu("H100"),
+        version=V("0.19.0"),
+        max_model_len=8192,
+        max_num_seqs=1024,
+        max_num_batched_tokens=8192,
+    )
+    t = activation_terms(inp, 0, 1, 34)
+    # 8192 // 256 = 32 dummy images: float32 pixels + bf16 embeddings kept through the pass
+    assert t.multimodal == pytest.approx(32 * (3 * 896 * 896 * 4 + 256 * 2560 * 2))
+    off = replace(inp, limit_mm_per_prompt={"image": 0})
+    assert activation_terms(off, 0, 1, 34).multimodal == 0
+    # from 0.16 a modality limited to 0 skips loading the tower
+    w_on = estimate_memory(inp).weights_gib
+    assert w_on - estimate_memory(off).weights_gib == pytest.approx(416_866_032 * 2 / GIB, rel=1e-6)
+    old = replace(off, version=V("0.15.1"))
+    assert estimate_memory(old).weights_gib == pytest.approx(w_on, rel=1e-9)
+
+
+def test_lora_slots() -> None:
+    base = _inp(model="meta-llama/Llama-3.1-8B-Instruct")
+    assert lora_bytes(base, [32])[0] == [0.0]
+    got, notes = lora_bytes(replace(base, max_loras=4, max_lora_rank=64), [32])
+    h, kv, inter, r = 4096, 1024, 14336, 64
+    # column-parallel: lora_a r × in, lora_b out × r; row-parallel the same at TP1
+    per_layer = r * (h + h + h) + r * (h + kv + kv) + r * h + h * r + r * (h + h) + r * (2 * inter) + r * inter + h * r
+    assert got[0] == pytest.approx(32 * per_layer * 4 * 2)
+    assert notes and "4 slot(s) of rank 64" in notes[0]
+    m0, m1 = estimate_memory(base), estimate_memory(replace(base, max_loras=4, max_lora_rank=64))
+    assert m1.weights_gib - m0.weights_gib == pytest.approx(got[0] / GIB)

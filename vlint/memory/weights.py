@@ -1,0 +1,179 @@
+"""Weights vLLM holds on one GPU rank after loading ("Model loading took X GiB").
+
+From the checkpoint layout (:func:`vlint.resolve.weight_sizes.checkpoint_layout`): unquantized
+parts converted to the serving dtype, online quantization of an unquantized checkpoint
+(``--quantization fp8`` / ``bitsandbytes``), kernel padding of MXFP4 experts per backend and GPU,
+the vision tower (skipped when every modality is limited to 0), the rotary cos/sin cache, and
+the split over tensor- and pipeline-parallel ranks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from vlint.resolve.model_arch import ModelArch, dtype_bytes
+from vlint.resolve.quant_scheme import FP8, NF4, QuantScheme
+from vlint.resolve.weight_sizes import checkpoint_layout, layer_linears
+from vlint.version import V, Version
+
+if TYPE_CHECKING:
+    from vlint.resolve.gpus import GpuSpec
+
+GIB = float(2**30)
+
+#: --quantization methods that quantize an unquantized checkpoint while loading
+ONLINE_FP8 = ("fp8", "fbgemm_fp8", "ptpc_fp8")
+ONLINE_BNB = ("bitsandbytes",)
+
+
+@dataclass
+class WeightEstimate:
+    per_stage: list[float]  # bytes on one TP rank of each PP stage
+    total_checkpoint: float
+    notes: list[str] = field(default_factory=list)
+    vision_loaded: bool = True
+
+
+def _online_scheme(method: str | None) -> QuantScheme | None:
+    m = (method or "").lower()
+    if m in ONLINE_FP8:
+        # Fp8LinearMethod with is_checkpoint_fp8_serialized=False: weights quantized per tensor after
+        # loading, fp32 weight_scale ([0.19.0] vllm/model_executor/layers/quantization/fp8.py
+        # process_weights_after_loading)
+        return QuantScheme(method=m, fmt=FP8, bits=8, scale_granularity="tensor", scale_bytes=4)
+    if m in ONLINE_BNB:
+        # in-flight bitsandbytes 4-bit (BitsAndBytesModelLoader), no double quant
+        return QuantScheme(method=m, fmt=NF4, bits=4, group_size=64)
+    return None
+
+
+def mxfp4_padding(arch: ModelArch, gpu: GpuSpec | None, version: Version, tp: int) -> tuple[int, int, str]:
+    """(hidden, intermediate per rank) the MXFP4 MoE backend pads expert weights to, and the backend.
+
+    Backend choice ([0.19.0] vllm/model_executor/layers/fused_moe/oracle/mxfp4.py:169-372; [0.11.0]
+    vllm/model_executor/layers/quantization/mxfp4.py:59-107): Blackwell (10.x) FlashInfer TRTLLM, Hopper
+    Triton kernels when they are importable (vendored from 0.12.0, [0.12.0] vllm/third_party/
+    triton_kernels), else Marlin. Padding (oracle/mxfp4.py:376-400): Marlin hidden→256,
+    intermediate→128; TRTLLM both →256; Triton intermediate→64 (its Hopper swizzle pads further
+    inside triton_kernels: taken as Marlin's, within 0.5 % of the v0.19 H100 log r100)."""
+    h = arch.hidden_size
+    inter = -(-int(arch.moe_intermediate_size or arch.intermediate_size) // max(1, tp))
+    cc = gpu.cc_major_minor if gpu is not None else None
+    major = cc[0] if cc else 9
+
+    def up(x: int, m: int) -> int:
+        return -(-x // m) * m
+
+    if major >= 10:
+        return up(h, 256), up(inter, 256), "FlashInfer TRTLLM"
+    if major == 9 and version >= V("0.12.0"):
+        return up(h, 256), up(inter, 128), "Triton (triton_kernels swizzle)"
+    return up(h, 256), up(inter, 128), "Marlin"
+
+
+def rotary_cache_bytes(arch: ModelArch, serving_bytes: float) -> float:
+    """cos/sin cache built with the model: max_position_embeddings × rotary_dim in the model dtype
+    (RotaryEmbedding._compute_cos_sin_cache); Gemma-3 keeps a second one for its local layers."""
+    if not (arch.max_position_embeddings and arch.rotary_dim):
+        return 0.0
+    b = float(arch.max_position_embeddings) * arch.rotary_dim * serving_bytes
+    if "gemma3" in (arch.text_model_type or arch.model_type or ""):
+        b *= 2
+    return b
+
+
+def loaded_weights(
+    arch: ModelArch,
+    *,
+    serving_dtype: str,
+    version: Version,
+    gpu: GpuSpec | None,
+    tp: int,
+    parts: list[int],
+    quantization: str | None = None,
+    cpu_offload_gb: float = 0.0,
+    vision_loaded: bool = True,
+) -> WeightEstimate:
+    """Bytes of weights on one TP rank of each pipeline stage (``parts`` = layers per stage)."""
+    notes: list[str] = []
+    lay = checkpoint_layout(arch)
+    sb = dtype_bytes(serving_dtype)
+    ck = dtype_bytes(arch.dtype)
+    conv = sb / ck if ck else 1.0
+    if lay.scaled_to:
+        src = arch.weight_bytes_source or "given"
+        notes.append(f"weights from exact checkpoint size {arch.weight_bytes} B ({src})")
+    elif arch.quant is not None:
+        notes.append(
+            f"weights laid out from quantization_config ({arch.quant.source or arch.quant.method}; "
+            f"{arch.quant.bytes_per_weight:.3f} B per quantized weight) (estimate)"
+        )
+    else:
+        notes.append(
+            "weights estimated from the parameter count"
+            + (" (rounded model-card figure)" if not arch.params_estimated and arch.params else "")
+            + " × storage bytes (estimate)"
+        )
+    if abs(conv - 1) > 1e-9:
+        notes.append(f"checkpoint {arch.dtype} served as {serving_dtype}: unquantized weights scaled by {conv:g}")
+    online = _online_scheme(quantization) if arch.quant is None else None
+    scale = lay.total / weight_total_unscaled(arch) if lay.scaled_to else 1.0
+    layers = []
+    for i, (tot, q) in enumerate(zip(lay.layers, lay.layers_quantized, strict=True)):
+        unq = tot - q
+        if online is not None:
+            mods = layer_linears(arch, i)
+            unq = max(0.0, unq - sum(m.out_f * m.in_f * m.count for m in mods) * ck * scale)
+            q = sum(online.linear_bytes(m.out_f, m.in_f) * m.count for m in mods)
+        layers.append(q + unq * conv)
+    if online is not None:
+        how = online.source or online.fmt
+        notes.append(f"--quantization {quantization}: linear layers quantized while loading ({how})")
+    # MXFP4 experts: the MoE kernels pad the expert matrices
+    if arch.quant is not None and arch.quant.method == "mxfp4" and arch.is_moe:
+        ph, pi, backend = mxfp4_padding(arch, gpu, version, tp)
+        h = arch.hidden_size
+        inter = -(-int(arch.moe_intermediate_size or arch.intermediate_size) // max(1, tp))
+        f = (ph * pi) / float(h * inter)
+        if f > 1.0:
+            for i in range(len(layers)):
+                expert_q = lay.layers_quantized[i]
+                layers[i] += expert_q * (f - 1)
+            notes.append(f"mxfp4 experts padded to {ph}×{pi} per rank for the {backend} backend (×{f:.3f})")
+    embed = lay.embed * conv
+    lm = lay.lm_head if (arch.quant is not None and arch.quant.quantizes("lm_head")) else lay.lm_head * conv
+    vision = lay.vision * conv if vision_loaded else 0.0
+    other = lay.other * (conv if arch.quant is None else 1.0)
+    if not vision_loaded and lay.vision:
+        notes.append("vision tower not loaded (every modality limited to 0 per prompt)")
+    pp = len(parts)
+    rope = rotary_cache_bytes(arch, sb)
+    out: list[float] = []
+    start = 0
+    per_layer_other = other / max(1, arch.num_layers)
+    for s, n in enumerate(parts):
+        w = sum(layers[start : start + n]) + per_layer_other * n
+        start += n
+        if s == 0:
+            w += embed + vision
+        if s == pp - 1:
+            w += lm if lm else (embed if pp > 1 else 0.0)
+        out.append(w / max(1, tp) + rope)
+    if rope > 0.01 * GIB:
+        notes.append(f"rotary cos/sin cache {rope / GIB:.2f} GiB per rank (max_position_embeddings × rotary_dim)")
+    if cpu_offload_gb:
+        out = [max(0.0, w - cpu_offload_gb * GIB) for w in out]
+        notes.append(f"--cpu-offload-gb {cpu_offload_gb:g}: up to that many GiB of weights stay in CPU memory")
+    if lay.mtp:
+        notes.append(f"{lay.mtp / GIB:.2f} GiB of stored MTP layers not loaded (only with MTP speculative decoding)")
+    return WeightEstimate(out, lay.total, notes + lay.notes, vision_loaded)
+
+
+def weight_total_unscaled(arch: ModelArch) -> float:
+    from vlint.resolve.weight_sizes import weight_layout
+
+    return weight_layout(arch).total
+
+
+__all__ = ["WeightEstimate", "loaded_weights", "mxfp4_padding", "rotary_cache_bytes"]

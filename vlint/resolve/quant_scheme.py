@@ -1,0 +1,410 @@
+"""How a checkpoint's weights are quantized, read from its ``quantization_config``.
+
+:class:`QuantScheme` says, for the linear layers a format quantizes, how many bytes a weight of
+``out × in`` elements takes in the checkpoint (packed values plus scales, zero points and index
+tensors), and which modules stay in the serving dtype. The byte layouts are the tensors each
+format stores, as vLLM's loaders create them (cited per format below); :mod:`vlint.resolve.
+weight_sizes` applies them to a model's layers. Pure data handling, no I/O.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+#: formats and the kernels' container layout (for notes)
+INT_PACKED = "int_packed"  # AWQ / GPTQ / compressed-tensors pack-quantized: int32-packed ints + group scales
+INT8 = "int8"  # compressed-tensors int-quantized (w8a8 int8), one byte per weight + channel/tensor scales
+FP8 = "fp8"  # one byte per weight + tensor/channel/block scales
+NVFP4 = "nvfp4"  # 4-bit e2m1 + fp8 scale per 16 + fp32 global scale
+MXFP4 = "mxfp4"  # 4-bit e2m1 + e8m0 scale per 32
+NF4 = "nf4"  # bitsandbytes 4-bit (nf4/fp4), absmax per 64 (double-quantized or fp32)
+BNB8 = "bnb_int8"  # bitsandbytes LLM.int8: int8 weight + fp32 row scale (SCB)
+
+
+@dataclass(frozen=True)
+class QuantScheme:
+    """Weight quantization of a checkpoint (only what sizes the weights)."""
+
+    method: str  # quant_method as vLLM names it (awq, gptq, fp8, compressed-tensors, modelopt, mxfp4, …)
+    fmt: str  # INT_PACKED / INT8 / FP8 / NVFP4 / MXFP4 / NF4 / BNB8
+    bits: float
+    group_size: int | None = None  # None: per channel / per tensor; > 0: values per scale group
+    scale_granularity: str = "group"  # tensor / channel / group / block
+    block: tuple[int, int] | None = None  # fp8 block scales (out, in)
+    scale_bytes: float = 2.0  # bytes per scale value
+    zero_points: bool = False  # a zero point per group is stored
+    g_idx: bool = False  # an int32 group index per input channel is stored (GPTQ, CT actorder)
+    double_quant: bool = False  # bitsandbytes nested absmax
+    ignore: tuple[str, ...] = ()  # module names / patterns kept in the serving dtype
+    ignore_style: str = "substring"  # substring (AWQ/bnb/GPTQ modules_to_not_convert) / glob / ct (re: or exact)
+    targets: tuple[str, ...] = ()  # compressed-tensors targets (Linear or module patterns); () = every linear
+    quantize_lm_head: bool = False
+    only_experts: bool = False  # format quantizes only MoE expert weights (gpt-oss mxfp4)
+    source: str = ""
+
+    def linear_bytes(self, out_f: int, in_f: int) -> float:
+        """Checkpoint bytes of one quantized ``out_f × in_f`` linear weight."""
+        n, k = float(out_f), float(in_f)
+        if self.fmt == INT_PACKED:
+            g = self.group_size if self.group_size and self.group_size > 0 else in_f
+            groups = -(-in_f // g)
+            b = n * k * self.bits / 8  # qweight (int32 words of 32/bits values)
+            b += groups * n * self.scale_bytes  # scales
+            if self.zero_points:
+                b += groups * n * self.bits / 8  # qzeros, packed like the weights
+            if self.g_idx:
+                b += k * 4  # int32 g_idx
+            return b
+        if self.fmt == INT8:
+            scales = 1 if self.scale_granularity == "tensor" else n
+            return n * k + scales * self.scale_bytes
+        if self.fmt == FP8:
+            if self.scale_granularity == "block" and self.block:
+                bn, bk = self.block
+                scales = -(-out_f // bn) * -(-in_f // bk)
+            elif self.scale_granularity == "channel":
+                scales = n
+            else:
+                scales = 1
+            return n * k + scales * self.scale_bytes
+        if self.fmt == NVFP4:
+            g = self.group_size or 16
+            return n * k / 2 + n * (-(-in_f // g)) * 1 + 8  # e2m1 pairs, fp8 scales, two fp32 globals
+        if self.fmt == MXFP4:
+            g = self.group_size or 32
+            return n * k / 2 + n * (-(-in_f // g))  # e2m1 pairs, e8m0 scales
+        if self.fmt == NF4:
+            blocks = n * k / 64
+            if self.double_quant:
+                return n * k / 2 + blocks + blocks / 256 * 4  # uint8 absmax + fp32 nested absmax
+            return n * k / 2 + blocks * 4
+        if self.fmt == BNB8:
+            return n * k + n * 4  # int8 + fp32 SCB per row
+        return n * k * self.bits / 8
+
+    @property
+    def bytes_per_weight(self) -> float:
+        """Average checkpoint bytes per quantized weight of a 4096 × 4096 layer (for notes)."""
+        return self.linear_bytes(4096, 4096) / (4096 * 4096)
+
+    # ---- which modules ------------------------------------------------------------------
+    @cached_property
+    def _ignore_matchers(self) -> tuple[set[str], tuple[re.Pattern[str], ...], tuple[str, ...]]:
+        exact: set[str] = set()
+        regexes: list[re.Pattern[str]] = []
+        subs: list[str] = []
+        for pat in self.ignore:
+            p = str(pat)
+            if self.ignore_style == "ct":
+                if p.startswith("re:"):
+                    try:
+                        regexes.append(re.compile(p[3:]))
+                    except re.error:
+                        continue
+                else:
+                    exact.add(p)
+                    if "." not in p:
+                        subs.append(p)
+            elif self.ignore_style == "glob":
+                if any(c in p for c in "*?["):
+                    regexes.append(re.compile(fnmatch.translate(p)))
+                else:
+                    exact.add(p)
+                    subs.append(p)
+            else:
+                subs.append(p)
+        return exact, tuple(regexes), tuple(subs)
+
+    def ignores(self, module: str, cls: str = "Linear") -> bool:
+        """Whether ``module`` (a dotted name such as ``model.layers.3.mlp.down_proj``) stays unquantized."""
+        exact, regexes, subs = self._ignore_matchers
+        if module in exact:
+            return True
+        if any(r.fullmatch(module) or (self.ignore_style == "ct" and r.match(module)) for r in regexes):
+            return True
+        if self.ignore_style == "ct":
+            # compressed-tensors: a bare layer-class / short name matches by suffix (e.g. "lm_head")
+            return any(module == s or module.endswith("." + s) for s in subs)
+        if self.ignore_style == "glob":
+            return any(module.endswith("." + s) or module == s for s in subs)
+        # AWQ / GPTQ / bnb modules_to_not_convert: substring of the module name
+        return any(s and s in module for s in subs)
+
+    def quantizes(self, module: str, *, expert: bool = False) -> bool:
+        """Whether the linear ``module`` is stored quantized."""
+        if module.endswith("lm_head"):
+            return self.quantize_lm_head and not self.ignores(module)
+        if self.only_experts and not expert:
+            return False
+        if self.targets and not any(_ct_target(t, module) for t in self.targets):
+            return False
+        return not self.ignores(module)
+
+
+def _ct_target(target: str, module: str) -> bool:
+    if target in ("Linear", "nn.Linear"):
+        return True
+    if target.startswith("re:"):
+        try:
+            return re.match(target[3:], module) is not None
+        except re.error:
+            return False
+    return module == target or module.endswith("." + target)
+
+
+# --------------------------------------------------------------------------------------------
+# parsing
+
+
+def _int(v: Any, default: int | None = None) -> int | None:
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return default
+
+
+def _names(v: Any) -> tuple[str, ...]:
+    if isinstance(v, str):
+        return (v,)
+    if isinstance(v, (list, tuple)):
+        return tuple(str(x) for x in v if isinstance(x, (str, int)))
+    return ()
+
+
+def scheme_from_config(q: Mapping[str, Any] | None, model_dtype_bytes: float = 2.0) -> QuantScheme | None:
+    """The :class:`QuantScheme` of a ``quantization_config`` (or ``compression_config``) dict.
+
+    Layouts (checkpoint tensors, as the vLLM loaders declare them; 0.19.0 paths):
+    AWQ ``qweight``/``qzeros`` int32 packed + fp16 ``scales`` per group (model_executor/layers/
+    quantization/awq.py create_weights); GPTQ the same plus int32 ``g_idx`` (gptq.py create_weights);
+    compressed-tensors pack-quantized ``weight_packed`` + ``weight_scale`` per group (+ zero points when
+    asymmetric, + ``weight_g_idx`` with actorder; compressed_tensors/schemes/
+    compressed_tensors_wNa16.py), int8/fp8 ``weight`` + channel/tensor ``weight_scale``
+    (compressed_tensors_w8a8_int8.py, compressed_tensors_w8a8_fp8.py), nvfp4 ``weight_packed`` + fp8
+    ``weight_scale`` per 16 + fp32 ``weight_global_scale`` (compressed_tensors_w4a4_nvfp4.py);
+    fp8 one byte + fp32 ``weight_scale`` per tensor or ``weight_scale_inv`` per block (fp8.py);
+    ModelOpt FP8 / NVFP4 (modelopt.py); MXFP4 e2m1 blocks + e8m0 scales per 32 (mxfp4.py);
+    bitsandbytes nf4 packed + absmax per 64 (bitsandbytes.py). Unknown or weight-free methods
+    (GGUF sizes come from the file) return None.
+    """
+    if not isinstance(q, Mapping):
+        return None
+    method = str(q.get("quant_method") or q.get("quant_algo") or "").lower()
+    if not method and q.get("config_groups"):
+        method = "compressed-tensors"
+    half = 2.0
+    skips = _names(q.get("modules_to_not_convert")) + _names(q.get("exclude_modules"))
+    if method in ("awq", "awq_marlin"):
+        bits = float(q.get("bits") or q.get("w_bit") or 4)
+        return QuantScheme(
+            method="awq",
+            fmt=INT_PACKED,
+            bits=bits,
+            group_size=_int(q.get("group_size") or q.get("q_group_size"), 128),
+            scale_bytes=half,
+            zero_points=bool(q.get("zero_point", True)),
+            ignore=skips,
+            source="awq: qweight/qzeros int32 + fp16 scales per group",
+        )
+    if method in ("gptq", "gptq_marlin", "auto-round", "auto_round", "autoround"):
+        fmt_name = str(q.get("packing_format") or q.get("backend") or "")
+        bits = float(q.get("bits") or 4)
+        gs = _int(q.get("group_size"), 128)
+        if "awq" in fmt_name:
+            return QuantScheme(
+                method=method,
+                fmt=INT_PACKED,
+                bits=bits,
+                group_size=gs,
+                zero_points=True,
+                ignore=skips + _auto_round_skips(q),
+                source=f"{method} in AWQ packing",
+            )
+        dyn = q.get("dynamic")
+        lm_head = bool(q.get("lm_head")) or (isinstance(dyn, Mapping) and any("lm_head" in str(k) for k in dyn))
+        return QuantScheme(
+            method=method,
+            fmt=INT_PACKED,
+            bits=bits,
+            group_size=gs,
+            scale_bytes=half,
+            zero_points=True,  # GPTQ checkpoints store qzeros even when symmetric
+            g_idx=True,  # and the int32 g_idx, desc_act or not
+            ignore=skips + _auto_round_skips(q),
+            quantize_lm_head=lm_head,
+            source=f"{method}: qweight/qzeros int32 + fp16 scales per group + int32 g_idx",
+        )
+    if method in ("fp8", "fbgemm_fp8", "ptpc_fp8"):
+        block = q.get("weight_block_size")
+        if isinstance(block, (list, tuple)) and len(block) == 2:
+            return QuantScheme(
+                method=method,
+                fmt=FP8,
+                bits=8,
+                scale_granularity="block",
+                block=(int(block[0]), int(block[1])),
+                scale_bytes=4,
+                ignore=skips,
+                ignore_style="glob",
+                source="fp8 block: 1 byte + fp32 weight_scale_inv per block",
+            )
+        return QuantScheme(
+            method=method,
+            fmt=FP8,
+            bits=8,
+            scale_granularity="channel" if method in ("fbgemm_fp8", "ptpc_fp8") else "tensor",
+            scale_bytes=4,
+            ignore=skips,
+            ignore_style="glob",
+            source="fp8: 1 byte + fp32 scale",
+        )
+    if method in ("modelopt", "modelopt_fp4", "modelopt_mxfp8"):
+        algo = str(q.get("quant_algo") or (q.get("quantization") or {}).get("quant_algo") or "").upper()
+        excl = skips + _names((q.get("quantization") or {}).get("exclude_modules"))
+        if "FP4" in algo or method == "modelopt_fp4":
+            gs = _int(q.get("group_size") or (q.get("quantization") or {}).get("group_size"), 16)
+            return QuantScheme(
+                method="modelopt_fp4",
+                fmt=NVFP4,
+                bits=4,
+                group_size=gs,
+                ignore=excl,
+                ignore_style="glob",
+                source="modelopt NVFP4: e2m1 + fp8 scale per 16 + fp32 globals",
+            )
+        return QuantScheme(
+            method="modelopt",
+            fmt=FP8,
+            bits=8,
+            scale_granularity="tensor",
+            scale_bytes=4,
+            ignore=excl,
+            ignore_style="glob",
+            source="modelopt FP8: 1 byte + fp32 per-tensor scales",
+        )
+    if method in ("mxfp4", "gpt_oss_mxfp4"):
+        return QuantScheme(
+            method="mxfp4",
+            fmt=MXFP4,
+            bits=4,
+            group_size=32,
+            ignore=skips,
+            ignore_style="glob",
+            only_experts=True,
+            source="mxfp4: e2m1 blocks + e8m0 scale per 32 (MoE experts only)",
+        )
+    if method == "bitsandbytes":
+        four = bool(q.get("load_in_4bit") or q.get("_load_in_4bit"))
+        skip = _names(q.get("llm_int8_skip_modules"))
+        if four:
+            return QuantScheme(
+                method=method,
+                fmt=NF4,
+                bits=4,
+                group_size=64,
+                double_quant=bool(q.get("bnb_4bit_use_double_quant")),
+                ignore=skip,
+                source="bitsandbytes 4-bit: packed nf4/fp4 + absmax per 64",
+            )
+        return QuantScheme(method=method, fmt=BNB8, bits=8, ignore=skip, source="bitsandbytes int8 + fp32 SCB")
+    if method == "compressed-tensors":
+        return _compressed_tensors(q, model_dtype_bytes)
+    return None
+
+
+def _auto_round_skips(q: Mapping[str, Any]) -> tuple[str, ...]:
+    # AutoRound lists unquantized layers in extra_config {name: {"bits": 16}} (or block_name_to_quantize)
+    extra = q.get("extra_config")
+    out: list[str] = []
+    if isinstance(extra, Mapping):
+        for name, v in extra.items():
+            if isinstance(v, Mapping) and (_int(v.get("bits"), 16) or 16) >= 16:
+                out.append(str(name))
+    return tuple(out)
+
+
+def _ct_byte(
+    fmt: str, strategy: str, model_dtype_bytes: float, ignore: tuple[str, ...], targets: tuple[str, ...]
+) -> QuantScheme:
+    """compressed-tensors one-byte weights (fp8 / int8) with per-channel or per-tensor scales."""
+    channel = strategy == "channel"
+    return QuantScheme(
+        method="compressed-tensors",
+        fmt=fmt,
+        bits=8,
+        scale_granularity="channel" if channel else "tensor",
+        scale_bytes=model_dtype_bytes if channel else 4,
+        ignore=ignore,
+        ignore_style="ct",
+        targets=targets,
+        source=f"compressed-tensors {fmt} per {strategy}",
+    )
+
+
+def _compressed_tensors(q: Mapping[str, Any], model_dtype_bytes: float) -> QuantScheme | None:
+    groups = q.get("config_groups") or {}
+    fmt_name = str(q.get("format") or "")
+    ignore = _names(q.get("ignore"))
+    for g in groups.values() if isinstance(groups, Mapping) else []:
+        w = g.get("weights") if isinstance(g, Mapping) else None
+        if not isinstance(w, Mapping) or not w.get("num_bits"):
+            continue
+        bits = float(w["num_bits"])
+        strategy = str(w.get("strategy") or "tensor").lower()
+        wtype = str(w.get("type") or "int").lower()
+        gs = _int(w.get("group_size"))
+        targets = _names(g.get("targets")) or ("Linear",)
+        sym = bool(w.get("symmetric", True))
+        actorder = w.get("actorder")
+        gfmt = str(g.get("format") or fmt_name)
+        if wtype == "float" and bits == 4:
+            return QuantScheme(
+                method="compressed-tensors",
+                fmt=NVFP4,
+                bits=4,
+                group_size=gs or 16,
+                ignore=ignore,
+                ignore_style="ct",
+                targets=targets,
+                source="compressed-tensors nvfp4: packed e2m1 + fp8 scale per 16 + fp32 global",
+            )
+        if wtype == "float" and bits == 8:
+            block = w.get("block_structure")
+            if strategy == "block" and isinstance(block, (list, tuple)) and len(block) == 2:
+                return QuantScheme(
+                    method="compressed-tensors",
+                    fmt=FP8,
+                    bits=8,
+                    scale_granularity="block",
+                    block=(int(block[0]), int(block[1])),
+                    scale_bytes=model_dtype_bytes,
+                    ignore=ignore,
+                    ignore_style="ct",
+                    targets=targets,
+                    source="compressed-tensors fp8 block",
+                )
+            return _ct_byte(FP8, strategy, model_dtype_bytes, ignore, targets)
+        if bits == 8 and ("pack" not in gfmt):
+            return _ct_byte(INT8, strategy, model_dtype_bytes, ignore, targets)
+        return QuantScheme(
+            method="compressed-tensors",
+            fmt=INT_PACKED,
+            bits=bits,
+            group_size=gs if strategy == "group" and gs and gs > 0 else None,
+            scale_bytes=model_dtype_bytes,
+            zero_points=not sym,
+            g_idx=bool(actorder) and str(actorder).lower() not in ("false", "none", "static"),
+            ignore=ignore,
+            ignore_style="ct",
+            targets=targets,
+            source=f"compressed-tensors {gfmt or 'pack-quantized'} w{int(bits)} per {strategy}",
+        )
+    return None
+
+
+__all__ = ["QuantScheme", "scheme_from_config"]

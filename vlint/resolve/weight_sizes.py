@@ -1,0 +1,231 @@
+"""Checkpoint weight bytes of a model, layer by layer, quantized or not.
+
+:func:`weight_layout` lays a :class:`~vlint.resolve.model_arch.ModelArch` out as the linear modules
+its decoder layers hold (HF module names, so a quantization config's ignore lists match them),
+plus embeddings, ``lm_head``, the vision tower and whatever the parameter count says is left, and
+sizes each with the checkpoint's :class:`~vlint.resolve.quant_scheme.QuantScheme` (or the
+checkpoint dtype). Where the exact checkpoint size is known (safetensors ``total_size``), the
+layout is scaled to it so that the split between parts stays and the total is exact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from vlint.resolve.model_arch import ATTENTION_KINDS, KV_SHARED, ModelArch, dtype_bytes, param_breakdown
+from vlint.resolve.quant_scheme import QuantScheme
+
+
+@dataclass(frozen=True)
+class Linear:
+    name: str  # module name in layer 0 form, e.g. "self_attn.q_proj" (prefixed with model.layers.{i}.)
+    out_f: int
+    in_f: int
+    count: int = 1  # identical copies (experts)
+    expert: bool = False
+
+
+@dataclass
+class WeightLayout:
+    """Checkpoint bytes by part (whole model, before any TP/PP split)."""
+
+    layers: list[float]  # per decoder layer
+    layers_quantized: list[float]  # of which stored quantized (not converted by --dtype)
+    embed: float
+    lm_head: float
+    vision: float
+    other: float  # params the layer model does not place (hybrid/state layers, extras), checkpoint dtype
+    total: float
+    params_layout: int
+    scheme: QuantScheme | None
+    mtp: float = 0.0  # stored multi-token-prediction layers (num_nextn_predict_layers): loaded only for MTP
+    scaled_to: float | None = None  # exact checkpoint bytes the layout was scaled to
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def unquantized(self) -> float:
+        """Bytes stored in the checkpoint dtype (converted when --dtype differs)."""
+        return self.total - sum(self.layers_quantized)
+
+
+def _family(arch: ModelArch) -> str:
+    mt = (arch.text_model_type or arch.model_type or "").lower()
+    if mt.startswith("mixtral"):
+        return "mixtral"
+    if mt.startswith("llama4"):
+        return "llama4"
+    if mt.startswith("gpt_oss"):
+        return "gpt_oss"
+    return "default"
+
+
+def layer_linears(arch: ModelArch, layer: int) -> list[Linear]:
+    """The linear modules of decoder layer ``layer`` (names relative to ``model.layers.{layer}.``)."""
+    h = arch.hidden_size
+    kind = arch.layer_types[layer] if layer < len(arch.layer_types) else "full_attention"
+    out: list[Linear] = []
+    if kind in ATTENTION_KINDS or kind == KV_SHARED:
+        heads = arch.num_attention_heads
+        if arch.is_mla:
+            r = int(arch.kv_lora_rank or 0)
+            rope = int(arch.qk_rope_head_dim or 64)
+            nope = int(arch.qk_nope_head_dim or 128)
+            vd = int(arch.v_head_dim or 128)
+            if arch.q_lora_rank:
+                out.append(Linear("self_attn.q_a_proj", int(arch.q_lora_rank), h))
+                out.append(Linear("self_attn.q_b_proj", heads * (nope + rope), int(arch.q_lora_rank)))
+            else:
+                out.append(Linear("self_attn.q_proj", heads * (nope + rope), h))
+            out.append(Linear("self_attn.kv_a_proj_with_mqa", r + rope, h))
+            out.append(Linear("self_attn.kv_b_proj", heads * (nope + vd), r))
+            out.append(Linear("self_attn.o_proj", h, heads * vd))
+        else:
+            kvh = arch.kv_heads_for(kind)
+            hd = arch.head_dim_for(kind)
+            hdv = arch.head_dim_v or hd
+            out.append(Linear("self_attn.q_proj", heads * hd, h))
+            out.append(Linear("self_attn.k_proj", kvh * hd, h))
+            out.append(Linear("self_attn.v_proj", kvh * hdv, h))
+            out.append(Linear("self_attn.o_proj", h, heads * hdv))
+    fam = _family(arch)
+    moe_layer = arch.is_moe and _is_moe_layer(arch, layer)
+    if moe_layer:
+        e, mi = arch.num_experts, int(arch.moe_intermediate_size or arch.intermediate_size)
+        if fam == "mixtral":
+            base, w = "block_sparse_moe", ("w1", "w3", "w2")
+        elif fam == "llama4":
+            base, w = "feed_forward", ("gate_proj", "up_proj", "down_proj")
+        else:
+            base, w = "mlp", ("gate_proj", "up_proj", "down_proj")
+        router = f"{base}.router" if fam in ("gpt_oss", "llama4") else f"{base}.gate"
+        out.append(Linear(router, e, h))
+        out.append(Linear(f"{base}.experts.0.{w[0]}", mi, h, count=e, expert=True))
+        out.append(Linear(f"{base}.experts.0.{w[1]}", mi, h, count=e, expert=True))
+        out.append(Linear(f"{base}.experts.0.{w[2]}", h, mi, count=e, expert=True))
+        if arch.num_shared_experts:
+            si = int(arch.shared_expert_intermediate_size or mi * arch.num_shared_experts)
+            single = fam == "llama4" or arch.shared_expert_intermediate_size
+            sname = f"{base}.shared_expert" if single else f"{base}.shared_experts"
+            out.append(Linear(f"{sname}.gate_proj", si, h))
+            out.append(Linear(f"{sname}.up_proj", si, h))
+            out.append(Linear(f"{sname}.down_proj", h, si))
+    elif kind not in ("no_kv",) or arch.intermediate_size:
+        inter = arch.intermediate_size
+        if _family(arch) == "llama4" and arch.dense_intermediate_size:
+            inter = arch.dense_intermediate_size
+        base = "feed_forward" if fam == "llama4" else "mlp"
+        if not arch.gated_mlp:
+            out.append(Linear(f"{base}.fc1", inter, h))
+            out.append(Linear(f"{base}.fc2", h, inter))
+            return out
+        out.append(Linear(f"{base}.gate_proj", inter, h))
+        out.append(Linear(f"{base}.up_proj", inter, h))
+        out.append(Linear(f"{base}.down_proj", h, inter))
+    return out
+
+
+def _is_moe_layer(arch: ModelArch, layer: int) -> bool:
+    if arch.moe_layer_indices:
+        return layer in arch.moe_layer_indices
+    # without the exact indices: the last num_moe_layers layers (DeepSeek first_k_dense_replace style)
+    return layer >= arch.num_layers - arch.num_moe_layers
+
+
+@lru_cache(maxsize=256)
+def weight_layout(arch: ModelArch) -> WeightLayout:
+    """Checkpoint bytes of ``arch`` by part, sized with its quantization scheme."""
+    scheme = arch.quant
+    b = dtype_bytes(arch.dtype)
+    h, v = arch.hidden_size, arch.vocab_size
+    notes: list[str] = []
+    layers: list[float] = []
+    layers_q: list[float] = []
+    params = 0
+    for i in range(arch.num_layers):
+        tot = 0.0
+        q = 0.0
+        for lin in layer_linears(arch, i):
+            n = lin.out_f * lin.in_f * lin.count
+            params += n
+            name = f"model.layers.{i}.{lin.name}"
+            if scheme is not None and scheme.quantizes(name, expert=lin.expert):
+                by = scheme.linear_bytes(lin.out_f, lin.in_f) * lin.count
+                q += by
+                tot += by
+            else:
+                tot += n * b
+        norms = 2 * h
+        params += norms
+        layers.append(tot + norms * b)
+        layers_q.append(q)
+    embed = float(v * h * b)
+    params += v * h
+    lm = 0.0
+    if not arch.tie_word_embeddings:
+        params += v * h
+        quantized = scheme is not None and scheme.quantizes("lm_head")
+        lm = scheme.linear_bytes(v, h) if scheme is not None and quantized else float(v * h * b)
+    vision = float(arch.vision_params) * b
+    params += h  # final norm
+    total_params = arch.params or param_breakdown(arch)["total"]
+    last_params = sum(m.out_f * m.in_f * m.count for m in layer_linears(arch, arch.num_layers - 1)) if layers else 0
+    mtp_params = arch.num_nextn_predict_layers * (last_params + 2 * h * h) if layers else 0
+    leftover = max(0, int(total_params) - params - arch.vision_params - mtp_params)
+    other = leftover * b
+    if scheme is not None and leftover > 0.02 * total_params:
+        # hybrid/state-layer projections the layer model does not place: stored like the other linears
+        q_layers = sum(layers_q)
+        q_params = sum(
+            lin.out_f * lin.in_f * lin.count
+            for i in range(arch.num_layers)
+            for lin in layer_linears(arch, i)
+            if scheme.quantizes(f"model.layers.{i}.{lin.name}", expert=lin.expert)
+        )
+        if q_params:
+            other = leftover * q_layers / q_params
+            notes.append(f"{leftover / 1e9:.2f}B parameters outside the layer model sized at the quantized rate")
+    mtp = 0.0
+    if arch.num_nextn_predict_layers and layers:
+        # DeepSeek-V3-style MTP modules: a full decoder layer + eh_proj (2·hidden → hidden) + 2 norms
+        mtp = arch.num_nextn_predict_layers * (layers[-1] + 2 * h * h * b + 2 * h * b)
+    total = sum(layers) + embed + lm + vision + other + h * b + mtp
+    return WeightLayout(
+        layers=layers,
+        layers_quantized=layers_q,
+        embed=embed,
+        lm_head=lm,
+        vision=vision,
+        other=other,
+        total=total,
+        params_layout=params,
+        scheme=scheme,
+        mtp=mtp,
+        notes=notes,
+    )
+
+
+def checkpoint_layout(arch: ModelArch) -> WeightLayout:
+    """:func:`weight_layout`, scaled to the exact checkpoint size when it is known."""
+    lay = weight_layout(arch)
+    exact = arch.weight_bytes
+    if not exact or lay.total <= 0:
+        return lay
+    f = float(exact) / lay.total
+    return WeightLayout(
+        layers=[x * f for x in lay.layers],
+        layers_quantized=[x * f for x in lay.layers_quantized],
+        embed=lay.embed * f,
+        lm_head=lay.lm_head * f,
+        vision=lay.vision * f,
+        other=lay.other * f,
+        total=float(exact),
+        mtp=lay.mtp * f,
+        params_layout=lay.params_layout,
+        scheme=lay.scheme,
+        scaled_to=float(exact),
+        notes=[*lay.notes, f"layout scaled by {f:.4f} to the exact checkpoint size"],
+    )
+
+
+__all__ = ["Linear", "WeightLayout", "checkpoint_layout", "layer_linears", "weight_layout"]

@@ -129,9 +129,8 @@ def read_baseline(path: Path) -> set[str]:
 
 def baseline_document(report: LintReport, prints: Sequence[str]) -> dict[str, object]:
     from vlint import __version__
-    from vlint.secrets import redact
 
-    secrets = sorted(report.secret_values)
+    red = report.redactor()
     return {
         "format_version": FORMAT_VERSION,
         "tool": "vlint",
@@ -142,7 +141,7 @@ def baseline_document(report: LintReport, prints: Sequence[str]) -> dict[str, ob
                 "code": f.code,
                 "path": f.span.path,
                 "line": f.span.line,
-                "message": redact(f.message, secrets),
+                "message": red.text(f.message),
             }
             for f, fp in zip(report.findings, prints, strict=True)
         ],

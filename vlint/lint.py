@@ -22,7 +22,7 @@ from vlint.finding import Finding
 from vlint.invocation import Problem, Token
 from vlint.lint_root import LintRoot, find_root
 from vlint.resolve.resolver import ResolveOptions, resolve
-from vlint.secrets import find_secrets
+from vlint.secrets import LineSource, Redactor, Secret, find_secrets
 from vlint.sources.base import OutsideRoot, SourceError, SourceResult, SourceText
 from vlint.sources.registry import iter_sources
 from vlint.span import Span
@@ -50,6 +50,8 @@ class FileContext:
     deployments: list[Deployment]
     assignments: list[tuple[str, Token]]
     problems: list[Problem]
+    #: credentials whatever their name (Kubernetes Secret values): (key, token, base64-encoded)
+    secret_tokens: list[tuple[str, Token, bool]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -196,12 +198,24 @@ class Reader:
 class LintReport:
     files: list[FileResult]
     findings: list[Finding]
-    #: credential values seen in the files: every renderer masks them wherever they would appear
-    secret_values: set[str] = field(default_factory=set)
+    #: credentials seen in the files: every renderer masks them wherever they would appear
+    secrets: list[Secret] = field(default_factory=list)
     #: findings that suppression comments or annotations hid (not in ``findings``)
     suppressed: list[Finding] = field(default_factory=list)
     #: display paths of the files whose text this run read: the only ones a report may quote
     read_paths: frozenset[str] = frozenset()
+    _redactor: Redactor | None = None
+
+    @property
+    def secret_values(self) -> set[str]:
+        return {s.value for s in self.secrets}
+
+    def redactor(self, lines: LineSource | None = None) -> Redactor:
+        """What every renderer masks text with (built once; ``lines`` gives the files' text, to mask
+        secrets by where they are written)."""
+        if self._redactor is None:
+            self._redactor = Redactor(self.secrets, lines or (lambda path: None))
+        return self._redactor
 
 
 def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: Reader | None = None) -> LintReport:
@@ -230,10 +244,10 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
         checked = [_check_file(item, linked_by, engine, opts) for item in extracted]
     results: list[FileResult] = []
     all_findings: list[Finding] = []
-    secret_values: set[str] = set()
+    secrets: list[Secret] = []
     seen: set[tuple[str, str, int, int, str]] = set()
-    for fr, findings, secrets in checked:
-        secret_values.update(secrets)
+    for fr, findings, found in checked:
+        secrets.extend(found)
         # a finding in a file that several launches read (a shared --config) is reported once
         for f in findings:
             key = (f.code, f.span.path, f.span.line, f.span.column, f.message)
@@ -251,7 +265,7 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
     results.sort(key=lambda r: r.path)
     all_findings.sort(key=Finding.sort_key)
     read = frozenset(p for fr in results if fr.read for p in (fr.path, *fr.linked))
-    return LintReport(results, all_findings, secret_values, suppressed, read)
+    return LintReport(results, all_findings, secrets, suppressed, read)
 
 
 def _linked_by(links: Iterable[tuple[str, list[Path]]]) -> dict[Path, list[str]]:
@@ -266,7 +280,7 @@ def _linked_by(links: Iterable[tuple[str, list[Path]]]) -> dict[Path, list[str]]
 
 def _parallel(
     found: list[Discovered], jobs: int, reader: Reader, engine: Engine, opts: LintOptions
-) -> list[tuple[FileResult, list[Finding], set[str]]]:
+) -> list[tuple[FileResult, list[Finding], list[Secret]]]:
     """Both passes per file in one trip to a worker (as if no file were another's ``--config``); then,
     here, the few files that turn out to be read by a launch elsewhere are checked again as such."""
     _warm(engine, opts)
@@ -284,7 +298,7 @@ def _parallel(
 
 def _extract_and_check(
     d: Discovered, reader: Reader, engine: Engine, opts: LintOptions
-) -> tuple[tuple[FileResult, list[Finding], set[str]], list[Path], bool]:
+) -> tuple[tuple[FileResult, list[Finding], list[Secret]], list[Path], bool]:
     fr, sr, path = _extract(d.path, d.explicit, reader)
     linked = list(sr.linked) if sr is not None else []
     has_config = sr is not None and any(inv.program == "config" for inv in sr.invocations)
@@ -319,14 +333,14 @@ def _check_file(
     linked_by: dict[Path, list[str]],
     engine: Engine,
     opts: LintOptions,
-) -> tuple[FileResult, list[Finding], set[str]]:
+) -> tuple[FileResult, list[Finding], list[Secret]]:
     """Resolve and check one extracted file: (the file's result, its findings in order, secrets seen)."""
     fr, sr, path = item
     users = linked_by.get(_real(path))
     if users:
         fr.used_by = tuple(sorted(set(users)))
     if sr is None:
-        return fr, [], set()
+        return fr, [], []
     try:
         invocations = sr.invocations
         if users:
@@ -350,13 +364,13 @@ def _check_file(
         findings: list[Finding] = []
         for dep in deployments:
             findings.extend(engine.run_deployment(dep))
-        ctx = FileContext(fr.path, deployments, sr.assignments, sr.problems)
-        secrets = {secret.value for secret in find_secrets(ctx)}
+        ctx = FileContext(fr.path, deployments, sr.assignments, sr.problems, sr.secret_tokens)
+        secrets = list(find_secrets(ctx))
         findings.extend(engine.run_file(ctx))
     except Exception as e:  # the safety net: never lose the other files to one file's crash
         fr.error = internal_error("checking this file", e)
         fr.deployments, fr.launches = [], 0
-        return fr, [], set()
+        return fr, [], []
     return fr, sorted(findings, key=Finding.sort_key), secrets
 
 
@@ -393,6 +407,7 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
             names.append(source.name)
             combined.invocations.extend(r.invocations)
             combined.assignments.extend(r.assignments)
+            combined.secret_tokens.extend(r.secret_tokens)
             combined.problems.extend(r.problems)
             combined.linked.extend(r.linked)
             if r.error is not None and fr.error is None:
@@ -502,7 +517,7 @@ def _run_index(i: int) -> Any:
     return send(result) if send is not None else result
 
 
-def _slim(done: tuple[tuple[FileResult, list[Finding], set[str]], list[Path], bool]) -> Any:
+def _slim(done: tuple[tuple[FileResult, list[Finding], list[Secret]], list[Path], bool]) -> Any:
     """What a worker sends back of a checked file: deployments without the resolved defaults, model
     architecture and memory estimate (most of the bytes; reports and suppressions do not read them)."""
     for dep in done[0][0].deployments:

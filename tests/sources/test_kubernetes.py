@@ -770,7 +770,7 @@ def test_aliases_cannot_multiply_the_walk(tmp_path: Path) -> None:
     assert len(invs) == 1  # 10**11 paths lead to the pod spec; it is read once
 
 
-def test_literal_env_of_every_container_and_secret_string_data_are_assignments(tmp_path: Path) -> None:
+def test_literal_env_of_every_container_are_assignments_and_secret_values_are_secrets(tmp_path: Path) -> None:
     result = extract(
         tmp_path,
         """\
@@ -797,7 +797,7 @@ def test_literal_env_of_every_container_and_secret_string_data_are_assignments(t
                   env: [{name: VLLM_API_KEY, valueFrom: {secretKeyRef: {name: k, key: k}}}]
         """,
     )
-    assert [(name, sp(tok.span)) for name, tok in result.assignments] == [
-        ("token", "5:10-5:47"),
-        ("HF_TOKEN", "16:41-16:78"),
+    assert [(name, sp(tok.span)) for name, tok in result.assignments] == [("HF_TOKEN", "16:41-16:78")]
+    assert [(name, sp(tok.span), encoded) for name, tok, encoded in result.secret_tokens] == [
+        ("token", "5:10-5:47", False)
     ]

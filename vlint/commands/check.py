@@ -354,6 +354,7 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
     from vlint.baseline import BaselineError, SourceLines, apply_baseline, fingerprints, read_baseline, write_baseline
 
     lines = SourceLines(allowed=report.read_paths)
+    report.redactor(lines)  # every renderer masks with it: by value, and by where each secret is written
     # fingerprints (a hash per finding) only where they are used: SARIF, GitLab and the baseline
     needed = run.fmt in ("sarif", "gitlab") or run.baseline is not None or run.write_baseline is not None
     prints = fingerprints(report.findings, lines) if needed else []

@@ -11,7 +11,6 @@ way the Actions runner unescapes them (``%``, CR, LF everywhere; ``:`` and ``,``
 from __future__ import annotations
 
 from vlint.lint import LintReport
-from vlint.secrets import redact
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -30,14 +29,14 @@ def command(level: str, message: str, **props: object) -> str:
 
 
 def render(report: LintReport, summary: str = "") -> str:
-    secrets = sorted(report.secret_values)
+    red = report.redactor()
     out: list[str] = []
     for fr in report.files:
         if fr.error is not None:
             out.append(
                 command(
                     "error",
-                    redact(fr.error.message, secrets),
+                    red.text(fr.error.message),
                     file=fr.path,
                     line=fr.error.line,
                     col=fr.error.column,
@@ -45,9 +44,9 @@ def render(report: LintReport, summary: str = "") -> str:
                 )
             )
     for f in report.findings:
-        message = redact(f.message, secrets)
+        message = red.text(f.message)
         if f.fix is not None:
-            message += f"\nfix: {redact(f.fix.description, secrets)}"
+            message += f"\nfix: {red.text(f.fix.description)}"
         s = f.span
         out.append(
             command(

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from vlint.lint import LintReport
-from vlint.secrets import redact
 
 _SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
 
@@ -32,11 +31,11 @@ def _category(code: str, severity: str) -> str:
 
 
 def issues(report: LintReport, prints: Sequence[str]) -> list[dict[str, Any]]:
-    secrets = sorted(report.secret_values)
+    red = report.redactor()
     out: list[dict[str, Any]] = []
     for fr in report.files:
         if fr.error is not None:
-            message = f"{fr.path}: {redact(fr.error.message, secrets)}"
+            message = f"{fr.path}: {red.text(fr.error.message)}"
             out.append(
                 {
                     "type": "issue",
@@ -51,7 +50,7 @@ def issues(report: LintReport, prints: Sequence[str]) -> list[dict[str, Any]]:
         out.append(
             {
                 "type": "issue",
-                "description": f"{f.code} {redact(f.message, secrets)}",
+                "description": f"{f.code} {red.text(f.message)}",
                 "check_name": f.code,
                 "categories": [_category(f.code, f.severity)],
                 "fingerprint": fp,

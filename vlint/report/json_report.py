@@ -10,25 +10,25 @@ from typing import Any
 from vlint import __version__
 from vlint.finding import Finding, SettingChange
 from vlint.lint import LintReport
-from vlint.secrets import redact
+from vlint.secrets import Redactor
 from vlint.span import Span
 
 FORMAT_VERSION = 1
 
 
-def jsonable(value: Any, secrets: list[str] | None = None) -> Any:
+def jsonable(value: Any, red: Redactor | None = None) -> Any:
     """Findings' data as JSON: unresolved values and non-finite numbers become strings, secrets masked."""
     if isinstance(value, str):
-        return redact(value, secrets) if secrets else value
+        return red.text(value) if red is not None else value
     if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else str(value)
     if isinstance(value, dict):
-        return {str(k): jsonable(v, secrets) for k, v in value.items()}
+        return {str(k): jsonable(v, red) for k, v in value.items()}
     if isinstance(value, list | tuple | set):
-        return [jsonable(v, secrets) for v in value]
-    return jsonable(str(value), secrets)
+        return [jsonable(v, red) for v in value]
+    return jsonable(str(value), red)
 
 
 def span_dict(span: Span, *, path: bool = False) -> dict[str, Any]:
@@ -37,30 +37,30 @@ def span_dict(span: Span, *, path: bool = False) -> dict[str, Any]:
     return d
 
 
-def change_dict(c: SettingChange, secrets: list[str] | None = None) -> dict[str, Any]:
+def change_dict(c: SettingChange, red: Redactor | None = None) -> dict[str, Any]:
     """One structured edit of a fix (``vlint fix`` applies these; see docs/fix-and-size.md)."""
     return {
         "dest": c.dest,
         "action": c.action,
         "option": c.option,
-        "value": jsonable(c.value, secrets),
+        "value": jsonable(c.value, red),
         "target": c.target,
         "spans": [span_dict(s, path=True) for s in c.spans],
         "anchor": span_dict(c.anchor, path=True) if c.anchor is not None else None,
     }
 
 
-def finding_dict(f: Finding, secrets: list[str] | None = None) -> dict[str, Any]:
+def finding_dict(f: Finding, red: Redactor | None = None) -> dict[str, Any]:
     fix = None
     if f.fix is not None:
         fix = {
-            "description": jsonable(f.fix.description, secrets),
-            "replacement": jsonable(f.fix.replacement, secrets),
+            "description": jsonable(f.fix.description, red),
+            "replacement": jsonable(f.fix.replacement, red),
             "unsafe": f.fix.unsafe,
         }
         if f.fix.span is not None:
             fix["span"] = span_dict(f.fix.span)
-        fix["changes"] = [change_dict(c, secrets) for c in f.fix.changes]
+        fix["changes"] = [change_dict(c, red) for c in f.fix.changes]
     return {
         "code": f.code,
         "name": f.name,
@@ -70,14 +70,15 @@ def finding_dict(f: Finding, secrets: list[str] | None = None) -> dict[str, Any]
         "column": f.span.column,
         "end_line": f.span.end_line,
         "end_column": f.span.end_column,
-        "message": jsonable(f.message, secrets),
-        "context": f.context,
-        "data": jsonable(f.data, secrets),
+        "message": jsonable(f.message, red),
+        "context": jsonable(f.context, red),
+        "data": jsonable(f.data, red),
         "fix": fix,
     }
 
 
 def report_dict(report: LintReport) -> dict[str, Any]:
+    red = report.redactor()
     files = []
     for fr in report.files:
         files.append(
@@ -86,14 +87,13 @@ def report_dict(report: LintReport) -> dict[str, Any]:
                 "launches": fr.launches,
                 "error": None
                 if fr.error is None
-                else {"message": fr.error.message, "line": fr.error.line, "column": fr.error.column},
+                else {"message": red.text(fr.error.message), "line": fr.error.line, "column": fr.error.column},
                 "sources": list(fr.sources),
                 "linked": list(fr.linked),
                 "used_by": list(fr.used_by),
                 "vllm_versions": sorted({str(d.version) for d in fr.deployments}),
             }
         )
-    secrets = sorted(report.secret_values)
     counts = {s: 0 for s in ("error", "warning", "info")}
     for f in report.findings:
         counts[f.severity] += 1
@@ -101,7 +101,7 @@ def report_dict(report: LintReport) -> dict[str, Any]:
         "format_version": FORMAT_VERSION,
         "version": __version__,
         "files": files,
-        "findings": [finding_dict(f, secrets) for f in report.findings],
+        "findings": [finding_dict(f, red) for f in report.findings],
         "summary": {
             "files": len(report.files),
             "launches": sum(fr.launches for fr in report.files),

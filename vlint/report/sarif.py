@@ -21,7 +21,7 @@ from vlint.finding import Finding
 from vlint.lint import LintReport
 from vlint.report.json_report import jsonable
 from vlint.rules import Catalog, Rule
-from vlint.secrets import redact
+from vlint.secrets import Redactor
 from vlint.span import Span
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -101,15 +101,15 @@ def _location(path: str, span: Span | None) -> dict[str, Any]:
     return {"physicalLocation": physical}
 
 
-def _result(f: Finding, index: int, fingerprint: str, secrets: list[str]) -> dict[str, Any]:
-    text = redact(f.message, secrets)
+def _result(f: Finding, index: int, fingerprint: str, red: Redactor) -> dict[str, Any]:
+    text = red.text(f.message)
     props: dict[str, Any] = {"severity": f.severity}
     if f.context:
         props["context"] = f.context
     if f.data:
-        props["data"] = jsonable(f.data, secrets)
+        props["data"] = jsonable(f.data, red)
     if f.fix is not None:
-        fix = redact(f.fix.description, secrets)
+        fix = red.text(f.fix.description)
         props["fix"] = fix
         text += f"\nfix: {fix}"
     return {
@@ -126,11 +126,11 @@ def _result(f: Finding, index: int, fingerprint: str, secrets: list[str]) -> dic
 def sarif_document(
     report: LintReport, catalog: Catalog, prints: Sequence[str], root: Path | None = None
 ) -> dict[str, Any]:
-    secrets = sorted(report.secret_values)
+    red = report.redactor()
     rules = list(catalog.rules)
     index = {r.code: i for i, r in enumerate(rules)}
     results = [
-        _result(f, index[f.code], fp, secrets) for f, fp in zip(report.findings, prints, strict=True) if f.code in index
+        _result(f, index[f.code], fp, red) for f, fp in zip(report.findings, prints, strict=True) if f.code in index
     ]
     notifications = []
     for fr in report.files:
@@ -140,7 +140,7 @@ def sarif_document(
         notifications.append(
             {
                 "level": "error",
-                "message": {"text": f"{fr.path}: {redact(fr.error.message, secrets)}"},
+                "message": {"text": f"{fr.path}: {red.text(fr.error.message)}"},
                 "locations": [_location(fr.path, span)],
                 "descriptor": {"id": "file-error"},
             }

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from vlint.finding import Finding
 from vlint.lint import LintReport
-from vlint.secrets import redact
+from vlint.secrets import Redactor
 
 _SEV_COLOR = {"error": "red", "warning": "yellow", "info": "blue"}
 
@@ -24,14 +24,14 @@ class Styler:
 
 
 def _frame(
-    f: Finding, lines: list[str] | None, st: Styler, secrets: list[str], shown: dict[tuple[str, int], str]
+    f: Finding, lines: list[str] | None, st: Styler, red: Redactor, shown: dict[tuple[str, int], str]
 ) -> list[str]:
     if not lines or f.span.line < 1 or f.span.line > len(lines):
         return []
     # each line redacted once (``shown``): thousands of findings on one long line redacted it each time
     line = shown.get((f.span.path, f.span.line))
     if line is None:
-        line = redact(lines[f.span.line - 1].rstrip("\n").replace("\t", " "), secrets, keep_width=True)
+        line = red.line(f.span.path, f.span.line, lines[f.span.line - 1].rstrip("\n").replace("\t", " "))
         shown[(f.span.path, f.span.line)] = line
     width = len(str(f.span.line))
     gutter = " " * width
@@ -59,24 +59,24 @@ def render(
     source_lines: Callable[[str], list[str] | None] = lambda p: None,
 ) -> str:
     st = Styler(color)
-    secrets = sorted(report.secret_values)
+    red = report.redactor(source_lines)
     shown: dict[tuple[str, int], str] = {}
     out: list[str] = []
     for fr in report.files:
         if fr.error is not None:
             loc = f"{fr.path}:{fr.error.line}" if fr.error.line else fr.path
-            out.append(f"{st(loc, bold=True)}: {st('error', fg='red', bold=True)}: {fr.error.message}")
+            out.append(f"{st(loc, bold=True)}: {st('error', fg='red', bold=True)}: {red.text(fr.error.message)}")
     for f in report.findings:
         head = (
             f"{st(f'{f.span.path}:{f.span.line}:{f.span.column}', bold=True)}: "
-            f"{st(f.code, fg=_SEV_COLOR[f.severity], bold=True)} [{f.severity}] {redact(f.message, secrets)}"
+            f"{st(f.code, fg=_SEV_COLOR[f.severity], bold=True)} [{f.severity}] {red.text(f.message)}"
         )
         out.append(head)
         if quiet:
             continue
-        out.extend(_frame(f, source_lines(f.span.path), st, secrets, shown))
+        out.extend(_frame(f, source_lines(f.span.path), st, red, shown))
         if f.fix is not None:
-            fix = redact(f.fix.description, secrets)
+            fix = red.text(f.fix.description)
             label = "fix (unsafe)" if f.fix.unsafe else "fix"
             out.append(f"{' ' * len(str(f.span.line))} = {st(label, fg='green')}: {fix}")
         out.append("")

@@ -63,6 +63,9 @@ class SourceResult:
     #: ``NAME=value`` assignments written in the file (shell variables, ENV, env: entries), for
     #: rules that scan for secrets even where no launch uses them
     assignments: list[tuple[str, Token]] = field(default_factory=list)
+    #: values that are credentials whatever their name (a Kubernetes ``Secret``'s ``stringData`` and,
+    #: base64-encoded, ``data``): (key, value token, base64-encoded)
+    secret_tokens: list[tuple[str, Token, bool]] = field(default_factory=list)
     #: file-level notes (``template, not linted``…)
     problems: list[Problem] = field(default_factory=list)
     #: other files this one pulled in (absolute paths): a ``--config`` YAML, an ``.env`` file

@@ -57,7 +57,7 @@ from vlint.sources.k8s_common import (
     unexpanded_env,
 )
 from vlint.sources.sniffing import kubernetes as sniff  # noqa: F401 - re-exported: callers use kubernetes.sniff
-from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode
+from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, merged_items
 
 NAME = "kubernetes"
 
@@ -118,7 +118,7 @@ def _extract_object(f: _File, obj: MappingNode) -> None:
     kind = scalar(get(obj, "kind")) or ""
     api = scalar(get(obj, "apiVersion")) or ""
     if kind == "Secret":
-        _literal_env(f, get(obj, "stringData"))
+        _secret_values(f, obj)
     spec = get(obj, "spec")
     if spec is None:
         return
@@ -273,6 +273,18 @@ def _container(f: _File, c: Node, label: str, pod_facts: Facts, volumes: dict, *
     if not found and templated:
         f.result.problems.append(template_problem(template_span(templated[0]), f"the command of {label}"))
     return found
+
+
+def _secret_values(f: _File, obj: MappingNode) -> None:
+    """Every value of a ``Secret`` is a credential, whatever its key: ``stringData`` as written,
+    ``data`` base64-encoded (decoded before it is matched and masked)."""
+    for field_name, encoded in (("stringData", False), ("data", True)):
+        node = get(obj, field_name)
+        if not isinstance(node, MappingNode):
+            continue
+        for k, v in merged_items(node):
+            if isinstance(k, ScalarNode) and isinstance(v, ScalarNode) and not v.tag.endswith(":null"):
+                f.result.secret_tokens.append((str(k.value), scalar_text(v, f.lines).token(), encoded))
 
 
 def _literal_env(f: _File, env_node: Node | None) -> dict[str, EnvVar]:

@@ -93,16 +93,18 @@ class FixOutcome:
         ]
 
     def diff(self) -> str:
+        """The fixes as a unified diff, with every secret masked as reports mask it (the lines are
+        masked before they are compared, so no hunk can show a secret's text)."""
+        originals = {shown: old for shown, old, _ in self.changed.values()}
+        red = self.before.redactor(lambda path: originals[path].split("\n") if path in originals else None)
         out: list[str] = []
         for _, (shown, old, new) in sorted(self.changed.items(), key=lambda kv: kv[1][0]):
-            out.extend(
-                difflib.unified_diff(
-                    old.splitlines(keepends=True),
-                    new.splitlines(keepends=True),
-                    fromfile=f"a/{shown}",
-                    tofile=f"b/{shown}",
-                )
-            )
+            old_lines = [
+                red.line(shown, i, line.rstrip("\n")) + ("\n" if line.endswith("\n") else "")
+                for i, line in enumerate(old.splitlines(keepends=True), 1)
+            ]
+            new_lines = [red.fragment(line) for line in new.splitlines(keepends=True)]
+            out.extend(difflib.unified_diff(old_lines, new_lines, fromfile=f"a/{shown}", tofile=f"b/{shown}"))
         return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out)
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vlint.invocation import LLM_CLASS, Entry, Invocation
+from vlint.invocation import LLM_CLASS, Entry, Invocation, Token
 from vlint.sources import ray_serve
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.dockerfile import Container, Piece, container_launches, merge_result, script_launches
@@ -651,6 +651,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         result.error = SourceError("cannot read this Python file: too deeply nested for Python's parser")
         return result
     mod.run()
+    result.assignments.extend(_secret_literals(mod))
     for call, scope in mod.calls:
         kind = mod._kind(call)
         if kind in ("LLM", "EngineArgs", "AsyncEngineArgs"):
@@ -663,6 +664,28 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
             _process_call(call, kind, scope, mod, result)
     result.linked.extend(mod.linked)
     return result
+
+
+def _secret_literals(mod: _Module) -> list[tuple[str, Token]]:
+    """String literals given to a name that holds credentials, anywhere in the module: keyword
+    arguments (``OpenAI(api_key="sk-…")``, ``login(token=…)``) and assignments (``HF_TOKEN = "hf_…"``).
+    They are the file's assignments for secret scanning (and masking); implicit concatenation
+    (``"sk-" "abc"``) is one literal whose span covers every piece."""
+    from vlint.secrets import SECRET_ENV
+
+    out: list[tuple[str, Token]] = []
+    for node in ast.walk(mod.tree):
+        pairs: list[tuple[str, ast.AST]] = []
+        if isinstance(node, ast.Call):
+            pairs = [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
+        elif isinstance(node, ast.Assign):
+            pairs = [(t.id, node.value) for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            pairs = [(node.target.id, node.value)]
+        for name, value in pairs:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str) and SECRET_ENV.match(name):
+                out.append((name, Token(value.value, mod.lines.span(value))))
+    return out
 
 
 def _entry(key: str, key_span: Span, value_node: ast.AST, v: V, mod: _Module) -> Entry:

@@ -26,7 +26,9 @@ HEAD, TAIL = SECRET[:12], SECRET[12:]  # "sk-proj-qz60", "abcd…"
 
 CASES = {
     "shell-quoting": {"serve.sh": f"vllm serve m/x --max-model 4096 --api-key \"{HEAD}\"'{TAIL}' --max-model-lenn 1\n"},
-    "shell-continuation": {"serve.sh": f"vllm serve m/x --max-model 4096 --api-key {HEAD}\\\n{TAIL} --max-model-lenn 1\n"},
+    "shell-continuation": {
+        "serve.sh": f"vllm serve m/x --max-model 4096 --api-key {HEAD}\\\n{TAIL} --max-model-lenn 1\n"
+    },
     "yaml-double-quoted-fold": {
         "serve.yaml": f'model: m/x\nmax-model-lenn: 1\napi-key: "{HEAD}\\\n  {TAIL}"\nmax-num-seqs: 8\n'
     },

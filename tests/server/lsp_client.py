@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import queue
 import subprocess
 import sys
 import threading
@@ -20,6 +19,16 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+SKIP_REASON = "the language server needs pygls 2.x: pip install -e '.[server]' (the test extra installs it too)"
+
+
+def require_pygls() -> None:
+    """Skip the calling test module when pygls 2.x (and lsprotocol) cannot be imported."""
+    import pytest
+
+    pytest.importorskip("pygls.lsp.server", reason=SKIP_REASON)
+    pytest.importorskip("lsprotocol.types", reason=SKIP_REASON)
+
 
 #: the capabilities of a present-day editor (VS Code's, cut down to what vlint uses)
 CAPABILITIES: dict[str, Any] = {
@@ -72,9 +81,9 @@ class LspClient:
         self._id = 0
         self._responses: dict[int, dict[str, Any]] = {}
         self._cond = threading.Condition()
-        self.notifications: queue.Queue[dict[str, Any]] = queue.Queue()
-        #: every notification received, in order (the queue is consumed by waits)
+        #: every notification received, in order; and those no wait has returned yet
         self.seen: list[dict[str, Any]] = []
+        self._unread: list[dict[str, Any]] = []
         self._stderr: list[bytes] = []
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
@@ -107,8 +116,10 @@ class LspClient:
             if "method" in msg and "id" in msg:
                 self._answer(msg)
             elif "method" in msg:
-                self.seen.append(msg)
-                self.notifications.put(msg)
+                with self._cond:
+                    self.seen.append(msg)
+                    self._unread.append(msg)
+                    self._cond.notify_all()
             else:
                 with self._cond:
                     self._responses[msg["id"]] = msg
@@ -153,24 +164,32 @@ class LspClient:
     def wait_for(
         self, method: str, pred: Callable[[dict[str, Any]], bool] = lambda p: True, timeout: float = 30.0
     ) -> dict[str, Any]:
-        """The params of the next notification ``method`` for which ``pred`` holds (others skipped)."""
+        """The params of the first notification ``method`` not waited for yet for which ``pred``
+        holds (the others stay for later waits)."""
         deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"no {method} within {timeout} s; server stderr:\n{self.stderr}")
-            try:
-                msg = self.notifications.get(timeout=left)
-            except queue.Empty:
-                continue
-            if msg["method"] == method and pred(msg["params"]):
-                return msg["params"]
+        with self._cond:
+            while True:
+                for i, msg in enumerate(self._unread):
+                    if msg["method"] == method and pred(msg["params"]):
+                        del self._unread[i]
+                        return msg["params"]
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"no {method} within {timeout} s; server stderr:\n{self.stderr}")
+                self._cond.wait(left)
 
-    def diagnostics(self, uri: str, version: int | None = None, timeout: float = 30.0) -> list[dict[str, Any]]:
-        """The next diagnostics published for ``uri`` (for ``version`` when given)."""
+    def diagnostics(
+        self,
+        uri: str,
+        version: int | None = None,
+        where: Callable[[list[dict[str, Any]]], bool] = lambda ds: True,
+        timeout: float = 30.0,
+    ) -> list[dict[str, Any]]:
+        """The first diagnostics not waited for yet published for ``uri`` (for ``version`` when
+        given; for which ``where`` holds)."""
 
         def match(p: dict[str, Any]) -> bool:
-            return p["uri"] == uri and (version is None or p.get("version") == version)
+            return p["uri"] == uri and (version is None or p.get("version") == version) and where(p["diagnostics"])
 
         return self.wait_for("textDocument/publishDiagnostics", match, timeout)["diagnostics"]
 

@@ -380,3 +380,18 @@ def test_hover_on_the_model_shows_the_memory_summary(tmp_path: Path) -> None:
     flag = next(i for i, t in enumerate(lines) if "--max-model-len" in t)
     assert s.hover(p, types.Position(line=flag, character=lines[flag].index("--max") + 1)) is not None
     assert s.hover(p, types.Position(line=0, character=0)) is None  # apiVersion: nothing to say
+
+
+def test_the_vscode_extension_contributes_exactly_the_servers_settings() -> None:
+    import dataclasses
+    import json
+
+    props = json.loads((ROOT / "editors/vscode/package.json").read_text())["contributes"]["configuration"]["properties"]
+    defaults = {key.removeprefix("vlint."): p["default"] for key, p in props.items()}
+    settings, problems = EditorSettings.from_json({"vlint": defaults})  # what VS Code sends out of the box
+    assert problems == [] and settings == EditorSettings()
+    camel = {
+        f.name.split("_")[0] + "".join(w.title() for w in f.name.split("_")[1:])
+        for f in dataclasses.fields(EditorSettings)
+    }
+    assert set(defaults) - {"path"} == camel

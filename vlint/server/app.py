@@ -165,16 +165,18 @@ def initialize(ls: VlintServer, params: types.InitializeParams) -> None:
 
 
 def _warm_up() -> None:
-    """Lint one launch from memory, so that the rule catalog, the newest argument schema, the shell
-    source and the model, GPU and memory modules are loaded before the first buffer arrives."""
+    """Lint one launch from memory and hover on it, so that the rule catalog, the newest argument
+    schema, the shell source, the model and GPU catalogs and the memory model and its report are
+    loaded before the first buffer arrives."""
     import tempfile
 
     try:
         with tempfile.TemporaryDirectory(prefix="vlint-warm-up-") as tmp:
             path = Path(tmp) / "warm-up.sh"
-            session = Session([Path(tmp)])
+            session = Session([Path(tmp)], EditorSettings(gpu="L4"))
             session.open(path.as_uri(), path, 0, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n")
             session.lint(path)
+            session.hover(path, types.Position(line=0, character=1))
     except Exception:  # only a warm-up
         log.debug("warm-up failed", exc_info=True)
 

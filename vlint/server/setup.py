@@ -59,6 +59,8 @@ class EditorSettings:
         out: dict[str, Any] = {}
         problems: list[str] = []
         for key, v in value.items():
+            if key in CLIENT_KEYS:
+                continue
             name = _KEYS.get(str(key).replace("-", "").replace("_", "").lower())
             if name is None:
                 problems.append(f"unknown setting {key!r} (known: {', '.join(sorted(_KEYS.values()))}): ignored")
@@ -70,6 +72,8 @@ class EditorSettings:
         return cls(**out), problems
 
 
+#: keys of the ``vlint`` section that editor extensions read themselves (how to start the server)
+CLIENT_KEYS = frozenset({"path", "args", "trace", "server"})
 _KEYS = {
     "select": "select",
     "extendselect": "extend_select",

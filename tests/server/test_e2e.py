@@ -120,14 +120,20 @@ def test_settings_from_initialization_options_and_configuration_changes(tmp_path
 
 def test_a_change_to_a_linked_buffer_lints_the_launch_again(tmp_path: Path, client: LspClient) -> None:
     (tmp_path / "run.sh").write_text(f"vllm serve {MODEL} --config cfg.yaml --max-model-len 8192\n")
-    (tmp_path / "cfg.yaml").write_text("max-num-seqs: 8\n")
+    (tmp_path / "cfg.yaml").write_text("max-num-seqs: 8\ngpu-memory-utilization: 0.97\n")
     client.initialize(tmp_path)
-    run = client.open(tmp_path / "run.sh")
-    assert client.diagnostics(run) == []
     cfg = client.open(tmp_path / "cfg.yaml", language="yaml")
-    client.diagnostics(cfg)
+    (d,) = client.diagnostics(cfg)
+    assert d["code"] == "VL201" and "relatedInformation" not in d  # alone: a bare config file
+    run = client.open(tmp_path / "run.sh")
+    (d,) = client.diagnostics(run)
+    assert d["code"] == "VL201" and d["message"].startswith("in cfg.yaml:2:1: ")
+    assert d["range"]["start"] == position(0, len(f"vllm serve {MODEL} "))  # on the launch's --config
+    # now the server knows run.sh reads cfg.yaml: cfg.yaml is linted again, through that launch
+    (d,) = client.diagnostics(cfg, 1)
+    assert d["relatedInformation"][0]["location"]["uri"] == run
     client.change(cfg, 2, "max-num-seqs: 8\nenable-prefix-caching: false\n")
-    (d,) = client.diagnostics(run, where=bool)  # run.sh's buffer did not change: its lint did
+    (d,) = client.diagnostics(run, where=lambda ds: ds[:1] != [] and ds[0]["code"] != "VL201")
     assert d["code"] == "VL011" and d["relatedInformation"][0]["location"]["uri"] == cfg
     (d,) = client.diagnostics(cfg, 2)
     assert d["code"] == "VL011" and d["range"]["start"] == position(1, 0)

@@ -153,8 +153,9 @@ def test_a_config_file_is_linted_through_the_launch_that_reads_it(tmp_path: Path
     )
     s = Session([tmp_path])
     cfg = opened(s, tmp_path / "cfg.yaml")
+    assert s.lint(cfg).paths == [cfg]  # alone: a bare config file, as `vlint cfg.yaml` lints it
     opened(s, tmp_path / "run.sh")
-    s.lint(tmp_path / "run.sh")  # now the session knows run.sh reads cfg.yaml
+    assert s.lint(tmp_path / "run.sh").relink == {cfg}  # now the session knows run.sh reads cfg.yaml
     result = s.lint(cfg)
     assert result.paths == [tmp_path / "cfg.yaml", tmp_path / "run.sh"]
     assert codes(result) == ["VL011"]
@@ -171,6 +172,15 @@ def test_a_file_error_is_a_diagnostic(tmp_path: Path) -> None:
     assert len(result.diagnostics) == 1
     d = result.diagnostics[0]
     assert d.severity == types.DiagnosticSeverity.Error and d.code is None and d.range.start.line >= 1
+
+
+def test_broken_yaml_is_reported_only_when_it_is_about_vllm(tmp_path: Path) -> None:
+    # the folder walk of `vlint check .` reports a YAML file that does not parse only when it names
+    # vLLM (or has vLLM options); the editor does the same
+    write(tmp_path, {"ci.yaml": "jobs: [\n", "cfg.yaml": "model: x\nmax-num-seqs: [8\n"})
+    s = Session([tmp_path])
+    assert s.lint(opened(s, tmp_path / "ci.yaml")).diagnostics == []
+    assert len(s.lint(opened(s, tmp_path / "cfg.yaml", "# vllm serve --config\nmax-num-seqs: [8\n")).diagnostics) == 1
 
 
 def test_files_vlint_check_does_not_read_get_no_diagnostics(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from vlint import __version__
-from vlint.server.session import FIX_ALL_KIND, Session
+from vlint.server.session import FIX_ALL_KIND, DocResult, Session
 from vlint.server.setup import EditorSettings
 
 log = logging.getLogger("vlint.server")
@@ -103,16 +103,15 @@ class VlintServer(LanguageServer):
             self.publish(uri, None, [])
             return
         if result is not None:
-            version, diagnostics, skipped = result
-            if skipped:
-                log.info("%s: %s", path, skipped)
-            self.publish(uri, version, diagnostics)
+            if result.skipped:
+                log.info("%s: %s", path, result.skipped)
+            self.publish(uri, result.version, result.diagnostics)
+            for q in result.relink:  # a --config buffer whose launch was just found (or lost)
+                if q in self.uris:
+                    self.schedule(q, 0.0)
 
-    def _lint_job(self, path: Path) -> tuple[int | None, list[types.Diagnostic], str] | None:
-        if path not in self.session.buffers:
-            return None
-        result = self.session.lint(path)
-        return result.version, result.diagnostics, result.skipped
+    def _lint_job(self, path: Path) -> DocResult | None:
+        return self.session.lint(path) if path in self.session.buffers else None
 
     def publish(self, uri: str, version: int | None, diagnostics: list[types.Diagnostic]) -> None:
         self.text_document_publish_diagnostics(

@@ -123,6 +123,9 @@ class DocResult:
     paths: list[Path] = field(default_factory=list)
     #: every file the lint asked for (a change to one of them lints this buffer again)
     deps: frozenset[Path] = frozenset()
+    #: open buffers this lint found to be read by another file's launch, or no longer: their own lint
+    #: changes (a --config file is linted through the launch that reads it)
+    relink: frozenset[Path] = frozenset()
     #: why the buffer was not linted (not a file vlint reads, a configuration error…)
     skipped: str = ""
     #: verified edits, computed once per buffer version: key → (title, edit) or the reason there is none
@@ -267,21 +270,26 @@ class Session:
         report, reader = self.run(setup, result.paths, self.texts())
         result.report = report
         result.deps = frozenset(reader.asked)
-        self._learn(report, scope.folder)
+        result.relink = frozenset(q for q in self._learn(report, scope.folder) if q != p and q in self.buffers)
         self._diagnose(result, buf, reader)
         return result
 
-    def _learn(self, report: LintReport, folder: Path) -> None:
+    def _learn(self, report: LintReport, folder: Path) -> set[Path]:
         """Which file's launches read which files (a --config file opened alone is then linted with
-        the launch that reads it, as ``vlint check`` on the workspace lints it)."""
+        the launch that reads it, as ``vlint check`` on the workspace lints it); returns the files
+        whose readers changed."""
+        moved: set[Path] = set()
         for fr in report.files:
             user = norm(folder / fr.path)
-            for old in self.reads.pop(user, set()):
-                self.users.get(old, set()).discard(user)
+            old = self.reads.pop(user, set())
             linked = {norm(folder / shown) for shown in fr.linked}
-            self.reads[user] = linked
+            for q in old - linked:
+                self.users.get(q, set()).discard(user)
             for q in linked:
                 self.users.setdefault(q, set()).add(user)
+            self.reads[user] = linked
+            moved |= old ^ linked
+        return moved
 
     def _diagnose(self, result: DocResult, buf: Buffer, reader: BufferReader) -> None:
         assert result.report is not None and result.scope is not None and result.setup is not None
@@ -298,7 +306,7 @@ class Session:
                 return None
 
         for fr in report.files:
-            if fr.path == shown and fr.error is not None:
+            if fr.path == shown and fr.error is not None and not _walk_drops(fr, buf):
                 span = Span(shown, fr.error.line or 1, fr.error.column or 1)
                 result.diagnostics.append(
                     types.Diagnostic(
@@ -497,6 +505,19 @@ def _diagnostic(
         related_information=related or None,
         tags=[types.DiagnosticTag.Unnecessary] if f.code == "VL901" else None,
     )
+
+
+def _walk_drops(fr: Any, buf: Buffer) -> bool:
+    """Is ``fr.error`` the "broken YAML" error that ``vlint check`` gives a YAML file named on its
+    command line but not one found by the folder walk (a file that is not about vLLM)? The editor
+    reports what the walk of the workspace reports."""
+    from vlint.lint import _unreadable_yaml
+
+    if fr.sources or buf.path.suffix.lower() not in (".yaml", ".yml"):
+        return False
+    src = SourceText(fr.path, buf.path, buf.text)
+    named = _unreadable_yaml(src, True)
+    return named is not None and named.message == fr.error.message and _unreadable_yaml(src, False) is None
 
 
 def _deployment_of(fr: Any, f: Finding) -> Any:

@@ -194,6 +194,10 @@ def test_a_crash_in_one_buffer_is_logged_and_the_server_keeps_serving(tmp_path: 
         assert log["type"] == 1 and "injected crash" in log["message"] and "Traceback" in log["message"]
         good = client.open(tmp_path / "fine.sh")
         assert [d["code"] for d in client.diagnostics(good)] == ["VL005"]
-        assert client.shutdown() == 0
+        assert client.request("textDocument/hover", {"textDocument": {"uri": good}, "position": position(0, 1)})
+        # the editor goes away without shutdown: the server does not outlive it
+        assert client.proc.stdin is not None
+        client.proc.stdin.close()
+        assert client.proc.wait(30) is not None
     finally:
         client.close()

@@ -88,6 +88,16 @@ def test_the_unsaved_buffer_is_linted_not_the_file_on_disk(tmp_path: Path) -> No
     assert "--max-num-seq " not in (tmp_path / "serve.sh").read_text()
 
 
+def test_ranges_follow_the_encoding_the_client_chose(tmp_path: Path) -> None:
+    text = f'NOTE="🦙" vllm serve {MODEL} --max-num-seq 8 --max-model-len 8192\n'
+    write(tmp_path, {"serve.sh": text})
+    col = text.index("--max-num-seq")
+    for encoding, width in (("utf-8", len(text[:col].encode())), ("utf-32", col)):
+        s = Session([tmp_path], encoding=encoding)
+        (d,) = s.lint(opened(s, tmp_path / "serve.sh")).diagnostics
+        assert d.range.start.character == width
+
+
 def _cli(folder: Path) -> dict[str, set[tuple[str, int, int]]]:
     opts = LintOptions(root=folder, lint_root=LintRoot(real_path(folder)))
     report = lint_paths([folder], Engine(load_catalog()), opts)

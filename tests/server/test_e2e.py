@@ -118,6 +118,19 @@ def test_settings_from_initialization_options_and_configuration_changes(tmp_path
     assert client.shutdown() == 0
 
 
+def test_the_server_asks_for_the_vlint_section(tmp_path: Path) -> None:
+    (tmp_path / "run.sh").write_text(f"vllm serve {MODEL} --max-num-seq 8 --gpu-memory-utilization 0.97\n")
+    client = LspClient(cwd=tmp_path, settings={"ignore": ["VL005", "VL203"]})  # answers workspace/configuration
+    try:
+        client.initialize(tmp_path)
+        uri = client.open(tmp_path / "run.sh")
+        codes = [d["code"] for d in client.diagnostics(uri, where=lambda ds: all(d["code"] == "VL201" for d in ds))]
+        assert codes == ["VL201"]
+        assert client.shutdown() == 0
+    finally:
+        client.close()
+
+
 def test_a_change_to_a_linked_buffer_lints_the_launch_again(tmp_path: Path, client: LspClient) -> None:
     (tmp_path / "run.sh").write_text(f"vllm serve {MODEL} --config cfg.yaml --max-model-len 8192\n")
     (tmp_path / "cfg.yaml").write_text("max-num-seqs: 8\ngpu-memory-utilization: 0.97\n")

@@ -11,6 +11,7 @@ that). Results are kept per buffer version: asking again costs nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,15 +75,17 @@ def for_finding(
     return out
 
 
-def _cached(result: DocResult, key: tuple[object, ...], compute: object) -> tuple[str, types.WorkspaceEdit] | str:
+def _cached(
+    result: DocResult, key: tuple[object, ...], compute: Callable[[], tuple[str, types.WorkspaceEdit] | str]
+) -> tuple[str, types.WorkspaceEdit] | str:
     hit = result.actions.get(key)
     if hit is None:
-        hit = compute()  # type: ignore[operator]
+        hit = compute()
         result.actions[key] = hit
     return hit
 
 
-def has_safe_fix(result: DocResult, buf: Buffer, session: Session) -> bool:
+def has_safe_fix(result: DocResult, buf: Buffer) -> bool:
     return any(
         e.finding.fix is not None and e.finding.fix.changes and not e.finding.fix.unsafe
         for e in result.entries
@@ -110,7 +113,9 @@ def fix_all(session: Session, result: DocResult, buf: Buffer) -> tuple[str, type
     return _cached(result, ("fix-all",), lambda: _fix(session, result, lambda x: x.span.path == shown, unsafe=False))
 
 
-def _fix(session: Session, result: DocResult, wanted: object, *, unsafe: bool) -> tuple[str, types.WorkspaceEdit] | str:
+def _fix(
+    session: Session, result: DocResult, wanted: Callable[[Finding], bool], *, unsafe: bool
+) -> tuple[str, types.WorkspaceEdit] | str:
     from vlint.fix.apply import fix_paths
 
     assert result.setup is not None and result.scope is not None
@@ -121,7 +126,7 @@ def _fix(session: Session, result: DocResult, wanted: object, *, unsafe: bool) -
         setup.opts,
         unsafe=unsafe,
         post=setup.post,
-        wanted=wanted,  # type: ignore[arg-type]
+        wanted=wanted,
         texts=session.texts(),
     )
     if not outcome.applied or not outcome.changed:

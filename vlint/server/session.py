@@ -373,7 +373,7 @@ class Session:
                 if not _overlaps(entry.diagnostic.range, rng):
                     continue
                 out.extend(actions.for_finding(self, result, buf, entry, disabled_support))
-        if _wanted(FIX_ALL_KIND, only) and actions.has_safe_fix(result, buf, self):
+        if _wanted(FIX_ALL_KIND, only) and actions.has_safe_fix(result, buf):
             action = types.CodeAction(
                 title="Fix all safe vlint problems in this file",
                 kind=FIX_ALL_KIND,

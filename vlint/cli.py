@@ -21,6 +21,7 @@ _LAZY_COMMANDS = {
     "rule": ("vlint.commands.rules", "rule_cmd"),
     "fix": ("vlint.commands.fix", "fix_cmd"),
     "size": ("vlint.commands.size", "size_cmd"),
+    "server": ("vlint.server.command", "server_cmd"),
 }
 
 

@@ -21,7 +21,7 @@ import difflib
 import os
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -198,12 +198,19 @@ def fix_paths(
     unsafe: bool = False,
     post: Callable[[LintReport], None] | None = None,
     wanted: Callable[[Finding], bool] | None = None,
+    texts: Mapping[Path, str] | None = None,
 ) -> FixOutcome:
     """Compute the fixed text of every file (nothing is written; see :func:`write_fixed`).
 
     ``post`` filters each lint report (config excludes, per-file ignores); ``wanted`` chooses which
-    findings to fix. Every finding the engine reports takes part in the verification."""
+    findings to fix. Every finding the engine reports takes part in the verification. ``texts`` is
+    the current text of files that differ from the disk (an editor's unsaved buffers, by absolute
+    path, line ends as ``\n``): the fixes start from it and ``changed`` compares against it."""
     run = _Run(paths, engine, opts, post)
+    for p, text in (texts or {}).items():
+        key = _norm(p)
+        run.overlay[key] = run.originals[key] = text
+        run.display[key] = display_path(key, opts.root)
     report = run.lint(run.overlay)
     outcome = FixOutcome(before=report, after=report, wanted=wanted)
     given_up: dict[tuple[str, str, str], FixRecord] = {}

@@ -1,0 +1,66 @@
+"""Hover on a launch's model name, a memory-relevant flag or the ``vllm`` word: the memory summary
+``vlint explain`` prints for that launch (weights, KV cache tokens, max concurrency, what each
+suggested change would give), from the deployment the last lint resolved."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from vlint.resolve.memory_inputs import NEEDED
+from vlint.secrets import redact
+
+if TYPE_CHECKING:
+    from vlint.deployment import Deployment
+    from vlint.lint import LintReport
+    from vlint.server.positions import Lines
+    from vlint.span import Span
+
+#: settings whose flag or value a hover answers (the model and every input of the memory model)
+HOVER_DESTS = frozenset({"model", *NEEDED})
+
+
+def _contains(span: Span, line: int, column: int) -> bool:
+    after_start = (line, column) >= (span.line, span.column)
+    before_end = (line, column) <= (span.end_line, span.end_column)
+    return after_start and before_end
+
+
+def target_at(report: LintReport, shown: str, line: int, column: int) -> tuple[Deployment, Span] | None:
+    """The deployment whose model, memory-relevant setting or launch word is at ``line:column`` of
+    the file ``shown``, and that word's span."""
+    for fr in report.files:
+        for dep in fr.deployments:
+            spans: list[Span] = [dep.invocation.span]
+            for dest, s in dep.args.settings.items():
+                if dest in HOVER_DESTS:
+                    spans.extend(x for x in (s.span, s.value_span) if x is not None)
+            for span in spans:
+                if span.path == shown and _contains(span, line, column):
+                    return dep, span
+    return None
+
+
+def summary(dep: Deployment) -> str:
+    """``vlint explain``'s text for one deployment, without colour."""
+    from vlint.commands.explain import what_ifs
+    from vlint.report.explain import render_text
+    from vlint.report.text import Styler
+
+    return render_text(dep, Styler(False), what_ifs(dep))
+
+
+def hover(report: LintReport, shown: str, lines: Lines, pos: types.Position, markdown: bool) -> types.Hover | None:
+    line, column = lines.vlint_position(pos)
+    found = target_at(report, shown, line, column)
+    if found is None:
+        return None
+    dep, span = found
+    text = redact(summary(dep), sorted(report.secret_values)).rstrip("\n")
+    if markdown:
+        fence = "````" if "```" in text else "```"
+        content = types.MarkupContent(kind=types.MarkupKind.Markdown, value=f"{fence}text\n{text}\n{fence}")
+    else:
+        content = types.MarkupContent(kind=types.MarkupKind.PlainText, value=text)
+    return types.Hover(contents=content, range=lines.range(span))

@@ -179,7 +179,7 @@ def find_secrets(file: FileContext) -> Iterator[Secret]:
         for tok in dep.invocation.args:
             if not tok.unresolved:
                 for v in _embedded(tok.text):
-                    yield from once(Secret("argument", v, tok.span, "on the command line"))
+                    yield from once(Secret("a command-line argument", v, tok.span, "on the command line"))
 
 
 # -- showing text without them -------------------------------------------------------------------

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from vlint.secrets import redact
 from vlint.sources.base import SourceError
 from vlint.suppress import UNUSED
 
 if TYPE_CHECKING:
     from vlint.finding import Finding
-    from vlint.server.session import Buffer, DocResult, Entry, Session
+    from vlint.secrets import Redactor
+from vlint.server.session import Buffer, DocResult, Entry, Session
 
 _CONTINUED = re.compile(r"(?<!\\)\\$")
 
@@ -36,13 +36,13 @@ def for_finding(
     from vlint.server.session import finding_key
 
     f = entry.finding
-    secrets = sorted(result.report.secret_values) if result.report is not None else []
+    red = result.report.redactor() if result.report is not None else Redactor([])
     out: list[types.CodeAction] = []
     key = finding_key(f)
     if f.fix is not None and f.fix.changes:
         done = _cached(result, ("fix", key), lambda: _fix_one(session, result, f))
         label = "Fix" if not f.fix.unsafe else "Fix (unsafe: changes behaviour)"
-        title = f"{label} {f.code}: {redact(f.fix.description, secrets)}"
+        title = f"{label} {f.code}: {red.text(f.fix.description)}"
         if isinstance(done, str):
             if disabled_support:
                 out.append(
@@ -50,7 +50,7 @@ def for_finding(
                         title=title,
                         kind=types.CodeActionKind.QuickFix,
                         diagnostics=[entry.diagnostic],
-                        disabled=types.CodeActionDisabled(reason=redact(done, secrets)),
+                        disabled=types.CodeActionDisabled(reason=red.text(done)),
                     )
                 )
         else:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from vlint.resolve.memory_inputs import NEEDED
-from vlint.secrets import redact
 
 if TYPE_CHECKING:
     from vlint.deployment import Deployment
@@ -57,7 +56,7 @@ def hover(report: LintReport, shown: str, lines: Lines, pos: types.Position, mar
     if found is None:
         return None
     dep, span = found
-    text = redact(summary(dep), sorted(report.secret_values)).rstrip("\n")
+    text = report.redactor().text(summary(dep)).rstrip("\n")
     if markdown:
         fence = "````" if "```" in text else "```"
         content = types.MarkupContent(kind=types.MarkupKind.Markdown, value=f"{fence}text\n{text}\n{fence}")

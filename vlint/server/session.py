@@ -23,7 +23,7 @@ from lsprotocol import types
 from vlint.finding import Finding
 from vlint.lint import LintReport, Reader, decode, display_path, lint_paths
 from vlint.lint_root import LintRoot, is_within, real_path
-from vlint.secrets import redact
+from vlint.secrets import Redactor
 from vlint.server.positions import UTF16, Lines
 from vlint.server.setup import EditorSettings, Setup, SetupError, build_setup, config_file_for, single_file_root
 from vlint.sources.base import SourceError, SourceText
@@ -296,7 +296,7 @@ class Session:
         report, folder = result.report, result.scope.folder
         shown = display_path(buf.path, folder)
         lines = Lines(buf.text, self.encoding)
-        secrets = sorted(report.secret_values)
+        red = report.redactor()
         catalog = result.setup.engine.catalog
 
         def other(path: str) -> Lines | None:
@@ -311,15 +311,15 @@ class Session:
                 result.diagnostics.append(
                     types.Diagnostic(
                         range=lines.range(span),
-                        message=redact(fr.error.message, secrets),
+                        message=red.text(fr.error.message),
                         severity=types.DiagnosticSeverity.Error,
                         source=SOURCE,
                     )
                 )
             for f in fr.findings:
                 if f.span.path == shown:
-                    related = _launch_info(fr, f, folder, other, secrets) if fr.path != shown else None
-                    d = _diagnostic(f, lines.range(f.span), catalog, secrets, related)
+                    related = _launch_info(fr, f, folder, other, red) if fr.path != shown else None
+                    d = _diagnostic(f, lines.range(f.span), catalog, red, related)
                 elif fr.path == shown:  # a finding in a file this buffer's launch reads (its --config)
                     there = other(f.span.path)
                     if there is None:
@@ -328,9 +328,9 @@ class Session:
                     where = f"{f.span.path}:{f.span.line}:{f.span.column}"
                     info = types.DiagnosticRelatedInformation(
                         location=types.Location(uri=(folder / f.span.path).as_uri(), range=there.range(f.span)),
-                        message=redact(f.message, secrets),
+                        message=red.text(f.message),
                     )
-                    d = _diagnostic(f, lines.range(anchor), catalog, secrets, [info], prefix=f"in {where}: ")
+                    d = _diagnostic(f, lines.range(anchor), catalog, red, [info], prefix=f"in {where}: ")
                 else:
                     continue
                 d.data = {"id": len(result.entries)}
@@ -487,7 +487,7 @@ def _diagnostic(
     f: Finding,
     rng: types.Range,
     catalog: Any,
-    secrets: list[str],
+    red: Redactor,
     related: list[types.DiagnosticRelatedInformation] | None,
     prefix: str = "",
 ) -> types.Diagnostic:
@@ -497,7 +497,7 @@ def _diagnostic(
     href = rule_help_uri(rule) if rule is not None else None
     return types.Diagnostic(
         range=rng,
-        message=prefix + redact(f.message, secrets),
+        message=prefix + red.text(f.message),
         severity=_SEVERITY.get(f.severity, types.DiagnosticSeverity.Warning),
         code=f.code,
         code_description=types.CodeDescription(href=href) if href else None,
@@ -542,7 +542,7 @@ def _anchor(fr: Any, f: Finding, shown: str) -> Span:
 
 
 def _launch_info(
-    fr: Any, f: Finding, folder: Path, other: Callable[[str], Lines | None], secrets: list[str]
+    fr: Any, f: Finding, folder: Path, other: Callable[[str], Lines | None], red: Redactor
 ) -> list[types.DiagnosticRelatedInformation] | None:
     """For a finding reported through a launch in another file: where that launch is."""
     dep = _deployment_of(fr, f)
@@ -554,6 +554,6 @@ def _launch_info(
     return [
         types.DiagnosticRelatedInformation(
             location=types.Location(uri=(folder / span.path).as_uri(), range=there.range(span)),
-            message=redact(f"reported for the launch that reads this file: {label} in {span}", secrets),
+            message=red.text(f"reported for the launch that reads this file: {label} in {span}"),
         )
     ]

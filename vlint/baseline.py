@@ -151,7 +151,7 @@ def baseline_document(report: LintReport, prints: Sequence[str]) -> dict[str, ob
 def write_baseline(path: Path, report: LintReport, prints: Sequence[str]) -> None:
     text = json.dumps(baseline_document(report, prints), indent=2, ensure_ascii=False) + "\n"
     try:
-        path.write_text(text, encoding="utf-8")
+        path.write_text(text, encoding="utf-8", errors="backslashreplace")
     except OSError as e:
         raise BaselineError(f"{path}: cannot write: {e.strerror or e}") from None
 

@@ -49,6 +49,20 @@ class _DefaultGroup(click.Group):
 @click.version_option(__version__, "--version", prog_name="vlint")
 def main() -> None:
     """vlint: the linter for vLLM deployments."""
+    _unbreakable_output()
+
+
+def _unbreakable_output() -> None:
+    """A character the terminal's encoding cannot show (a lone surrogate from an undecodable file
+    name) is written as an escape instead of aborting the run halfway through its report."""
+    import contextlib
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:  # CliRunner's streams and closed pipes cannot be reconfigured
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -382,7 +382,7 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
     if run.output is not None:
         try:
             run.output.parent.mkdir(parents=True, exist_ok=True)
-            run.output.write_text(text, encoding="utf-8")
+            run.output.write_text(text, encoding="utf-8", errors="backslashreplace")
         except OSError as e:
             fail(f"{run.output}: cannot write: {e.strerror or e}")
         from vlint.report.text import summary

@@ -19,6 +19,7 @@ from vlint.commands.check import (
     split_list,
 )
 from vlint.finding import SEVERITY_RANK, Finding
+from vlint.report.escape import printable
 
 
 @click.command("fix")
@@ -123,7 +124,11 @@ def fix_cmd(
     files = len(outcome.changed)
     unsafe_left = len(outcome.unsafe_left)
     more = f" ({unsafe_left} more with --unsafe-fixes)" if unsafe_left and not unsafe_fixes else ""
-    errors = [f"{fr.path}: error: {fr.error.message}" for fr in outcome.after.files if fr.error is not None]
+    errors = [
+        printable(f"{fr.path}: error: {outcome.after.redactor().text(fr.error.message)}")
+        for fr in outcome.after.files
+        if fr.error is not None
+    ]
     if show_diff:
         click.echo(outcome.diff(), nl=False)
         for e in errors:
@@ -133,11 +138,12 @@ def fix_cmd(
         )
         sys.exit(EXIT_ERROR if errors else EXIT_FINDINGS if files else EXIT_CLEAN)
     write_errors = write_fixed(outcome)
+    red = outcome.before.redactor()
     if not quiet:
         for r in outcome.applied:
-            click.echo(f"{r.path}:{r.line}:{r.column}: {r.code} fixed: {r.description}")
+            click.echo(printable(f"{r.path}:{r.line}:{r.column}: {r.code} fixed: {red.text(r.description)}"))
         for r in outcome.skipped:
-            click.echo(f"{r.path}:{r.line}:{r.column}: {r.code} not fixed: {r.reason}")
+            click.echo(printable(f"{r.path}:{r.line}:{r.column}: {r.code} not fixed: {red.text(r.reason)}"))
     for e in errors + write_errors:
         click.echo(e, err=True)
     remaining = outcome.after.findings

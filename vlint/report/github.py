@@ -11,12 +11,15 @@ way the Actions runner unescapes them (``%``, CR, LF everywhere; ``:`` and ``,``
 from __future__ import annotations
 
 from vlint.lint import LintReport
+from vlint.report.escape import printable
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message: ``%``, CR and LF as the runner unescapes them, and every other
+    control character (ESC…) made visible, so file content can neither end the command nor start one."""
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:
@@ -60,6 +63,7 @@ def render(report: LintReport, summary: str = "") -> str:
                 title=f"{f.code} {f.name}",
             )
         )
-    if summary:
-        out.append(summary)
+    if summary:  # a plain line in the log: it must not be readable as a workflow command
+        line = escape_data(summary)
+        out.append(line if not line.startswith("::") else " " + line)
     return "\n".join(out) + "\n" if out else ""

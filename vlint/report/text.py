@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from vlint.finding import Finding
 from vlint.lint import LintReport
+from vlint.report.escape import printable
 from vlint.secrets import Redactor
 
 _SEV_COLOR = {"error": "red", "warning": "yellow", "info": "blue"}
@@ -31,7 +32,7 @@ def _frame(
     # each line redacted once (``shown``): thousands of findings on one long line redacted it each time
     line = shown.get((f.span.path, f.span.line))
     if line is None:
-        line = red.line(f.span.path, f.span.line, lines[f.span.line - 1].rstrip("\n").replace("\t", " "))
+        line = printable(red.line(f.span.path, f.span.line, lines[f.span.line - 1].rstrip("\n").replace("\t", " ")))
         shown[(f.span.path, f.span.line)] = line
     width = len(str(f.span.line))
     gutter = " " * width
@@ -64,19 +65,21 @@ def render(
     out: list[str] = []
     for fr in report.files:
         if fr.error is not None:
-            loc = f"{fr.path}:{fr.error.line}" if fr.error.line else fr.path
-            out.append(f"{st(loc, bold=True)}: {st('error', fg='red', bold=True)}: {red.text(fr.error.message)}")
+            loc = printable(f"{fr.path}:{fr.error.line}" if fr.error.line else fr.path)
+            message = printable(red.text(fr.error.message))
+            out.append(f"{st(loc, bold=True)}: {st('error', fg='red', bold=True)}: {message}")
     for f in report.findings:
+        where = printable(f"{f.span.path}:{f.span.line}:{f.span.column}")
         head = (
-            f"{st(f'{f.span.path}:{f.span.line}:{f.span.column}', bold=True)}: "
-            f"{st(f.code, fg=_SEV_COLOR[f.severity], bold=True)} [{f.severity}] {red.text(f.message)}"
+            f"{st(where, bold=True)}: "
+            f"{st(f.code, fg=_SEV_COLOR[f.severity], bold=True)} [{f.severity}] {printable(red.text(f.message))}"
         )
         out.append(head)
         if quiet:
             continue
         out.extend(_frame(f, source_lines(f.span.path), st, red, shown))
         if f.fix is not None:
-            fix = red.text(f.fix.description)
+            fix = printable(red.text(f.fix.description))
             label = "fix (unsafe)" if f.fix.unsafe else "fix"
             out.append(f"{' ' * len(str(f.span.line))} = {st(label, fg='green')}: {fix}")
         out.append("")
@@ -117,4 +120,4 @@ def summary(report: LintReport, st: Styler | None = None) -> str:
     if versions:
         why = reasons[0] if len(reasons) == 1 else "per launch"
         parts.append(f"Target vLLM {', '.join(versions)} ({why}).")
-    return " ".join(parts)
+    return printable(" ".join(parts))

@@ -1,0 +1,39 @@
+"""Text from a file, safe to print: nothing a pull request writes can move the cursor, recolour a
+terminal, start a line of its own (a fake finding, a GitHub workflow command such as ``::add-mask::``
+or ``::stop-commands::``) or crash the output with an unencodable character.
+
+:func:`printable` is applied to every field of a text report that can hold file content (paths,
+messages, code-frame lines, fixes, version reasons); the structured formats escape through JSON, and
+GitHub annotations through :mod:`vlint.report.github`'s escaping plus :func:`printable`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+#: C0 controls but TAB, DEL, C1 controls (CSI 0x9b starts an ANSI sequence too), Unicode line and
+#: paragraph separators, bidirectional embeddings/overrides/isolates ("Trojan Source"), and lone
+#: surrogates (an undecodable byte of a file name)
+_UNSAFE = "[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+_NAMED = {"\n": "\\n", "\r": "\\r", "\x1b": "\\x1b", "\x00": "\\0"}
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = m.group(0)
+    if c in _NAMED:
+        return _NAMED[c]
+    n = ord(c)
+    return f"\\x{n:02x}" if n <= 0xFF else f"\\u{n:04x}"
+
+
+@cache
+def _unsafe() -> re.Pattern[str]:
+    return re.compile(_UNSAFE)
+
+
+def printable(text: str) -> str:
+    """``text`` with every unsafe character written as a visible escape (``\\x1b``, ``\\n``, ``\\u202e``)."""
+    if text.isprintable():  # the usual case, decided in C: no pattern compiled at start-up
+        return text
+    return _unsafe().sub(_escape, text)

@@ -245,12 +245,23 @@ def _tf_defaults(harvest: Path) -> dict[str, Any]:
 def _harvest_record(harvest: Path, m: dict[str, Any]) -> dict[str, Any]:
     cfg = json.loads((harvest / "files" / m["file"]).read_text())
     derived: list[str] = list(m.get("derived", []))
+    dropped = [k for k in m.get("drop_keys", []) if cfg.pop(k, None) is not None]
+    if dropped:
+        derived.append(f"dropped keys the copying project added (not config.json fields): {', '.join(dropped)}")
     source = [m["copied_from"]]
     if m.get("hf_quant_config_file") and "quantization_config" not in cfg:
         hq = json.loads((harvest / "files" / m["hf_quant_config_file"]).read_text())
         cfg["quantization_config"] = modelopt_quant(hq)
         source.append(m["hf_quant_config_from"] + " (hf_quant_config.json)")
         derived.append("quantization_config assembled from hf_quant_config.json (as vLLM's modelopt loader)")
+    if m.get("quantize_config_file") and "quantization_config" not in cfg:
+        qc = json.loads((harvest / "files" / m["quantize_config_file"]).read_text())
+        cfg["quantization_config"] = {"quant_method": qc.get("quant_method", "gptq"), **qc}
+        source.append(m["quantize_config_from"] + " (quantize_config.json)")
+        derived.append(
+            "quantization_config taken from quantize_config.json: config.json has none, so vLLM reads it only "
+            "with --quantization gptq (vllm 0.9.0 vllm/model_executor/model_loader/weight_utils.py:144-206)"
+        )
     weight_bytes = weight_src = None
     if m.get("index_file"):
         total = (json.loads((harvest / "files" / m["index_file"]).read_text()).get("metadata") or {}).get("total_size")
@@ -368,6 +379,15 @@ def merge(shared: dict[str, dict[str, Any]], harvest: dict[str, dict[str, Any]],
         old = models[target]
         if _agree(old["config"], rec["config"]):
             old["source"] = old["source"] + [s for s in rec["source"] if s not in old["source"]]
+            hb = rec.get("weight_bytes")
+            if hb and rec.get("weight_bytes_source", "").startswith("model.safetensors.index.json"):
+                if not old.get("weight_bytes"):
+                    old["weight_bytes"], old["weight_bytes_source"] = hb, rec["weight_bytes_source"]
+                elif old["weight_bytes"] != hb:
+                    report.append(
+                        f"weight_bytes {target}: curated {old['weight_bytes']} ({old.get('weight_bytes_source')}) "
+                        f"vs total_size {hb} of a harvested index"
+                    )
         else:
             a, b = _core(old["config"]), _core(rec["config"])
             diff = {k: (a[k], b[k]) for k in _CORE if a[k] != b[k]}

@@ -38,6 +38,8 @@ KNOWN_MODEL_GAPS = {
     "r005": "Llama-3.2-11B-Vision: the vision tower is not counted (no exact total_size in the catalog)",
     "r043": "DeepSeek-V4-Flash: the fp8/fp4 checkpoint layout is not sized (weights far too large)",
     "r145": "Meta-Llama-3.1-405B-Instruct-FP8 TP8: the logged failure is not a memory failure (cause not logged)",
+    "r090": "microsoft/phi-2: its fc1/fc2 MLP is counted as a gated 3-matrix MLP (weights ~30% high)",
+    "r091": "microsoft/phi-2: its fc1/fc2 MLP is counted as a gated 3-matrix MLP (weights ~30% high)",
 }
 
 

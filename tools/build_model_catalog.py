@@ -432,6 +432,41 @@ def check(models: dict[str, Any], report: list[str]) -> Counter[str]:
     return stats
 
 
+def quant_config(cfg: dict[str, Any]) -> dict[str, Any] | None:
+    """The checkpoint's quantization_config (top level, or in text_config as vLLM also reads it)."""
+    q = cfg.get("quantization_config")
+    if not isinstance(q, dict) and isinstance(cfg.get("text_config"), dict):
+        q = cfg["text_config"].get("quantization_config")
+    return q if isinstance(q, dict) else None
+
+
+def catalog_stats(models: dict[str, Any]) -> dict[str, Any]:
+    """Counts for docs/models.md: per confidence, per quantization format, per family (model_type)."""
+    conf: Counter[str] = Counter()
+    quant: Counter[str] = Counter()
+    family: Counter[str] = Counter()
+    for rec in models.values():
+        cfg = rec["config"]
+        conf[str(rec.get("confidence"))] += 1
+        q = quant_config(cfg)
+        if q is not None:
+            method = str(q.get("quant_method") or q.get("quant_algo") or "?")
+            if method == "modelopt":
+                method += f" {q.get('quant_algo', '?')}"
+            quant[method] += 1
+        inner = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else {}
+        family[str(inner.get("model_type") or cfg.get("model_type") or "?")] += 1
+    return {
+        "models": len(models),
+        "aliases": sum(len(r["aliases"]) for r in models.values()),
+        "quantized": sum(quant.values()),
+        "with_weight_bytes": sum(1 for r in models.values() if r.get("weight_bytes")),
+        "confidence": dict(sorted(conf.items())),
+        "quantization": dict(sorted(quant.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "model_type": dict(sorted(family.items(), key=lambda kv: (-kv[1], kv[0]))),
+    }
+
+
 def records(models: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for mid in sorted(models, key=str.lower):
@@ -495,9 +530,12 @@ def main() -> None:
     ap.add_argument("--shared", type=Path, default=default_shared if default_shared.is_dir() else Path("/work/shared"))
     ap.add_argument("--out-dir", type=Path, default=ROOT / "vlint" / "data")
     ap.add_argument("--report", type=Path, help="write the check report here (default: stdout)")
+    ap.add_argument("--stats", type=Path, help="write the catalog counts (JSON) here")
     args = ap.parse_args()
     models, report, stats = build(args.shared, args.out_dir)
-    quant = sum(1 for r in models.values() if isinstance(r["config"].get("quantization_config"), dict))
+    quant = sum(1 for r in models.values() if quant_config(r["config"]) is not None)
+    if args.stats:
+        args.stats.write_text(json.dumps(catalog_stats(models), indent=1) + "\n")
     text = "\n".join(report)
     if args.report:
         args.report.write_text(text + "\n")

@@ -235,6 +235,32 @@ _RANK = {"high": 0, "medium": 1, "low": 2}
 
 
 @functools.cache
+def _tf_fills(harvest: Path) -> dict[str, Any]:
+    """``harvest/transformers_fills.json``: for configs whose core fields are absent (llava-hf's bare
+    text_config, Nemotron-H's layer count in layers_block_type), the values transformers' config class
+    resolves them to (written by harvest/tools/tf_resolve.py)."""
+    p = harvest / "transformers_fills.json"
+    return json.loads(p.read_text()) if p.is_file() else {}
+
+
+def apply_fills(mid: str, cfg: dict[str, Any], harvest: Path) -> list[str]:
+    data = _tf_fills(harvest)
+    fill = (data.get("fills") or {}).get(mid)
+    if not fill or not fill.get("values"):
+        return []
+    target = cfg["text_config"] if fill.get("text") and isinstance(cfg.get("text_config"), dict) else cfg
+    done = []
+    for k, v in sorted(fill["values"].items()):
+        if k not in target:
+            target[k] = v
+            done.append(f"{'text_config.' if target is not cfg else ''}{k}={v}")
+    if not done:
+        return []
+    version = data.get("transformers_version", "?")
+    return [f"absent, resolved by {fill['class']} (transformers {version}): {', '.join(done)}"]
+
+
+@functools.cache
 def _tf_defaults(harvest: Path) -> dict[str, Any]:
     """``harvest/transformers_defaults.json``: per model_type, the transformers config-class defaults
     (written by harvest/tools/tf_defaults.py with the transformers vLLM installs)."""
@@ -242,7 +268,7 @@ def _tf_defaults(harvest: Path) -> dict[str, Any]:
     return json.loads(p.read_text()) if p.is_file() else {}
 
 
-def _harvest_record(harvest: Path, m: dict[str, Any]) -> dict[str, Any]:
+def _harvest_record(harvest: Path, m: dict[str, Any], mid: str) -> dict[str, Any]:
     cfg = json.loads((harvest / "files" / m["file"]).read_text())
     derived: list[str] = list(m.get("derived", []))
     dropped = [k for k in m.get("drop_keys", []) if cfg.pop(k, None) is not None]
@@ -271,6 +297,7 @@ def _harvest_record(harvest: Path, m: dict[str, Any]) -> dict[str, Any]:
             source.append(m["index_from"] + " (model.safetensors.index.json)")
     if m.get("weight_bytes"):  # a total_size read from a mirror page (cited in weight_bytes_source)
         weight_bytes, weight_src = int(m["weight_bytes"]), m["weight_bytes_source"]
+    derived += apply_fills(mid, cfg, harvest)
     table = _tf_defaults(harvest)
     derived += fill_defaults(cfg, table.get("defaults", {}), table.get("transformers_version", "?"))
     notes: list[str] = []
@@ -303,9 +330,9 @@ def from_harvest(harvest: Path, report: list[str]) -> dict[str, dict[str, Any]]:
             copies,
             key=lambda m: (_RANK.get(m["confidence"], 3), not m.get("index_file"), m["entries_file"]),
         )
-        rec = _harvest_record(harvest, copies[0])
+        rec = _harvest_record(harvest, copies[0], mid)
         for other in copies[1:]:
-            o = _harvest_record(harvest, other)
+            o = _harvest_record(harvest, other, mid)
             if _agree(rec["config"], o["config"]):
                 rec["source"] += [s for s in o["source"] if s not in rec["source"]]
                 if rec["weight_bytes"] is None and o["weight_bytes"] is not None:
@@ -404,12 +431,27 @@ def merge(shared: dict[str, dict[str, Any]], harvest: dict[str, dict[str, Any]],
     return models
 
 
+def _size_in_name(mid: str) -> float | None:
+    """Total parameters a model id states (``-70B``, ``-8x7B``, ``-550B-A55B``, ``-1.5b``, ``-125m``)."""
+    name = mid.split("/")[-1]
+    m = re.search(r"(?<![\w.])(\d+)x(\d+(?:\.\d+)?)[Bb](?![a-z])", name)
+    if m:  # Mixtral-style: experts × size is an upper bound; shared parts make it smaller
+        return None
+    m = re.search(r"(?<![\w.])(\d+(?:\.\d+)?)([BbMm])(?![a-zA-Z])", name)
+    if not m or re.match(r"-\d+E\b", name[m.end() :]):  # Llama-4 '17B-16E': the active size
+        return None
+    scale = 1e9 if m.group(2) in "Bb" else 1e6
+    return float(m.group(1)) * scale
+
+
 def check(models: dict[str, Any], report: list[str]) -> Counter[str]:
-    """Parse every record with vlint's own parser; report failures and size outliers."""
+    """Parse every record with vlint's own parser; report size outliers; drop (and report) records
+    it reads no layers, hidden size or vocabulary from."""
     sys.path.insert(0, str(ROOT))
     from vlint.resolve.model_arch import dtype_bytes, model_arch_from_config
 
     stats: Counter[str] = Counter()
+    dropped: list[str] = []
     for mid, rec in models.items():
         cfg = dict(rec["config"])
         try:
@@ -418,9 +460,23 @@ def check(models: dict[str, Any], report: list[str]) -> Counter[str]:
             report.append(f"unparsed {mid}: {type(e).__name__}: {e}")
             stats["unparsed"] += 1
             continue
-        if arch.num_layers <= 0 or arch.hidden_size <= 0:
-            report.append(f"no shapes {mid}: layers={arch.num_layers} hidden={arch.hidden_size}")
-            stats["no_shapes"] += 1
+        if arch.num_layers <= 0 or arch.hidden_size <= 0 or arch.vocab_size <= 0:
+            report.append(
+                f"dropped {mid}: vlint reads no shapes from it (layers={arch.num_layers} hidden={arch.hidden_size})"
+            )
+            stats["dropped_no_shapes"] += 1
+            dropped.append(mid)
+            continue
+        named = _size_in_name(mid)
+        params = rec.get("params") or arch.params
+        if named and params and not 0.5 < params / named < 2.0:
+            report.append(
+                f"dropped {mid}: vlint counts {params / 1e9:.1f}B parameters, the name says {named / 1e9:g}B "
+                "(its parser misreads this layout)"
+            )
+            stats["dropped_size_vs_name"] += 1
+            dropped.append(mid)
+            continue
         wb = rec.get("weight_bytes")
         if wb and not arch.quant_method:
             est = (rec.get("params") or arch.params) * dtype_bytes(arch.dtype)
@@ -429,6 +485,8 @@ def check(models: dict[str, Any], report: list[str]) -> Counter[str]:
                 report.append(f"size {mid}: weight_bytes {wb} vs params×dtype {est:.0f} (ratio {ratio:.3f})")
                 stats["size_outlier"] += 1
         stats["parsed"] += 1
+    for mid in dropped:  # a record vlint cannot read would make the memory model answer from zeros
+        del models[mid]
     return stats
 
 

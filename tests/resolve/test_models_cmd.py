@@ -19,7 +19,7 @@ def test_list_filters_and_shows_columns(fixture_catalog):
     assert r.exit_code == 0, r.output
     header = r.output.splitlines()[0].split()
     assert header == ["ID", "ARCHITECTURE", "PARAMS", "DTYPE", "QUANTIZATION", "CONTEXT", "SOURCE"]
-    assert "5 model(s)" in r.output
+    assert "6 model(s)" in r.output
     r = run("awq")
     rows = [ln for ln in r.output.splitlines()[1:] if ln.startswith("org/")]
     assert [ln.split()[0] for ln in rows] == ["org/quant-awq"]
@@ -33,7 +33,7 @@ def test_list_json(fixture_catalog):
     data = json.loads(r.output)
     assert data["version"] == 1 and data["count"] == 1
     m = data["models"][0]
-    assert m["id"] == "org/dense-7b" and m["aliases"] == ["org/dense-7b-instruct"]
+    assert m["id"] == "org/dense" and m["aliases"] == ["org/dense-instruct"]
     assert m["params"] == 202048 and m["params_estimated"] is False
     assert m["architecture"] == "LlamaForCausalLM" and m["context"] == 4096 and m["quantization"] is None
     assert m["source"][0].startswith("github:example/configs@")
@@ -45,10 +45,10 @@ def test_no_match_is_said(fixture_catalog):
 
 
 def test_show_by_alias_and_revision(fixture_catalog):
-    r = run("show", "ORG/dense-7b-instruct@main")
+    r = run("show", "ORG/dense-instruct@main")
     assert r.exit_code == 0, r.output
     out = r.output
-    assert out.startswith("org/dense-7b  (looked up as ORG/dense-7b-instruct@main)")
+    assert out.startswith("org/dense  (looked up as ORG/dense-instruct@main)")
     assert "confidence: high" in out and "github:example/configs@" in out
     assert "derived (not read from a config):" in out and '"num_hidden_layers": 2' in out
 

@@ -556,9 +556,14 @@ def test_corpus_fixes_parse_and_clear_their_findings(
     for key, n in count(after, lambda f: f.code.startswith("VL0")).items():
         assert n <= parse_before[key], key
     fixed = Counter((r.code, r.path) for r in outcome.applied)
+    # a fix the fixer tried and gave up on (its finding would stay) leaves that finding in place, so a
+    # path with both an applied and a skipped fix of one rule need not lose a finding of that rule
+    gave_up = {(r.code, r.path) for r in outcome.skipped}
     all_before, all_after = count(outcome.before, lambda f: True), count(after, lambda f: True)
     for key in fixed:
-        if all_before[key]:
+        if key in gave_up:
+            assert all_after[key] <= all_before[key], key
+        elif all_before[key]:
             assert all_after[key] < all_before[key], key
         else:  # raised by an earlier round's fix (VL214 after a lower max-model-len), fixed in a later one
             assert all_after[key] == 0, key

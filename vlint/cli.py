@@ -1,8 +1,9 @@
 """The ``vlint`` command.
 
 ``vlint [PATHS…]`` lints (same as ``vlint check``); ``vlint rules`` lists the catalog; ``vlint rule
-CODE`` prints one rule's page. Exit codes: 0 clean (or only findings below ``--fail-on``), 1 findings
-at or above ``--fail-on``, 2 a usage error or a file that could not be read or parsed.
+CODE`` prints one rule's page; ``vlint models`` lists the models vlint knows offline. Exit codes: 0
+clean (or only findings below ``--fail-on``), 1 findings at or above ``--fail-on``, 2 a usage error
+or a file that could not be read or parsed.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ _LAZY_COMMANDS = {
     "fix": ("vlint.commands.fix", "fix_cmd"),
     "size": ("vlint.commands.size", "size_cmd"),
     "server": ("vlint.server.command", "server_cmd"),
+    "models": ("vlint.commands.models", "models_cmd"),
 }
 
 

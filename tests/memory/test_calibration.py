@@ -32,6 +32,12 @@ TOL = {
 # records whose verdict the model is known to miss (see docs/accuracy.md): gpt-oss-20b's sampler
 # warm-up OOM at gmu 0.95 (in-sample inside the too-close band)
 KNOWN_VERDICT_MISSES = {"r100", "r101"}
+# records of models the catalog learned in issue 12 that the memory model does not size yet: strict
+# xfail, so a fix shows up as XPASS (remove the entry then)
+KNOWN_MODEL_GAPS = {
+    "r145": "meta-llama/Meta-Llama-3.1-405B-Instruct-FP8 (fbgemm_fp8) TP8: weights 48.5 GiB/GPU predicted vs 57.8 "
+    "logged (vLLM 0.5.3 kept more than modules_to_not_convert in bf16?)",
+}
 
 
 def _bench():
@@ -52,7 +58,16 @@ def _records():
     return [json.loads(line) for line in LOGS.read_text().splitlines() if line.strip()]
 
 
-@pytest.mark.parametrize("rec", _records(), ids=lambda r: r["id"])
+def _params():
+    return [
+        pytest.param(r, marks=pytest.mark.xfail(strict=True, reason=KNOWN_MODEL_GAPS[r["id"]]))
+        if r["id"] in KNOWN_MODEL_GAPS
+        else r
+        for r in _records()
+    ]
+
+
+@pytest.mark.parametrize("rec", _params(), ids=lambda r: r["id"])
 def test_record(rec):
     bench = _bench()
     row, why = bench.run_record(rec)

@@ -117,30 +117,57 @@ def local_weight_bytes(directory: Path, root: LintRoot | None = None) -> tuple[i
 
 # --------------------------------------------------------------------------------------------
 # catalog
+#
+# ``models.index.json`` maps every lower-cased id and alias to ``[id, offset, length]`` of that
+# model's line in ``models.jsonl`` (both written by tools/build_model_catalog.py). A lookup parses
+# the small index and then the one record it needs: a launch never pays for parsing the catalog.
 
 
 @cache
-def _catalog() -> dict[str, Any]:
-    path = data_dir() / "models.json"
+def _index() -> dict[str, list[Any]]:
     try:
-        data = json.loads(path.read_text())
+        data = json.loads((data_dir() / "models.index.json").read_text())
     except (OSError, ValueError):
-        return {"models": {}, "index": {}}
-    index: dict[str, str] = {}
-    for mid, rec in data.get("models", {}).items():
-        index[mid.lower()] = mid
-        for a in rec.get("aliases", []):
-            index.setdefault(a.lower(), mid)
-    data["index"] = index
-    return data
+        return {}
+    ids = data.get("ids")
+    return ids if isinstance(ids, dict) else {}
+
+
+@cache
+def catalog_record(mid: str) -> dict[str, Any] | None:
+    """The bundled record of one catalog id (exact id as listed by :func:`catalog_ids`)."""
+    pos = _index().get(mid.lower())
+    if not pos or pos[0] != mid:
+        return None
+    try:
+        with open(data_dir() / "models.jsonl", "rb") as fh:
+            fh.seek(int(pos[1]))
+            rec = json.loads(fh.read(int(pos[2])))
+    except (OSError, ValueError):
+        return None
+    return rec if isinstance(rec, dict) and rec.get("id") == mid else None
+
+
+def catalog_records() -> list[dict[str, Any]]:
+    """Every bundled record, in id order (``vlint models``; reads the whole catalog)."""
+    out = []
+    try:
+        with open(data_dir() / "models.jsonl", encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    out.append(json.loads(line))
+    except (OSError, ValueError):
+        return []
+    return out
 
 
 def catalog_ids() -> list[str]:
-    return sorted(_catalog().get("models", {}))
+    return sorted({pos[0] for pos in _index().values()})
 
 
-def _arch_from_catalog(mid: str) -> ModelArch:
-    rec = _catalog()["models"][mid]
+def arch_from_record(rec: Mapping[str, Any]) -> ModelArch:
+    """:class:`ModelArch` of a bundled catalog record (keeps its source, confidence and sizes)."""
+    mid = str(rec["id"])
     cfg = dict(rec["config"])
     if rec.get("params"):
         cfg["params"] = rec["params"]
@@ -165,14 +192,21 @@ def _arch_from_catalog(mid: str) -> ModelArch:
 _REVISION_RE = re.compile(r"[@:](?:[0-9a-f]{7,40}|main|v?\d[\w.\-]*)$", re.IGNORECASE)
 
 
-def lookup_catalog(ref: str) -> ModelArch | None:
-    """Catalog entry by id or alias (case-insensitive; a trailing ``@revision`` is tolerated)."""
-    idx = _catalog()["index"]
+def resolve_catalog_id(ref: str) -> str | None:
+    """The catalog id a name refers to (id or alias, case-insensitive, ``@revision`` tolerated)."""
+    idx = _index()
     key = ref.strip().strip("/").lower()
     for cand in (key, _REVISION_RE.sub("", key), key.removeprefix("hf://").removeprefix("huggingface.co/")):
         if cand in idx:
-            return _arch_from_catalog(idx[cand])
+            return str(idx[cand][0])
     return None
+
+
+def lookup_catalog(ref: str) -> ModelArch | None:
+    """Catalog entry by id or alias (case-insensitive; a trailing ``@revision`` is tolerated)."""
+    mid = resolve_catalog_id(ref)
+    rec = catalog_record(mid) if mid else None
+    return arch_from_record(rec) if rec else None
 
 
 def _expanded(ref: str) -> Path:

@@ -137,7 +137,7 @@ def fix_cmd(
             f"Would fix {n} problem{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}{more}.", err=True
         )
         sys.exit(EXIT_ERROR if errors else EXIT_FINDINGS if files else EXIT_CLEAN)
-    write_errors = write_fixed(outcome)
+    write_errors = write_fixed(outcome, opts.lint_root)
     red = outcome.before.redactor()
     if not quiet:
         for r in outcome.applied:

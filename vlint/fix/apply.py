@@ -17,8 +17,10 @@ Files keep their encoding details: a UTF-8 BOM and CRLF line endings are restore
 from __future__ import annotations
 
 import codecs
+import contextlib
 import difflib
 import os
+import stat
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -29,6 +31,7 @@ from vlint.engine import Engine
 from vlint.finding import Finding
 from vlint.fix.editor import CannotApply, Text, TextEdit, apply_edits, edits_for
 from vlint.lint import LintOptions, LintReport, Reader, display_path, lint_paths
+from vlint.lint_root import LintRoot, real_path
 from vlint.sources.base import SourceError, SourceText
 
 MAX_ROUNDS = 10
@@ -144,6 +147,13 @@ class _Run:
 
     def abspath(self, shown: str) -> Path:
         return _norm(self.opts.root / shown)
+
+    def unwritable(self, shown: str) -> str | None:
+        """Why ``vlint fix`` will not edit this file, or None."""
+        p = self.abspath(shown)
+        if p in self.overlay and not p.exists():  # an editor's unsaved buffer
+            return None
+        return write_refusal(p, self.opts.lint_root)
 
     def text(self, shown: str, overlay: dict[Path, str]) -> Text:
         p = self.abspath(shown)
@@ -328,6 +338,9 @@ def _plan(
                         shown = ", ".join(formats[s.path]) or "this format"
                         raise CannotApply(f"vlint fix does not edit {shown} files ({s.path})")
                     if s.path not in texts:
+                        why = run.unwritable(s.path)
+                        if why is not None:
+                            raise CannotApply(f"{s.path} {why}")
                         texts[s.path] = run.text(s.path, run.overlay)
                 edits.extend(edits_for(change, texts))
         except (CannotApply, SourceError) as e:
@@ -363,27 +376,73 @@ def encode_like(text: str, original: bytes) -> bytes:
     return codecs.BOM_UTF8 + data if original.startswith(codecs.BOM_UTF8) else data
 
 
-def write_fixed(outcome: FixOutcome) -> list[str]:
-    """Write the changed files (atomically, keeping permissions); returns errors, one per file."""
+def write_refusal(path: Path, root: LintRoot | None) -> str | None:
+    """Why a fix must not be written to ``path``: outside the lint root, a symbolic link (or reached
+    through one), a file with several hard links (replacing it would split them); None when it may."""
+    if root is not None:
+        why = root.refusal(path)
+        if why is not None:
+            return why
+    if real_path(path) != Path(os.path.abspath(path)):
+        return "is a symbolic link (or inside a linked folder): vlint never writes through a link"
+    try:
+        links = os.lstat(path).st_nlink
+    except OSError:
+        return None
+    if links > 1:
+        return f"has {links} hard links: replacing it would split them, so vlint does not write it"
+    return None
+
+
+def write_fixed(outcome: FixOutcome, root: LintRoot | None = None) -> list[str]:
+    """Write the changed files; returns errors, one per file.
+
+    Each file is checked again just before it is written (inside the root, no symbolic link, a
+    single hard link, unchanged since it was read), written to a temporary file beside it with the
+    original's mode (and owner, where allowed), flushed to disk, and moved over it atomically."""
     from vlint.lint import decode
 
     errors: list[str] = []
     for p, (shown, old, new) in sorted(outcome.changed.items(), key=lambda kv: kv[1][0]):
+        why = write_refusal(p, root)
+        if why is not None:
+            errors.append(f"{shown}: not fixed: {why}")
+            continue
         try:
             original = p.read_bytes()
             if decode(original) != old:
                 errors.append(f"{shown}: changed on disk while vlint was fixing it; not written")
                 continue
+            st = os.lstat(p)
             data = encode_like(new, original)
             fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".vlint")
             try:
                 with os.fdopen(fd, "wb") as f:
                     f.write(data)
-                os.chmod(tmp, p.stat().st_mode & 0o7777)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.chmod(tmp, stat.S_IMODE(st.st_mode))
+                with contextlib.suppress(OSError):  # keeping the owner needs the right to give files away
+                    os.chown(tmp, st.st_uid, st.st_gid)
                 os.replace(tmp, p)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
                 raise
+            _fsync_dir(p.parent)
         except (OSError, SourceError) as e:
             errors.append(f"{shown}: cannot write: {getattr(e, 'strerror', None) or e}")
     return errors
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename durable (where the platform allows opening a folder)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

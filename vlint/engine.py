@@ -5,6 +5,7 @@ Rules never touch output formats; the engine turns their hits into :class:`Findi
 
 from __future__ import annotations
 
+import re
 import string
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -29,11 +30,26 @@ class Selection:
     severity: dict[str, str] = field(default_factory=dict)
 
 
+#: a field a message template may name: a plain name, no attribute or index access
+_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: widths and precisions past this are not formatted (``{x:>3000000000}`` would allocate gigabytes)
+MAX_FORMAT_WIDTH = 1000
+
+
 class _Formatter(string.Formatter):
-    def get_value(self, key: Any, args: Any, kwargs: Any) -> Any:
-        if isinstance(key, str):
-            return kwargs[key]
-        return super().get_value(key, args, kwargs)
+    """``str.format`` for rule messages, which a repository's own rules (``--rules-dir``, config) may
+    write: ``{name}`` and format specs only — ``{x.__class__}``, ``{x[0]}`` and huge widths are
+    refused, so a template cannot reach into objects or exhaust memory."""
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
+        if not _FIELD.fullmatch(field_name):
+            raise KeyError(field_name)
+        return kwargs[field_name], field_name
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if any(int(n) > MAX_FORMAT_WIDTH for n in re.findall(r"\d+", format_spec)):
+            raise ValueError(f"format width over {MAX_FORMAT_WIDTH}")
+        return format(value, format_spec)
 
 
 _FMT = _Formatter()

@@ -81,7 +81,9 @@ def test_no_network_during_a_corpus_run(
     tmp_path: Path, no_network: list[str], maybe_shared: Path | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     hub: list[str] = []
-    monkeypatch.setattr("vlint.resolve.hub.fetch_model_arch", lambda repo: hub.append(repo))
+    from vlint.resolve.hub import HubResult
+
+    monkeypatch.setattr("vlint.resolve.hub.fetch_model_arch", lambda repo: hub.append(repo) or HubResult(None))
     for tree in trees(maybe_shared, tmp_path):
         run = lint(tree, ".")
         assert not any("internal error" in (f["error"] or {}).get("message", "") for f in run.report["files"])
@@ -95,7 +97,9 @@ def test_no_network_during_a_corpus_run(
 def test_online_is_what_allows_the_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The hub (the only network code) is asked for an unknown model with --online, never without."""
     hub: list[str] = []
-    monkeypatch.setattr("vlint.resolve.hub.fetch_model_arch", lambda repo: hub.append(repo))
+    from vlint.resolve.hub import HubResult
+
+    monkeypatch.setattr("vlint.resolve.hub.fetch_model_arch", lambda repo: hub.append(repo) or HubResult(None))
     write_tree(tmp_path, {"start.sh": "vllm serve acme/unknown-model-7b --max-model-len 4096\n"})
     lint(tmp_path, "start.sh")
     assert hub == []

@@ -266,9 +266,10 @@ def find_model(
     if online:
         from vlint.resolve.hub import fetch_model_arch
 
-        arch = fetch_model_arch(ref)
-        if arch is not None:
-            return ModelLookup(arch, "hub", note)
+        fetched = fetch_model_arch(ref)
+        if fetched.arch is not None:
+            return ModelLookup(fetched.arch, "hub", note)
+        note = "; ".join(n for n in (note, fetched.note) if n)
     return ModelLookup(None, "", note)
 
 

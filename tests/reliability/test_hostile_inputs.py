@@ -421,6 +421,7 @@ def test_limits_are_the_documented_ones() -> None:
         yaml_nodes.MAX_DEPTH,
         yaml_nodes.MAX_ALIAS_EXPANSIONS,
         yaml_nodes.MAX_NODES,
+        yaml_nodes.MAX_COMPOSED_NODES,
         shell_lexer.MAX_NESTING,
         shell_lexer.MAX_WORDS,
         shell_lexer.MAX_PARTS,

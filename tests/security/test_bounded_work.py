@@ -114,3 +114,46 @@ def test_fnmatch_dialect_matches_fnmatch() -> None:
     for pat in ("*.yaml", "k8s/*", "a?c", "[ab]*", "*/x/*"):
         for name in ("a.yaml", "k8s/x/y.yaml", "abc", "bz", "q/x/r", "x"):
             assert compile_glob(pat, fnmatch=True).match(name) is fnmatch.fnmatchcase(name, pat), (pat, name)
+
+
+def test_huge_python_and_yaml_files_are_refused_cheaply(tmp_path: Path) -> None:
+    """Parsing them would take gigabytes: each is one file's error, decided before parsing, and the
+    other files are still linted (the child has 512 MiB of address space and the CPU deadline)."""
+    _tree(
+        tmp_path,
+        {
+            "big.py": "from vllm import LLM\nx = [" + ",".join(["1"] * 1_000_000) + "]\n",
+            "big.yaml": "# vllm settings\nmodel: m/x\nitems:\n" + "- [1, 2, 3]\n" * 800_000,
+            "run.sh": "vllm serve m/x --max-model-lenn 1\n",
+        },
+    )
+    run = lint_bounded(tmp_path, ".", memory=2**31, timeout=WALL, cpu_seconds=DEADLINE)
+    errors = {f["path"]: (f["error"] or {}).get("message", "") for f in run.report["files"]}
+    assert "too large to parse" in errors["big.py"] and "too large to read" in errors["big.yaml"]
+    assert run.exit_code == 2
+    assert "VL001" in [f["code"] for f in run.report["findings"] if f["path"] == "run.sh"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "gitlab"])
+def test_lone_surrogates_and_undecodable_file_names_are_one_files_business(tmp_path: Path, fmt: str) -> None:
+    """A YAML escape that makes a lone surrogate, and a file name that is not UTF-8, reach every
+    output format as escapes; the run finishes and reports the other files."""
+    import subprocess
+    import sys
+
+    _tree(
+        tmp_path,
+        {"serve.yaml": 'model: "m/\\ud800x"\nmax-model-lenn: 1\n', "run.sh": "vllm serve m/x --max-model-lenn 1\n"},
+    )
+    (tmp_path / os.fsdecode(b"odd-\xff.sh")).write_bytes(b"vllm serve m/x --max-model-lenn 1\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "vlint.cli", "--isolated", "--format", fmt, "."],
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]), PYTHONIOENCODING="utf-8"),
+        capture_output=True,
+        timeout=WALL,
+    )
+    assert b"Traceback" not in r.stderr, r.stderr[-2000:]
+    assert r.returncode in (1, 2)
+    out = r.stdout.decode("utf-8")  # valid UTF-8 whatever the file names held
+    assert "run.sh" in out and "odd-" in out

@@ -75,8 +75,14 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
 def _artifact(path: str) -> dict[str, Any]:
     p = path.replace("\\", "/")
     if PurePosixPath(p).is_absolute() or (len(p) > 1 and p[1] == ":"):
-        return {"uri": Path(path).as_uri() if Path(path).is_absolute() else quote(p)}
-    return {"uri": quote(p), "uriBaseId": SRCROOT}
+        return {"uri": "file://" + _quote(p) if Path(path).is_absolute() else _quote(p)}
+    return {"uri": _quote(p), "uriBaseId": SRCROOT}
+
+
+def _quote(path: str) -> str:
+    """A path as a URI: a file name that is not UTF-8 (its bytes decoded with surrogateescape) is
+    percent-encoded byte for byte, as the file system has it."""
+    return quote(path.encode("utf-8", "surrogateescape"))
 
 
 def _region(span: Span) -> dict[str, Any] | None:
@@ -145,7 +151,7 @@ def sarif_document(
                 "descriptor": {"id": "file-error"},
             }
         )
-    root_uri = (root or Path.cwd()).absolute().as_uri().rstrip("/") + "/"
+    root_uri = "file://" + _quote(str((root or Path.cwd()).absolute())).rstrip("/") + "/"
     run: dict[str, Any] = {
         "tool": {
             "driver": {

@@ -637,8 +637,20 @@ def _walk_expr(node: ast.AST) -> list[ast.AST]:
 
 
 # -- invocations ---------------------------------------------------------------------------------
+#: Python sources larger than this are not parsed: CPython's AST takes about 500 bytes per node
+#: (1 MB of literals: 0.5 GB and 10 s); launch scripts are kilobytes
+MAX_PYTHON_BYTES = 256 * 2**10
+
+
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     result = SourceResult()
+    if len(src.text) > MAX_PYTHON_BYTES:
+        size = len(src.text.encode("utf-8", "surrogatepass")) / 2**10
+        result.error = SourceError(
+            f"Python source too large to parse ({size:,.0f} KiB; vlint reads Python files up to "
+            f"{MAX_PYTHON_BYTES // 2**10} KiB)"
+        )
+        return result
     try:
         mod = _Module(src, read_file)
     except SyntaxError as e:

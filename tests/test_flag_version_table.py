@@ -33,11 +33,11 @@ ROWS = [
     (("--use-v2-block-manager",), V("0.9.2"), None),  # gone in 0.10.0
     (("--preemption-mode", "recompute"), V("0.10.2"), None),  # gone in 0.11.0
     (("--guided-decoding-backend", "xgrammar"), V("0.11.2"), None),  # gone in 0.12.0
-    (("--task", "generate"), V("0.11.2"), None),  # gone in 0.13.0 (0.12.0 not bundled)
-    (("--speculative-model", "x"), None, None),  # gone in 0.8.3: not in any bundled release ≥ 0.8.5
-    (("--max-cudagraph-capture-size", "256"), None, V("0.11.2")),  # added 0.11.1
+    (("--task", "generate"), V("0.12.0"), None),  # gone in 0.13.0
+    (("--speculative-model", "x"), V("0.8.2"), None),  # gone in 0.8.3
+    (("--max-cudagraph-capture-size", "256"), None, V("0.11.1")),  # added 0.11.1
     (("--attention-backend", "FLASHINFER"), None, V("0.13.0")),  # added 0.13.0
-    (("--performance-mode", "throughput"), None, V("0.17.1")),  # added 0.17.0
+    (("--performance-mode", "throughput"), None, V("0.17.0")),  # added 0.17.0
     (("--disable-prefix-caching",), None, V("0.33.0")),  # EnableDisableAction, 0.33.0
     (("--max-model-len", "8192"), None, None),  # always
 ]
@@ -48,10 +48,7 @@ def test_verdicts(words: tuple[str, ...], last: Version | None, first: Version |
     oldest = bundled_versions()[0]
     for v in bundled_versions():
         got = verdict(v, *words)
-        if words[0] == "--speculative-model":
-            # removed before the oldest bundled release but after 0.6.6: accepted there, removed after
-            want = None if v < V("0.8.5") else "VL002"
-        elif last is not None:
+        if last is not None:
             want = None if v <= last else "VL002"
         elif first is not None:
             want = None if v >= first else ("VL003" if v >= oldest else "VL001")

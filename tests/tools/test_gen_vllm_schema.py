@@ -10,7 +10,6 @@ import argparse
 import functools
 import importlib.util
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any, ClassVar
@@ -18,8 +17,11 @@ from typing import Any, ClassVar
 import pytest
 from jsonschema import Draft202012Validator
 
+from vlint.argspec.bundle import read_record
+from vlint.argspec.jsonschema import build_schema
+from vlint.argspec.spec import bundled_versions
+
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_DIR = ROOT / "schemas" / "vllm"
 
 
 def _load_generator() -> Any:
@@ -260,7 +262,7 @@ def test_help_first_sentence_and_defaults(described: dict[str, dict[str, Any]]) 
 
 def _schema() -> dict[str, Any]:
     args = gen.describe_parser(build_parser())
-    return gen.build_schema(args, title="synthetic", x_vlint={"arguments": args}, dotted=True)
+    return build_schema(args, title="synthetic", x_vlint={"arguments": args}, dotted=True)
 
 
 def test_schema_is_valid_and_validates_settings() -> None:
@@ -305,7 +307,7 @@ def test_classify_type_unwraps_closures() -> None:
 
 # ---- bundled schemas ----------------------------------------------------------------
 
-BUNDLED = sorted(p for p in SCHEMA_DIR.glob("*.json") if re.fullmatch(r"\d+\.\d+\.\d+(\.post\d+)?", p.stem))
+BUNDLED = [str(v) for v in bundled_versions()]
 X_KEYS = {
     "vllm_version",
     "generator_version",
@@ -334,15 +336,15 @@ def _vkey(v: str) -> tuple[int, ...]:
 
 
 @functools.cache
-def _read(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text())
+def _read(version: str) -> dict[str, Any]:
+    """The release's record, wrapped as the generator writes it (``{"x-vlint": record}``)."""
+    return {"x-vlint": read_record(version)}
 
 
 def _load(version: str) -> dict[str, Any]:
-    path = SCHEMA_DIR / f"{version}.json"
-    if not path.exists():
-        pytest.skip(f"{path.name} not bundled")
-    return _read(path)
+    if version not in BUNDLED:
+        pytest.skip(f"{version} not bundled")
+    return _read(version)
 
 
 def _args(version: str) -> dict[str, dict[str, Any]]:
@@ -350,16 +352,18 @@ def _args(version: str) -> dict[str, dict[str, Any]]:
 
 
 def test_some_schemas_are_bundled() -> None:
-    assert BUNDLED, "no schemas/vllm/*.json"
+    assert BUNDLED, "no schemas/vllm/index.json"
 
 
-@pytest.mark.parametrize("path", BUNDLED, ids=[p.stem for p in BUNDLED])
-def test_bundled_schema_shape(path: Path) -> None:
-    schema = _read(path)
+@pytest.mark.parametrize("version", BUNDLED)
+def test_bundled_schema_shape(version: str) -> None:
+    x = _read(version)["x-vlint"]
+    schema = build_schema(
+        x["arguments"], title=version, x_vlint={}, dotted=bool(x["parser_features"].get("dotted_args"))
+    )
     Draft202012Validator.check_schema(schema)
-    x = schema["x-vlint"]
     assert set(x) >= X_KEYS
-    assert x["vllm_version"] == path.stem
+    assert x["vllm_version"] == version
     args = x["arguments"]
     assert args and all(set(a) == ARG_FIELDS for a in args)
     assert [(a["dest"], a["name"]) for a in args] == sorted((a["dest"], a["name"]) for a in args)
@@ -381,9 +385,9 @@ def test_swap_space_removed_in_0_18() -> None:
 
 
 def test_num_scheduler_steps_only_up_to_0_10_0() -> None:
-    for path in BUNDLED:
-        present = "num_scheduler_steps" in _args(path.stem)
-        assert present == (_vkey(path.stem) <= (0, 10, 0)), path.stem
+    for version in BUNDLED:
+        present = "num_scheduler_steps" in _args(version)
+        assert present == (_vkey(version) <= (0, 10, 0)), version
 
 
 def test_gpu_memory_utilization_default_changed() -> None:

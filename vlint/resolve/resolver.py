@@ -78,6 +78,7 @@ def choose_release(inv: Invocation, opts: ResolveOptions) -> tuple[Resolution, s
         wanted, reason = opts.vllm_version, opts.vllm_version_source or f"--vllm-version {opts.vllm_version}"
     elif fact is not None and fact_version is not None:
         wanted, reason = fact_version, fact.detail or f"image tag ({fact.value})"
+        reason += _vendor_evidence(inv)
     else:
         installed = installed_vllm_version()
         if installed is not None:
@@ -96,17 +97,28 @@ def choose_release(inv: Invocation, opts: ResolveOptions) -> tuple[Resolution, s
 
 
 def _unknown_image_version(inv: Invocation) -> str:
-    """``image vllm/vllm-openai@sha256:…`` when the launch runs in a vLLM image whose reference does
-    not name a release (a digest, ``latest``, a tag vlint cannot map); else ""."""
+    """``image vllm/vllm-openai@sha256:… (a digest, not a release tag)`` when the launch runs in an
+    image that ships vLLM but names no release (a digest, ``latest``, a vendor tag vlint cannot map);
+    else ""."""
     fact = inv.facts.get("image")
     if fact is None:
         return ""
-    from vlint.sources.images import parse_image
+    from vlint.sources.images import parse_image, unknown_version_reason
 
     image = parse_image(str(fact.value))
-    if image is None or not image.is_vllm:
+    return (unknown_version_reason(image) or "") if image is not None else ""
+
+
+def _vendor_evidence(inv: Invocation) -> str:
+    """`` (NVIDIA vLLM Release 25.10 notes: …)`` when the version came from a vendor image's table."""
+    fact = inv.facts.get("image")
+    if fact is None:
         return ""
-    return f"image {image.raw}"
+    from vlint.sources.images import parse_image, vendor_release
+
+    image = parse_image(str(fact.value))
+    found = vendor_release(image) if image is not None else None
+    return f" ({found[1]})" if found else ""
 
 
 _GPU_COUNT_ALL = re.compile(r"^\s*all\s*$", re.IGNORECASE)

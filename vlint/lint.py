@@ -419,7 +419,8 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
     if combined.invocations:
         from vlint.sources.pins import attach_pins
 
-        attach_pins(combined.invocations, src, reader.read, reader.opts.root)
+        lint_root = reader.opts.lint_root
+        attach_pins(combined.invocations, src, reader.read_linked, lint_root.path if lint_root else reader.opts.root)
     if not names and fr.error is None:
         fr.error = _unreadable_yaml(src, explicit)
     fr.sources = tuple(names)

@@ -195,7 +195,7 @@ prune_until() {
   [ -f "$ENVS/READY" ] || return 0
   while IFS= read -r e; do
     [ "$(free_gb)" -ge "$want" ] && return 0
-    [ -n "$e" ] && [ "$e" != "$CURRENT" ] && ! kept "$e" && remove_env "$e"
+    [ -n "$e" ] && [ "$e" != "$CURRENT" ] && [ "$e" != "${GENERATING:-}" ] && ! kept "$e" && remove_env "$e"
   done <"$ENVS/READY"
 }
 
@@ -204,7 +204,27 @@ prune_until() {
 # are made free by deleting envs not in KEEP.
 MIN_FREE_GB=${MIN_FREE_GB:-15}
 [ -f "$ENVS/timings.tsv" ] || echo -e "version\tenv_seconds\tgenerator_seconds\tstatus\tfree_gb\tdate" >"$ENVS/timings.tsv"
+# The generator of one release (CPU) runs while the next release's environment is installed (disk
+# and network); installs themselves stay one at a time (a missing-module install of the generator
+# waits for nothing but is rare).
+gen_and_record() {
+  local v=$1 t0=$2 t1=$3 t2 status ts
+  ts=$(date +%s)
+  if generate "$v"; then
+    status=ok
+    mark_ready "$v"
+  else
+    status=generator-failed
+  fi
+  t2=$(date +%s)
+  echo -e "$v\t$((t1 - t0))\t$((t2 - ts))\t$status\t$(free_gb)\t$(date -Is)" >>"$ENVS/timings.tsv"
+  echo "   $v: env $((t1 - t0))s, generator $((t2 - ts))s, $status" >&2
+  if [ "${VLLM_ENVS_PRUNE:-0}" = 1 ] && [ "$status" = ok ] && ! kept "$v"; then remove_env "$v"; fi
+}
+
 CURRENT=""
+GEN_PID=""
+GENERATING=""
 for v in "${VERSIONS[@]}"; do
   echo "== vllm $v" >&2
   CURRENT=$v
@@ -214,16 +234,14 @@ for v in "${VERSIONS[@]}"; do
     continue
   fi
   t0=$(date +%s)
-  setup_env "$v" || { echo -e "$v\t$(($(date +%s) - t0))\t-\tenv-failed\t$(free_gb)\t$(date -Is)" >>"$ENVS/timings.tsv"; continue; }
-  t1=$(date +%s)
-  if generate "$v"; then
-    status=ok
-    mark_ready "$v"
-  else
-    status=generator-failed
+  if ! setup_env "$v"; then
+    echo -e "$v\t$(($(date +%s) - t0))\t-\tenv-failed\t$(free_gb)\t$(date -Is)" >>"$ENVS/timings.tsv"
+    continue
   fi
-  t2=$(date +%s)
-  echo -e "$v\t$((t1 - t0))\t$((t2 - t1))\t$status\t$(free_gb)\t$(date -Is)" >>"$ENVS/timings.tsv"
-  echo "   $v: env $((t1 - t0))s, generator $((t2 - t1))s, $status" >&2
-  if [ "${VLLM_ENVS_PRUNE:-0}" = 1 ] && [ "$status" = ok ] && ! kept "$v"; then remove_env "$v"; fi
+  t1=$(date +%s)
+  [ -n "$GEN_PID" ] && wait "$GEN_PID"
+  GENERATING=$v
+  gen_and_record "$v" "$t0" "$t1" &
+  GEN_PID=$!
 done
+[ -n "$GEN_PID" ] && wait "$GEN_PID"

@@ -624,10 +624,19 @@ def env_var_choices() -> dict[str, Any]:
             out[name] = {
                 "values": sorted(str(v) for v in values),
                 "case_sensitive": bool(cells.get("case_sensitive", True)),
+                # env_list_with_choices / env_set_with_choices: comma-separated, each item checked
+                "list": bool(re.search(r"(list|set)_with_choices|_env_(list|set)\b", _getter_name(getter))),
             }
         except Exception as e:
             out[name] = {"values": None, "error": f"{type(e).__name__}: {str(e)[:120]}"}
     return dict(sorted(out.items()))
+
+
+def _getter_name(getter: Any) -> str:
+    """The qualname of the validating function a getter wraps (``env_list_with_choices.<locals>…``)."""
+    names = [getattr(getter, "__qualname__", "")]
+    names += [getattr(v, "__qualname__", "") for v in _closure_cells(getter).values() if callable(v)]
+    return " ".join(names)
 
 
 def _closure_cells(fn: Any, depth: int = 0) -> dict[str, Any]:

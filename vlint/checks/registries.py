@@ -126,7 +126,9 @@ def env_value(ctx: CheckContext) -> Iterator[Hit]:
         if not text:
             continue
         case_sensitive = spec.get("case_sensitive", True)
-        words = [w.strip() for w in text.split(",")] if name.endswith("S") and "," in text else [text]
+        if "list" not in spec and "," in text:
+            continue  # a record from before the list flag: a list variable would be misjudged
+        words = [w.strip() for w in text.split(",")] if spec.get("list") else [text]
         for word in words:
             ok = word in values if case_sensitive else word.lower() in {v.lower() for v in values}
             if ok:

@@ -83,7 +83,7 @@ module_to_pkg() {
 }
 
 # Packages installed without their dependencies (they would pull a CUDA torch).
-ALWAYS_NODEPS="xgrammar llguidance apache-tvm-ffi gguf mistral-common lm-format-enforcer interegular pycountry"
+ALWAYS_NODEPS="xgrammar llguidance apache-tvm-ffi gguf mistral-common lm-format-enforcer interegular pycountry cloudpickle"
 NODEPS_RE='^(xgrammar|interegular|pycountry|compressed-tensors|depyf|outlines_core|outlines-core|lm-format-enforcer|mistral_common|mistral-common|llguidance|gguf|outlines)$'
 
 # Installs use uv with one cache on the same disk as the venvs, linked by hardlink: torch and
@@ -159,8 +159,15 @@ generate() {
   for _ in $(seq 1 40); do
     # shellcheck disable=SC2046
     if out=$(cd "$ROOT" && VLLM_TARGET_DEVICE=cpu "$venv/bin/python" tools/gen_vllm_schema.py --out "$OUT" $(stubs_for "$v") 2>&1); then
-      tail -1 <<<"$out" >&2
-      return 0
+      # a parser obtained by a fallback because vLLM's CLI could not import a module: install it, retry
+      mod=$("$venv/bin/python" -c "import json, re, sys; x = json.load(open(sys.argv[1]))['x-vlint']
+m = [re.search(r\"No module named '([^'.]+)\", r) for r in x['parser_fallback_reasons']]
+print(next((g.group(1) for g in m if g), ''))" "$OUT/$v.json" 2>/dev/null)
+      if [ -z "$mod" ]; then
+        tail -1 <<<"$out" >&2
+        return 0
+      fi
+      out="No module named '$mod'"
     fi
     mod=$(grep -oP "No module named '\K[^'.]+" <<<"$out" | tail -1)
     # mistral_common and others say: requires "pycountry" to be installed

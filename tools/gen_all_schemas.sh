@@ -58,7 +58,7 @@ extra_installs() {
 stubs_for() {
   case "$1" in
     # vllm/_core_ext.py probes vllm._core_C with find_spec, then needs its ScalarType class
-    0.6.0|0.6.1|0.6.1.*) echo "--hide vllm._core_C" ;;
+    0.6.0|0.6.1|0.6.1.*|0.6.2|0.6.3|0.6.3.*) echo "--hide vllm._core_C" ;;
     *) echo "" ;;
   esac
 }

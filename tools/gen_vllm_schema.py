@@ -850,6 +850,19 @@ def _registry_values(how: str, arguments: list[dict[str, Any]]) -> list[str] | N
     return _values_of(_attr(how))
 
 
+def _registry_missing_module(regs: dict[str, Any]) -> str | None:
+    """A non-vLLM module whose absence kept a registry from being read (None when all were read or
+    failed for other reasons: a registry the release does not have is not an error)."""
+    for reg in regs.values():
+        if reg.get("values"):
+            continue
+        for why in reg.get("tried") or ():
+            m = re.search(r"No module named '([^']+)'", why)
+            if m and not m.group(1).startswith("vllm"):
+                return m.group(1).split(".")[0]
+    return None
+
+
 def registries(arguments: list[dict[str, Any]]) -> dict[str, Any]:
     """``{name: {source, values}}`` for every registry in :data:`REGISTRY_SOURCES`; a registry
     no source yields is ``{source: None, values: None, tried: [why each failed]}`` (absent, never
@@ -1057,6 +1070,12 @@ def main(argv: list[str] | None = None) -> int:
     with _quiet_argv(), contextlib.redirect_stdout(sys.stderr):
         how = force_cpu_platform() if os.environ.get("VLLM_TARGET_DEVICE") == "cpu" else None
         schema = generate(stubs)
+    missing = _registry_missing_module(schema["x-vlint"].get("registries") or {})
+    if missing:
+        # a registry could not be read because a dependency is absent: say so like an import error,
+        # so that tools/gen_all_schemas.sh installs it and runs the generator again
+        print(f"ModuleNotFoundError: No module named '{missing}' (while reading a registry)", file=sys.stderr)
+        return 3
     schema["x-vlint"]["platform_forcing"] = how
     schema["x-vlint"]["shims"] = shims
     if hidden:

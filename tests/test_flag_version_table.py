@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from vlint.argspec.history import history
 from vlint.argspec.parse import parse_invocation
 from vlint.argspec.spec import bundled_versions, load_spec
 from vlint.invocation import Invocation, Token
@@ -26,18 +27,22 @@ def verdict(version: Version, *words: str) -> str | None:
     return codes[0] if codes else None
 
 
-# (words, last release that accepts them, first release that accepts them)
+#: replaced by the first argparse choice the release has for the option (the choices vary by release)
+CHOICE = "{choice}"
+
+# (words, last release that accepts them, first release that accepts them); a flag removed later is
+# reported as too new (VL003) before the release that added it
 ROWS = [
     (("--swap-space", "4"), V("0.17.1"), None),  # gone in 0.18.0
     (("--num-scheduler-steps", "8"), V("0.10.0"), None),  # gone in 0.10.1
     (("--use-v2-block-manager",), V("0.9.2"), None),  # gone in 0.10.0
     (("--preemption-mode", "recompute"), V("0.10.2"), None),  # gone in 0.11.0
-    (("--guided-decoding-backend", "xgrammar"), V("0.11.2"), None),  # gone in 0.12.0
-    (("--task", "generate"), V("0.11.2"), None),  # gone in 0.13.0 (0.12.0 not bundled)
-    (("--speculative-model", "x"), None, None),  # gone in 0.8.3: not in any bundled release ≥ 0.8.5
-    (("--max-cudagraph-capture-size", "256"), None, V("0.11.2")),  # added 0.11.1
+    (("--guided-decoding-backend", CHOICE), V("0.11.2"), None),  # gone in 0.12.0 (its choices vary)
+    (("--task", "generate"), V("0.12.0"), None),  # gone in 0.13.0
+    (("--speculative-model", "x"), V("0.8.2"), None),  # gone in 0.8.3
+    (("--max-cudagraph-capture-size", "256"), None, V("0.11.1")),  # added 0.11.1
     (("--attention-backend", "FLASHINFER"), None, V("0.13.0")),  # added 0.13.0
-    (("--performance-mode", "throughput"), None, V("0.17.1")),  # added 0.17.0
+    (("--performance-mode", "throughput"), None, V("0.17.0")),  # added 0.17.0
     (("--disable-prefix-caching",), None, V("0.33.0")),  # EnableDisableAction, 0.33.0
     (("--max-model-len", "8192"), None, None),  # always
 ]
@@ -46,13 +51,13 @@ ROWS = [
 @pytest.mark.parametrize(("words", "last", "first"), ROWS, ids=[r[0][0] for r in ROWS])
 def test_verdicts(words: tuple[str, ...], last: Version | None, first: Version | None) -> None:
     oldest = bundled_versions()[0]
+    added = history().present_in(words[0])[0]
     for v in bundled_versions():
-        got = verdict(v, *words)
-        if words[0] == "--speculative-model":
-            # removed before the oldest bundled release but after 0.6.6: accepted there, removed after
-            want = None if v < V("0.8.5") else "VL002"
-        elif last is not None:
-            want = None if v <= last else "VL002"
+        hit = load_spec(v).lookup(words[0])
+        choice = str(hit[0].choices[0]) if hit is not None and hit[0].choices else "x"
+        got = verdict(v, *(choice if w == CHOICE else w for w in words))
+        if last is not None:
+            want = "VL003" if v < added else None if v <= last else "VL002"
         elif first is not None:
             want = None if v >= first else ("VL003" if v >= oldest else "VL001")
         else:

@@ -27,13 +27,13 @@ def fake_history(monkeypatch: pytest.MonkeyPatch) -> history_mod.History:
     h = history_mod.History(
         versions=(V("0.10.2"), V("0.17.1"), V("0.19.1"), V("0.33.0")),
         options={
-            "--swap-space": (0, 1),
-            "--new-thing": (3,),
-            "--max-model-len": (0, 1, 2, 3),
-            "--disable-log-requests": (0, 3),
+            "--swap-space": [[0, 1]],
+            "--new-thing": [[3, 3]],
+            "--max-model-len": [[0, 3]],
+            "--disable-log-requests": [[0, 0], [3, 3]],
         },
         dests={},
-        env_vars={"VLLM_USE_V1": (0,)},
+        env_vars={"VLLM_USE_V1": [[0, 0]]},
     )
     monkeypatch.setattr(history_mod, "history", lambda: h)
     return h
@@ -70,7 +70,7 @@ def test_never_existed_is_unknown_with_suggestion(fake_history: history_mod.Hist
 
 
 def test_removed_flag_as_an_abbreviation_is_noted(fake_history: history_mod.History) -> None:
-    fake_history.options["--device"] = (0,)
+    fake_history.options["--device"] = [[0, 0]]
     issues = _issues(_spec("0.19.1", "--device-ids"), "--device", "3")
     assert issues[0][0] == "VL005"
     assert "was its own option until vLLM 0.10.2" in issues[0][1]

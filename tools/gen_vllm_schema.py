@@ -12,7 +12,7 @@ Schema (draft 2020-12) over the settings document plus an ``x-vlint`` object
 (see tools/README.md for the layout).
 
 The part that turns *any* ``argparse.ArgumentParser`` into the schema dict
-(:func:`describe_parser`, :func:`build_schema`) is pure and imports nothing
+(:func:`describe_parser`, and ``vlint.argspec.jsonschema.build_schema``) is pure and imports nothing
 from vLLM, so it is unit-tested with synthetic parsers.
 """
 
@@ -33,8 +33,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-GENERATOR_VERSION = "1"
-JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+# the JSON Schema builder is shared with `vlint schema export` (stdlib only, no vlint install needed)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from vlint.argspec.jsonschema import build_schema
+
+GENERATOR_VERSION = "2"
 
 # --------------------------------------------------------------------------------------
 # Pure part: argparse parser -> description / schema dict
@@ -347,140 +350,6 @@ def describe_parser(parser: argparse.ArgumentParser) -> list[dict[str, Any]]:
     return out
 
 
-_HUMAN_INT_PATTERN = r"^\s*\d+(\.\d+)?[kKmMgGtT]\s*$"
-
-
-def _value_schema(arg: dict[str, Any]) -> dict[str, Any]:
-    kind = arg["kind"]
-    if kind == "int":
-        s: dict[str, Any] = {"type": "integer"}
-    elif kind == "float":
-        s = {"type": "number"}
-    elif kind == "bool":
-        s = {
-            "anyOf": [
-                {"type": "boolean"},
-                {"type": "string", "pattern": "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$"},
-            ]
-        }
-    elif kind == "none":
-        s = {"type": "boolean"}
-    elif kind == "human_int":
-        s = {"anyOf": [{"type": "integer"}, {"type": "string", "pattern": _HUMAN_INT_PATTERN}]}
-    elif kind == "human_int_or_auto":
-        s = {
-            "anyOf": [
-                {"type": "integer"},
-                {"type": "string", "pattern": _HUMAN_INT_PATTERN},
-                {"const": "auto"},
-            ]
-        }
-    elif kind == "json":
-        s = {"type": ["object", "array", "string"]}
-    elif kind == "json_or_str":
-        s = {"type": ["object", "string"]}
-    elif kind == "str":
-        s = {"type": "string"}
-    else:
-        s = {}
-    choices = arg["choices"]
-    if choices is not None:
-        values = [c for c in choices if c is not None]
-        s = {"enum": values}
-    return s
-
-
-def argument_schema(arg: dict[str, Any]) -> dict[str, Any]:
-    """JSON Schema of the value of one argument in a settings document."""
-    item = _value_schema(arg)
-    nargs = arg["nargs"]
-    if arg["action"] in ("store_true", "store_false", "boolean_optional", "enable_disable"):
-        s: dict[str, Any] = {"type": "boolean"}
-    elif arg["action"] == "count":
-        s = {"type": "integer", "minimum": 0}
-    elif nargs in ("+", "*") or (isinstance(nargs, int) and nargs > 1) or arg["action"] in ("append", "extend"):
-        arr: dict[str, Any] = {"type": "array", "items": item}
-        if isinstance(nargs, int):
-            arr["minItems"] = arr["maxItems"] = nargs
-        elif nargs == "+":
-            arr["minItems"] = 1
-        s = {"anyOf": [arr, item]} if item else arr
-    elif nargs == "?" and arg["const"] is not None:
-        s = {"anyOf": [item, {"type": "boolean"}]} if item else {}
-    else:
-        s = dict(item)
-    if arg["optional"]:
-        s = {"anyOf": [s, {"type": "null"}]} if s else {}
-    if arg["help"]:
-        s["description"] = arg["help"]
-    if arg["default"] is not None and arg["default"] != "==SUPPRESS==":
-        s["default"] = arg["default"]
-    if arg["deprecated"]:
-        s["deprecated"] = True
-    return s
-
-
-def _key_forms(opt: str) -> list[str]:
-    key = opt.lstrip("-")
-    return sorted({key, key.replace("-", "_")})
-
-
-def build_schema(
-    arguments: list[dict[str, Any]],
-    *,
-    title: str,
-    x_vlint: dict[str, Any],
-    dotted: bool = False,
-) -> dict[str, Any]:
-    """The JSON Schema (2020-12) over the settings document, plus ``x-vlint``.
-
-    Property names are the ``dest`` of every optional argument; every long
-    option spelling (dashes or underscores, aliases, ``--no-…`` inverses) is a
-    property too, pointing at the same ``$defs`` entry.
-    """
-    defs: dict[str, Any] = {}
-    props: dict[str, Any] = {}
-    pattern_props: dict[str, Any] = {}
-    for arg in arguments:
-        if arg["positional"] or arg["action"] in ("help", "version") or arg["dest"] == "config":
-            continue
-        dest = arg["dest"]
-        if dest in defs:  # several actions on one dest: keep the first
-            continue
-        defs[dest] = argument_schema(arg)
-        ref = {"$ref": f"#/$defs/{dest}"}
-        props[dest] = ref
-        for opt in arg["option_strings"]:
-            if opt.startswith("--"):
-                for key in _key_forms(opt):
-                    props.setdefault(key, ref)
-        for opt in arg["negative_option_strings"]:
-            for key in _key_forms(opt):
-                props.setdefault(
-                    key,
-                    {
-                        "type": "boolean",
-                        "description": f"Inverse of --{dest.replace('_', '-')}: true sets it to false.",
-                    },
-                )
-        if dotted and arg["kind"] in ("json", "json_or_str"):
-            stems = {dest} | {k for o in arg["option_strings"] if o.startswith("--") for k in _key_forms(o)}
-            for stem in sorted(stems):
-                pattern_props[f"^{re.escape(stem)}\\..+$"] = {"description": f"Dotted sub-key of {dest}."}
-    schema: dict[str, Any] = {
-        "$schema": JSON_SCHEMA_DIALECT,
-        "title": title,
-        "type": "object",
-        "properties": dict(sorted(props.items())),
-        "additionalProperties": False,
-        "$defs": dict(sorted(defs.items())),
-    }
-    if pattern_props:
-        schema["patternProperties"] = dict(sorted(pattern_props.items()))
-    schema["x-vlint"] = x_vlint
-    return schema
-
-
 def dump_schema(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=1, ensure_ascii=False) + "\n"
 
@@ -736,6 +605,58 @@ def env_vars() -> dict[str, Any]:
     return dict(sorted(out.items()))
 
 
+def env_var_choices() -> dict[str, Any]:
+    """``{NAME: {"values": [...], "case_sensitive": bool}}`` for the variables ``vllm/envs.py``
+    validates against a fixed list (``env_with_choices`` / ``env_list_with_choices``, read from the
+    getter's closure): vLLM raises ``ValueError`` for any other value when it reads them."""
+    try:
+        envs = importlib.import_module("vllm.envs")
+    except Exception:
+        return {}
+    out: dict[str, Any] = {}
+    for name, getter in getattr(envs, "environment_variables", {}).items():
+        cells = _closure_cells(getter)
+        if "choices" not in cells:
+            continue
+        choices = cells["choices"]
+        try:
+            values = choices() if callable(choices) else choices
+            out[name] = {
+                "values": sorted(str(v) for v in values),
+                "case_sensitive": bool(cells.get("case_sensitive", True)),
+                # env_list_with_choices / env_set_with_choices: comma-separated, each item checked
+                "list": bool(re.search(r"(list|set)_with_choices|_env_(list|set)\b", _getter_name(getter))),
+            }
+        except Exception as e:
+            out[name] = {"values": None, "error": f"{type(e).__name__}: {str(e)[:120]}"}
+    return dict(sorted(out.items()))
+
+
+def _getter_name(getter: Any) -> str:
+    """The qualname of the validating function a getter wraps (``env_list_with_choices.<locals>…``)."""
+    names = [getattr(getter, "__qualname__", "")]
+    names += [getattr(v, "__qualname__", "") for v in _closure_cells(getter).values() if callable(v)]
+    return " ".join(names)
+
+
+def _closure_cells(fn: Any, depth: int = 0) -> dict[str, Any]:
+    """Free variables of ``fn`` and of the functions it closes over (two levels)."""
+    out: dict[str, Any] = {}
+    code, cells = getattr(fn, "__code__", None), getattr(fn, "__closure__", None) or ()
+    if code is None:
+        return out
+    for var, cell in zip(code.co_freevars, cells, strict=False):
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        out.setdefault(var, value)
+        if depth < 2 and callable(value) and getattr(value, "__closure__", None):
+            for k, v in _closure_cells(value, depth + 1).items():
+                out.setdefault(k, v)
+    return out
+
+
 def _literal_strings_from_source(path: Path, names: tuple[str, ...]) -> list[str] | None:
     try:
         tree = ast.parse(path.read_text())
@@ -799,6 +720,171 @@ def kv_cache_dtypes(arguments: list[dict[str, Any]]) -> dict[str, Any]:
     return {"source": None, "dtypes": None}
 
 
+# --------------------------------------------------------------------------------------
+# Registries: the values vLLM checks against its own tables rather than argparse choices
+# --------------------------------------------------------------------------------------
+
+
+def _literal_strings(tp: Any) -> list[str]:
+    """The string members of a ``Literal[...]`` (through ``Union``/``Optional``/``Annotated``)."""
+    import typing
+
+    out: list[str] = []
+    origin = typing.get_origin(tp)
+    if origin is typing.Literal:
+        for a in typing.get_args(tp):
+            out.extend(_literal_strings(a) if not isinstance(a, str) else [a])
+    elif origin is not None:
+        for a in typing.get_args(tp):
+            out.extend(_literal_strings(a))
+    return out
+
+
+def _attr(path: str) -> Any:
+    """``module:attr.sub`` → the object (ImportError/AttributeError when absent)."""
+    mod, _, attr = path.partition(":")
+    obj: Any = importlib.import_module(mod)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _values_of(obj: Any) -> list[str]:
+    """Strings named by a registry object: Literal members, Enum member names (or values for a
+    ``str`` Enum), dict keys, list/set items."""
+    import enum
+
+    if isinstance(obj, type) and issubclass(obj, enum.Enum):
+        members = list(obj.__members__.values())
+        if issubclass(obj, str):
+            return [str(m.value) for m in members]
+        return [m.name for m in members]
+    if isinstance(obj, dict):
+        return [str(k) for k in obj]
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [str(v) for v in obj if isinstance(v, str)]
+    return _literal_strings(obj)
+
+
+def _manager_names(module: str, cls_attr: str) -> list[str]:
+    """Names registered with a tool/reasoning parser manager after importing its package:
+    eagerly registered (``tool_parsers``/``reasoning_parsers``) and lazily registered ones."""
+    mod = importlib.import_module(module)
+    manager = getattr(mod, cls_attr)
+    names: set[str] = set()
+    for field in ("tool_parsers", "reasoning_parsers", "lazy_parsers"):
+        table = getattr(manager, field, None)
+        if isinstance(table, dict):
+            names.update(str(k) for k in table)
+    return sorted(names)
+
+
+def _arg_values(arguments: list[dict[str, Any]], dest: str) -> list[str] | None:
+    """The values an argument lists: argparse ``choices``, else a ``{a,b,…}`` metavar."""
+    for a in arguments:
+        if a["dest"] != dest:
+            continue
+        if a["choices"]:
+            return [str(c) for c in a["choices"] if c is not None]
+        mv = a.get("metavar")
+        if isinstance(mv, str) and mv.startswith("{") and mv.endswith("}"):
+            return [x.strip() for x in mv[1:-1].split(",") if x.strip()]
+    return None
+
+
+#: where each registry lives, tried in order (the first that yields values wins); ``arg:DEST``
+#: reads the argument's choices/metavar. Every source is recorded in the output.
+REGISTRY_SOURCES: dict[str, tuple[str, ...]] = {
+    "load_formats": (
+        "vllm.model_executor.model_loader:_LOAD_FORMAT_TO_MODEL_LOADER",
+        "vllm.model_executor.model_loader:LoadFormats",
+        "vllm.config.load:LoadFormats",
+        "vllm.config:LoadFormat",
+        "arg:load_format",
+    ),
+    "attention_backends": (
+        "vllm.v1.attention.backends.registry:AttentionBackendEnum",
+        "vllm.attention.backends.registry:AttentionBackendEnum",
+        "vllm.attention.backends.registry:_Backend",
+        "vllm.platforms.interface:_Backend",
+        "vllm.attention.selector:_Backend",
+    ),
+    "tool_call_parsers": (
+        "manager:vllm.tool_parsers:ToolParserManager",
+        "manager:vllm.entrypoints.openai.tool_parsers:ToolParserManager",
+        "arg:tool_call_parser",
+    ),
+    "reasoning_parsers": (
+        "manager:vllm.reasoning:ReasoningParserManager",
+        "manager:vllm.entrypoints.openai.reasoning_parsers:ReasoningParserManager",
+        "arg:reasoning_parser",
+    ),
+    "tasks": (
+        "vllm.config.model:TaskOption",
+        "vllm.config:TaskOption",
+        "arg:task",
+    ),
+    "runners": ("vllm.config.model:RunnerOption", "vllm.config:RunnerOption", "arg:runner"),
+    "converts": ("vllm.config.model:ConvertOption", "vllm.config:ConvertOption", "arg:convert"),
+    "guided_decoding_backends": (
+        "vllm.config.structured_outputs:StructuredOutputsBackend",
+        "vllm.config:StructuredOutputsBackend",
+        "vllm.config:GuidedDecodingBackend",
+        "vllm.config:GuidedDecodingBackendV1",
+        "arg:guided_decoding_backend",
+        "arg:structured_outputs_config.backend",
+    ),
+    "architectures": ("registry:vllm.model_executor.models:ModelRegistry",),
+}
+
+
+def _registry_values(how: str, arguments: list[dict[str, Any]]) -> list[str] | None:
+    if how.startswith("arg:"):
+        return _arg_values(arguments, how[4:])
+    if how.startswith("manager:"):
+        mod, _, cls = how[len("manager:") :].partition(":")
+        return _manager_names(mod, cls)
+    if how.startswith("registry:"):
+        reg = _attr(how[len("registry:") :])
+        return sorted(str(a) for a in reg.get_supported_archs())
+    return _values_of(_attr(how))
+
+
+def _registry_missing_module(regs: dict[str, Any]) -> str | None:
+    """A non-vLLM module whose absence kept a registry from being read (None when all were read or
+    failed for other reasons: a registry the release does not have is not an error)."""
+    for reg in regs.values():
+        if reg.get("values"):
+            continue
+        for why in reg.get("tried") or ():
+            m = re.search(r"No module named '([^']+)'", why)
+            if m and not m.group(1).startswith("vllm"):
+                return m.group(1).split(".")[0]
+    return None
+
+
+def registries(arguments: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{name: {source, values}}`` for every registry in :data:`REGISTRY_SOURCES`; a registry
+    no source yields is ``{source: None, values: None, tried: [why each failed]}`` (absent, never
+    guessed)."""
+    out: dict[str, Any] = {}
+    for name, sources in REGISTRY_SOURCES.items():
+        tried: list[str] = []
+        for how in sources:
+            try:
+                values = _registry_values(how, arguments)
+            except Exception as e:  # absent in this release, or its import fails
+                tried.append(f"{how}: {type(e).__name__}: {str(e)[:160]}")
+                continue
+            if values:
+                out[name] = {"source": how, "values": sorted(set(values))}
+                break
+            tried.append(f"{how}: no values")
+        else:
+            out[name] = {"source": None, "values": None, "tried": tried}
+    return out
+
+
 def _dist_version(name: str) -> str | None:
     from importlib import metadata
 
@@ -847,8 +933,10 @@ def generate(stubs: list[str] | None = None) -> dict[str, Any]:
         "stubs": sorted(stubs or []),
         "arguments": arguments,
         "env_vars": env_vars(),
+        "env_var_choices": env_var_choices(),
         "quantization_methods": quantization_methods(),
         "kv_cache_dtypes": kv_cache_dtypes(arguments),
+        "registries": registries(arguments),
     }
     return build_schema(
         arguments,
@@ -941,6 +1029,16 @@ def install_stubs(names: list[str]) -> list[str]:
     return done
 
 
+def hide_modules(names: list[str]) -> list[str]:
+    """Make ``names`` absent (``sys.modules[name] = None``: ``importlib.util.find_spec`` answers
+    None and ``import`` raises ImportError), for compiled extensions a release probes with
+    ``find_spec`` and then cannot load against this torch (0.6.0-0.6.1: ``vllm._core_C``, whose
+    ``ScalarType`` lookup would fail): vLLM then takes its own path for platforms without them."""
+    for name in names:
+        sys.modules[name] = None  # type: ignore[assignment]
+    return list(names)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default="schemas/vllm/", help="output folder (default: %(default)s)")
@@ -951,6 +1049,12 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="module to replace by an empty stub before importing vLLM (repeatable)",
     )
+    ap.add_argument(
+        "--hide",
+        action="append",
+        default=[],
+        help="compiled module to treat as absent (sys.modules[MOD] = None; repeatable)",
+    )
     ap.add_argument("--timestamp", action="store_true", help="add x-vlint.generated_at (UTC date)")
     args = ap.parse_args(argv)
 
@@ -959,14 +1063,23 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     stubs = install_stubs(args.stub)
+    hidden = hide_modules(args.hide)
     shims = apply_torch_shims()
     real_stdout = sys.stdout
     # vLLM logs to stdout; keep it off the --stdout output
     with _quiet_argv(), contextlib.redirect_stdout(sys.stderr):
         how = force_cpu_platform() if os.environ.get("VLLM_TARGET_DEVICE") == "cpu" else None
         schema = generate(stubs)
+    missing = _registry_missing_module(schema["x-vlint"].get("registries") or {})
+    if missing:
+        # a registry could not be read because a dependency is absent: say so like an import error,
+        # so that tools/gen_all_schemas.sh installs it and runs the generator again
+        print(f"ModuleNotFoundError: No module named '{missing}' (while reading a registry)", file=sys.stderr)
+        return 3
     schema["x-vlint"]["platform_forcing"] = how
     schema["x-vlint"]["shims"] = shims
+    if hidden:
+        schema["x-vlint"]["hidden_modules"] = hidden
     if args.timestamp:
         import datetime
 

@@ -24,7 +24,7 @@ class Deployment:
     version: Version
     #: why this version: "--vllm-version 0.10", "image tag vllm/vllm-openai:v0.10.2", …
     version_reason: str
-    #: False when the schema used is the nearest bundled release below the one asked for
+    #: False when the release asked for is not bundled and another one is checked (``version_reason`` says which)
     version_exact: bool
     spec: ArgSpec
     args: ParsedArgs
@@ -41,6 +41,10 @@ class Deployment:
     env: dict[str, Any] = field(default_factory=dict)
     #: settings as this version resolves them (user value or the version's default, with why)
     resolved: dict[str, ResolvedValue] = field(default_factory=dict)
+    #: "newer" / "older" when the release asked for lies outside the bundled range (VL016), else ""
+    version_outside: str = ""
+    #: the release asked for (None: none was stated, the newest bundled is checked)
+    version_wanted: Version | None = None
     _memory: Any = None
     _memory_done: bool = False
 

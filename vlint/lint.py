@@ -416,6 +416,11 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
                 break
     except Exception as e:  # the safety net: a source's bug costs this file only
         fr.error = internal_error(stage, e)
+    if combined.invocations:
+        from vlint.sources.pins import attach_pins
+
+        lint_root = reader.opts.lint_root
+        attach_pins(combined.invocations, src, reader.read_linked, lint_root.path if lint_root else reader.opts.root)
     if not names and fr.error is None:
         fr.error = _unreadable_yaml(src, explicit)
     fr.sources = tuple(names)

@@ -543,4 +543,4 @@ def test_real_schema_corpus_underscore_equals_line(real) -> None:
 
 
 def test_schema_files_exist() -> None:
-    assert (Path(__file__).resolve().parents[2] / "schemas" / "vllm" / "0.33.0.json").is_file()
+    assert (Path(__file__).resolve().parents[2] / "schemas" / "vllm" / "releases" / "0.33.0.json.gz").is_file()

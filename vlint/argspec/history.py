@@ -1,74 +1,53 @@
 """Which vLLM releases know an option or an environment variable: the cross-version index.
 
 ``schemas/vllm/index.json`` lists, for every option string and every ``VLLM_*`` variable ever seen
-in a bundled schema, the bundled versions that have it. It is generated from the schema files by
-``tools/gen_schema_index.py`` (a test fails when it is stale), so a lint run reads one small file
-instead of every schema.
+in a bundled release, the releases that have it (as ranges). ``tools/pack_schemas.py`` writes it
+from the release records (a test fails when it is stale), so a lint run reads one small file
+instead of every release.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 
-from vlint.paths import schemas_dir
 from vlint.version import Version
 
 
 @dataclass(frozen=True, slots=True)
 class History:
     versions: tuple[Version, ...]
-    #: option string → indices into ``versions`` where it exists
-    options: dict[str, tuple[int, ...]]
-    #: dest → indices
-    dests: dict[str, tuple[int, ...]]
-    env_vars: dict[str, tuple[int, ...]]
+    #: option string → ranges of indices into ``versions`` where it exists (``[[first, last], …]``)
+    options: dict[str, list[list[int]]]
+    #: dest → ranges
+    dests: dict[str, list[list[int]]]
+    env_vars: dict[str, list[list[int]]]
 
     def present_in(self, option: str) -> list[Version]:
-        return [self.versions[i] for i in self.options.get(option, ())]
+        return self._at(self.options.get(option))
 
     def env_present_in(self, name: str) -> list[Version]:
-        return [self.versions[i] for i in self.env_vars.get(name, ())]
+        return self._at(self.env_vars.get(name))
 
+    def dest_present_in(self, dest: str) -> list[Version]:
+        return self._at(self.dests.get(dest))
 
-def build_index(schemas: dict[Version, dict]) -> dict:
-    """The index document for the given schema documents (used by the generator and its test)."""
-    versions = sorted(schemas)
-    options: dict[str, list[int]] = {}
-    dests: dict[str, list[int]] = {}
-    env: dict[str, list[int]] = {}
-    for i, v in enumerate(versions):
-        meta = schemas[v].get("x-vlint", {})
-        for a in meta.get("arguments", []):
-            for o in list(a.get("option_strings") or []) + list(a.get("negative_option_strings") or []):
-                lst = options.setdefault(o, [])
-                if not lst or lst[-1] != i:
-                    lst.append(i)
-            lst = dests.setdefault(a["dest"], [])
-            if not lst or lst[-1] != i:
-                lst.append(i)
-        for name in meta.get("env_vars") or {}:
-            env.setdefault(name, []).append(i)
-    return {
-        "generated_by": "tools/gen_schema_index.py",
-        "versions": [str(v) for v in versions],
-        "options": {k: options[k] for k in sorted(options)},
-        "dests": {k: dests[k] for k in sorted(dests)},
-        "env_vars": {k: env[k] for k in sorted(env)},
-    }
+    def _at(self, ranges: list[list[int]] | None) -> list[Version]:
+        from vlint.argspec.bundle import expand
+
+        return [self.versions[i] for i in expand(ranges or [])]
 
 
 @cache
 def history() -> History:
-    path = schemas_dir() / "vllm" / "index.json"
-    with path.open(encoding="utf-8") as f:
-        doc = json.load(f)
+    from vlint.argspec.bundle import index
+
+    doc = index()
     return History(
         versions=tuple(Version.parse(v) for v in doc["versions"]),
-        options={k: tuple(v) for k, v in doc["options"].items()},
-        dests={k: tuple(v) for k, v in doc["dests"].items()},
-        env_vars={k: tuple(v) for k, v in doc["env_vars"].items()},
+        options=doc["options"],
+        dests=doc["dests"],
+        env_vars=doc["env_vars"],
     )
 
 

@@ -6,13 +6,10 @@ The schemas are generated from vLLM's own ``vllm serve`` parser by ``tools/gen_v
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-from vlint.paths import schemas_dir
 from vlint.version import Version
 
 #: actions that take no value on the command line
@@ -128,30 +125,24 @@ class ArgSpec:
         return dict(self.meta.get("config_yaml_semantics") or {})
 
 
-def schema_path(version: Version) -> Path:
-    return schemas_dir() / "vllm" / f"{version}.json"
-
-
 @cache
 def bundled_versions() -> tuple[Version, ...]:
-    """The vLLM releases vlint has a schema for, oldest first."""
-    folder = schemas_dir() / "vllm"
-    if not folder.is_dir():
+    """The vLLM releases vlint has data for, oldest first (aliases included)."""
+    from vlint.argspec.bundle import index
+
+    try:
+        names = index()["versions"]
+    except FileNotFoundError:
         return ()
-    out = []
-    for p in folder.glob("*.json"):
-        v = Version.try_parse(p.stem)
-        if v is not None:
-            out.append(v)
-    return tuple(sorted(out))
+    return tuple(sorted(Version.parse(v) for v in names))
 
 
 @cache
 def load_spec(version: Version) -> ArgSpec:
-    """The argument spec of a bundled version (exact version; see :func:`pick_version`)."""
-    with schema_path(version).open(encoding="utf-8") as f:
-        doc = json.load(f)
-    meta = doc.get("x-vlint") or {}
+    """The argument spec of a bundled release (exactly that release; see :func:`resolve_release`)."""
+    from vlint.argspec.bundle import read_record
+
+    meta = read_record(str(version))
     args = [Argument.from_json(a) for a in meta.get("arguments", [])]
     spec = ArgSpec(
         version=version,
@@ -176,16 +167,46 @@ def _listed(value: Any, key: str) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list) else ()
 
 
-def pick_version(wanted: Version | None) -> tuple[Version, bool]:
-    """The bundled schema to use for ``wanted``: the newest at or below it (exact=False when it is
-    not the same release). ``None`` means the newest bundled version."""
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """Which bundled release checks a wanted one, and why (one rule for lint, explain, fix, schema)."""
+
+    #: the release whose data is used: the wanted one when it is bundled
+    version: Version
+    wanted: Version | None
+    exact: bool
+    #: "" when exact; else one sentence saying which release was used instead and why
+    note: str = ""
+    #: "newer" / "older" when the wanted release lies outside the bundled range (a warning, VL016)
+    outside: str = ""
+
+
+def resolve_release(wanted: Version | None) -> Resolution:
+    """The bundled release to check ``wanted`` against.
+
+    Bundled → itself. Newer than the newest bundled (``9.9``, a release after this vlint) → the newest,
+    flagged ``outside="newer"``; older than the oldest → the oldest, ``outside="older"``. Otherwise not
+    a bundled release (``0.10.1.2``, ``0.9.0rc1``, a dev build) → the nearest bundled release of the
+    same minor series at or below it (else the series' first), with a note. ``None`` → the newest.
+    ``0.8.5`` and ``0.8.5.post1`` are both bundled and order as PyPI does (the post release after).
+    """
     versions = bundled_versions()
     if not versions:
-        raise RuntimeError("no vLLM argument schemas are bundled (schemas/vllm/*.json)")
+        raise RuntimeError("no vLLM release data is bundled (schemas/vllm/index.json)")
+    newest, oldest = versions[-1], versions[0]
     if wanted is None:
-        return versions[-1], True
-    below = [v for v in versions if v <= wanted]
-    if not below:
-        return versions[0], False
-    best = below[-1]
-    return best, best == wanted
+        return Resolution(newest, None, True)
+    if wanted in versions:  # ``0.33`` is ``0.33.0``: report the bundled spelling
+        return Resolution(versions[versions.index(wanted)], wanted, True)
+    if wanted > newest:
+        note = f"vlint knows vLLM releases up to {newest}; {wanted} is newer, checked as {newest}: update vlint"
+        return Resolution(newest, wanted, False, note, "newer")
+    if wanted < oldest:
+        note = f"{wanted} is older than the oldest vLLM release vlint knows ({oldest}); checked as {oldest}"
+        return Resolution(oldest, wanted, False, note, "older")
+    series = [v for v in versions if v.minor == wanted.minor]
+    below = [v for v in (series or versions) if v <= wanted]
+    chosen = below[-1] if below else series[0]
+    where = f"the {wanted.short()} series" if series else "the releases vlint knows"
+    note = f"{wanted} is not a vLLM release vlint knows; checked as {chosen}, the nearest of {where}"
+    return Resolution(chosen, wanted, False, note)

@@ -51,6 +51,8 @@ _MODULES = (
     "environment",
     "deployment_k8s",
     "deployment_wiring",
+    "versions",
+    "registries",
 )
 
 

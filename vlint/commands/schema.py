@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from vlint.argspec.spec import ArgSpec, Argument, bundled_versions, load_spec, pick_version
+from vlint.argspec.spec import ArgSpec, Argument, bundled_versions, load_spec, resolve_release
 from vlint.version import Version
 
 
@@ -22,33 +22,40 @@ def _version(text: str, hint: str) -> Version:
     v = Version.try_parse(text)
     if v is None:
         raise click.BadParameter(f"not a vLLM version: {text!r}", param_hint=hint)
-    chosen, exact = pick_version(v)
-    if not exact:
-        click.echo(f"note: {v} is not bundled; using {chosen}", err=True)
-    return chosen
+    res = resolve_release(v)
+    if not res.exact:
+        click.echo(f"{'warning' if res.outside else 'note'}: {res.note}", err=True)
+    return res.version
 
 
 @schema_cmd.command("versions")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def versions_cmd(fmt: str) -> None:
-    """List the bundled vLLM releases."""
+    """List the bundled vLLM releases (every release on PyPI from 0.6.0 to the newest vlint knows)."""
+    from vlint.argspec.bundle import index
+
+    doc = index()
+    aliases = doc.get("aliases", {})
     rows = []
     for v in bundled_versions():
-        spec = load_spec(v)
+        n_args, n_env, module = doc["summary"][str(v)]
         rows.append(
             {
                 "version": str(v),
-                "arguments": len(spec.arguments),
-                "env_vars": len(spec.env_vars),
-                "parser_module": spec.meta.get("parser_module"),
+                "arguments": n_args,
+                "env_vars": n_env,
+                "parser_module": module,
+                "same_as": aliases.get(str(v)),
             }
         )
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return
     for r in rows:
+        same = f"  (same parser and data as {r['same_as']})" if r["same_as"] else ""
         click.echo(
-            f"{r['version']:<12} {r['arguments']:>4} arguments  {r['env_vars']:>4} env vars  {r['parser_module'] or ''}"
+            f"{r['version']:<12} {r['arguments']:>4} arguments  {r['env_vars']:>4} env vars  "
+            f"{r['parser_module'] or ''}{same}"
         )
 
 
@@ -169,11 +176,13 @@ def diff_cmd(old: str, new: str, fmt: str) -> None:
 @click.option("--vllm-version", "version", help="Release (default: the newest bundled).")
 def export_cmd(version: str | None) -> None:
     """A JSON Schema for vLLM --config YAML files (for editors: VS Code YAML, JetBrains)."""
-    from vlint.argspec.spec import schema_path
+    from vlint.argspec.bundle import read_record
+    from vlint.argspec.jsonschema import build_schema
 
     v = _version(version, "--vllm-version") if version else bundled_versions()[-1]
-    with schema_path(v).open(encoding="utf-8") as f:
-        doc = json.load(f)
+    rec = read_record(str(v))
+    dotted = bool((rec.get("parser_features") or {}).get("dotted_args"))
+    doc = build_schema(rec["arguments"], title="", x_vlint={}, dotted=dotted)
     doc.pop("x-vlint", None)
     doc["title"] = f"vLLM {v} --config file"
     doc["description"] = (

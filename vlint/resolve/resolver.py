@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from vlint.argspec.parse import UNRESOLVED, parse_invocation
-from vlint.argspec.spec import bundled_versions, load_spec, pick_version
+from vlint.argspec.spec import Resolution, load_spec, resolve_release
 from vlint.deployment import Deployment
 from vlint.invocation import Invocation
 from vlint.lint_root import LintRoot
@@ -59,29 +59,66 @@ _VLLM_DIST = re.compile(r"^vllm-([^-]+?)(?:-py[\d.]+)?\.(?:dist|egg)-info$", re.
 
 
 def choose_version(inv: Invocation, opts: ResolveOptions) -> tuple[Version, bool, str]:
-    """(schema version, exact, reason) by precedence: CLI/config > image tag > installed > newest."""
+    """(release checked, exact, why): see :func:`choose_release`."""
+    res, reason = choose_release(inv, opts)
+    return res.version, res.exact, reason
+
+
+def choose_release(inv: Invocation, opts: ResolveOptions) -> tuple[Resolution, str]:
+    """The release to check a launch against and why, by precedence: ``--vllm-version`` > what the
+    files state (the container's image tag, a ``vllm==X`` pin beside the launch) > ``vllm-version``
+    in the config > the installed vllm > the newest bundled. The wanted release is then resolved by
+    :func:`vlint.argspec.spec.resolve_release` (exact, same series with a note, or outside the range)."""
     wanted: Version | None = None
     reason = ""
-    if opts.vllm_version is not None:
+    fact = inv.facts.get("vllm_version")
+    fact_version = Version.try_parse(str(fact.value)) if fact is not None else None
+    from_config = bool(opts.vllm_version_source)  # check.py names the config file it came from
+    if opts.vllm_version is not None and not (from_config and fact_version is not None):
         wanted, reason = opts.vllm_version, opts.vllm_version_source or f"--vllm-version {opts.vllm_version}"
-    elif "vllm_version" in inv.facts and Version.try_parse(str(inv.facts["vllm_version"].value)):
-        fact = inv.facts["vllm_version"]
-        wanted = Version.parse(str(fact.value))
-        reason = fact.detail or f"image tag ({fact.value})"
+    elif fact is not None and fact_version is not None:
+        wanted, reason = fact_version, fact.detail or f"image tag ({fact.value})"
+        reason += _vendor_evidence(inv)
     else:
         installed = installed_vllm_version()
         if installed is not None:
             wanted, reason = installed, f"installed vllm {installed}"
+    res = resolve_release(wanted)
     if wanted is None:
-        newest = bundled_versions()[-1]
-        return newest, True, "the newest bundled release; pass --vllm-version to check another"
-    chosen, exact = pick_version(wanted)
-    if not exact:
-        if chosen > wanted:
-            reason += f"; no schema that old is bundled, using the oldest ({chosen})"
-        else:
-            reason += f"; nearest bundled schema at or below it is {chosen}"
-    return chosen, exact, reason
+        unknown = _unknown_image_version(inv)
+        reason = (
+            f"{unknown}: version unknown, assumed the newest bundled release; pass --vllm-version to check another"
+            if unknown
+            else "the newest bundled release; pass --vllm-version to check another"
+        )
+    elif res.note:
+        reason += "; " + res.note
+    return res, reason
+
+
+def _unknown_image_version(inv: Invocation) -> str:
+    """``image vllm/vllm-openai@sha256:… (a digest, not a release tag)`` when the launch runs in an
+    image that ships vLLM but names no release (a digest, ``latest``, a vendor tag vlint cannot map);
+    else ""."""
+    fact = inv.facts.get("image")
+    if fact is None:
+        return ""
+    from vlint.sources.images import parse_image, unknown_version_reason
+
+    image = parse_image(str(fact.value))
+    return (unknown_version_reason(image) or "") if image is not None else ""
+
+
+def _vendor_evidence(inv: Invocation) -> str:
+    """`` (NVIDIA vLLM Release 25.10 notes: …)`` when the version came from a vendor image's table."""
+    fact = inv.facts.get("image")
+    if fact is None:
+        return ""
+    from vlint.sources.images import parse_image, vendor_release
+
+    image = parse_image(str(fact.value))
+    found = vendor_release(image) if image is not None else None
+    return f" ({found[1]})" if found else ""
 
 
 _GPU_COUNT_ALL = re.compile(r"^\s*all\s*$", re.IGNORECASE)
@@ -117,12 +154,14 @@ def gpu_count_from(inv: Invocation) -> tuple[int | None, str]:
 
 
 def resolve(inv: Invocation, opts: ResolveOptions, *, base_dir: Path | None = None) -> Deployment:
-    version, exact, reason = choose_version(inv, opts)
-    spec = load_spec(version)
+    res, reason = choose_release(inv, opts)
+    spec = load_spec(res.version)
     args = parse_invocation(inv, spec)
     if opts.overrides:
         apply_overrides(args, spec, opts.overrides, inv.span)
-    dep = Deployment(inv, version, reason, exact, spec, args)
+    dep = Deployment(inv, res.version, reason, res.exact, spec, args)
+    dep.version_outside = res.outside
+    dep.version_wanted = res.wanted
     dep.env = {k: (UNRESOLVED if t.unresolved else t.text) for k, t in inv.env.items()}
     model = args.value("model")
     dep.model = model if isinstance(model, str) and model else None

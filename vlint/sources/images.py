@@ -1,8 +1,11 @@
 """Container images: what vLLM version a tag names, and what the image runs by default.
 
-Only tags that name a vLLM release unambiguously are trusted (``vllm/vllm-openai:v0.10.2``,
-``rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521``). ``lmcache/vllm-openai:v0.3.1`` is an LMCache version,
-``vllm/vllm-openai:latest`` is whatever was pushed last: neither names a vLLM version.
+Only tags that name a vLLM release unambiguously are trusted (``vllm/vllm-openai:v0.10.2``, also
+behind a registry host or mirror path and with a suffix: ``registry.corp/mirror/vllm/vllm-openai:v0.10.2-cu124``;
+``rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521``), plus the images of other vendors whose release notes
+state the vLLM they ship (:data:`VENDOR_RELEASES`, each with its evidence). ``lmcache/vllm-openai:v0.3.1``
+is an LMCache version, ``vllm/vllm-openai:latest`` and a ``@sha256`` digest are whatever was pushed:
+none names a vLLM version, and the report says "version unknown" with the release assumed.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ _OFFICIAL_REPOS = {
     "vllm/vllm-omni",
     "vllm/vllm-openai-cpu",
 }
+#: the last path components of the official images (a mirror keeps them: ``mirror/vllm/vllm-openai``)
+_OFFICIAL_NAMES = {r.rsplit("/", 1)[-1] for r in _OFFICIAL_REPOS}
 _VERSION_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.post\d+|\.\d+)?)(?:$|[-_+].*)")
 _EMBEDDED = re.compile(r"vllm[-_]?v?(\d+\.\d+\.\d+(?:\.post\d+)?)", re.IGNORECASE)
 _FLOATING = {"latest", "nightly", "main", "dev", "edge", "stable", "latest-nightly"}
@@ -89,13 +94,86 @@ def image_vllm_version(image: ImageRef) -> Version | None:
     m = _EMBEDDED.search(tag)
     if m:
         return Version.try_parse(m.group(1))
-    repo = image.repository.lower()
-    official = repo in _OFFICIAL_REPOS or (image.registry.endswith("ecr.aws") and "vllm" in image.name)
-    if official or image.name.lower() == "vllm":
+    if _is_official(image) or (image.name.lower() == "vllm" and not _vendor(image)):
         m = _VERSION_TAG.match(tag)
         if m:
             return Version.try_parse(m.group(1))
+    found = vendor_release(image)
+    return found[0] if found else None
+
+
+def _is_official(image: ImageRef) -> bool:
+    """vLLM's own images, also behind a registry host or a mirror path (``mirror/vllm/vllm-openai``)."""
+    repo = image.repository.lower()
+    if repo in _OFFICIAL_REPOS or any(repo.endswith("/" + r) for r in _OFFICIAL_REPOS):
+        return True
+    if image.name.lower() in _OFFICIAL_NAMES and not repo.startswith(("lmcache/", "lmcache")):
+        return "/" not in repo or repo.split("/")[-2] in ("vllm", "vllm-project", "mirror", "library")
+    return image.registry.endswith("ecr.aws") and "vllm" in image.name
+
+
+#: Images of other vendors with the vLLM release each tag ships, from the vendor's release notes.
+#: ``(repository suffix, tag) → (vLLM release, evidence)``. Only tags whose notes were read are listed;
+#: any other tag of these images is "version unknown".
+_NGC_NOTES = "https://docs.nvidia.com/deeplearning/frameworks/vllm-release-notes/rel-{}.html"
+#: NGC container release → the "vLLM: X" line of NVIDIA's release notes for it (read 2026-12-01)
+_NGC = {"25.10": "0.10.2", "26.01": "0.11.1", "26.03": "0.17.1", "26.05": "0.20.1", "26.10": "0.31.0"}
+VENDOR_RELEASES: dict[tuple[str, str], tuple[str, str]] = {
+    ("nvidia/vllm", f"{rel}-py3"): (
+        vllm,
+        f"NVIDIA vLLM Release {rel} notes: 'vLLM: {vllm}' " + _NGC_NOTES.format(rel.replace(".", "-")),
+    )
+    for rel, vllm in _NGC.items()
+}
+
+#: Images known to run vLLM whose tags name their own release, not vLLM's, and for which no
+#: mapping was established (see tools/README.md "Image → vLLM release"): "version unknown".
+SHIPS_VLLM_UNMAPPED: dict[str, str] = {
+    "nvidia/vllm": "NGC vLLM container (only the tags in vlint's table of NVIDIA's release notes are mapped)",
+    "llm-d/llm-d": "llm-d image (built on a vLLM release or commit its tag does not name)",
+    "llm-d/llm-d-cuda": "llm-d image (built on a vLLM release or commit its tag does not name)",
+    "anyscale/ray-llm": "Ray Serve LLM image (its tag is the Ray release)",
+    "rayproject/ray-llm": "Ray Serve LLM image (its tag is the Ray release)",
+    "kserve/huggingfaceserver": "KServe Hugging Face server (its tag is the KServe release; its vllm pin varies)",
+}
+
+
+def _vendor(image: ImageRef) -> str | None:
+    repo = image.repository.lower()
+    for key in {k for k, _ in VENDOR_RELEASES} | set(SHIPS_VLLM_UNMAPPED):
+        if repo == key or repo.endswith("/" + key):
+            return key
     return None
+
+
+def vendor_release(image: ImageRef) -> tuple[Version, str] | None:
+    """(vLLM release, evidence) for a vendor image tag in :data:`VENDOR_RELEASES`."""
+    key = _vendor(image)
+    if key is None or not image.tag:
+        return None
+    hit = VENDOR_RELEASES.get((key, image.tag.lower()))
+    if hit is None:
+        return None
+    return Version.parse(hit[0]), hit[1]
+
+
+def unknown_version_reason(image: ImageRef) -> str | None:
+    """Why an image that runs vLLM names no vLLM release (for the "version unknown" note); None when
+    the image names one, or is not known to run vLLM."""
+    if image_vllm_version(image) is not None:
+        return None
+    key = _vendor(image)
+    if image.digest and not image.tag:
+        what = "a digest, not a release tag"
+    elif not image.tag or not image.pinned:
+        what = f"the floating tag {image.tag or 'latest'!r}"
+    elif key is not None:
+        what = SHIPS_VLLM_UNMAPPED.get(key, "a tag vlint cannot map to a vLLM release")
+    else:
+        what = "a tag that names no vLLM release"
+    if key is None and not image.is_vllm:
+        return None
+    return f"image {image.raw} ({what})"
 
 
 #: vllm/vllm-openai switched its ENTRYPOINT from ``python3 -m vllm.entrypoints.openai.api_server``

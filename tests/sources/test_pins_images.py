@@ -1,0 +1,201 @@
+"""Where deployments state their vLLM release: image tags (mirrors, suffixes, digests, vendor images)
+and pins beside the launch (pip/uv install lines, requirements*.txt, pyproject.toml, lock files)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from vlint.cli import main
+from vlint.sources.images import (
+    VENDOR_RELEASES,
+    image_vllm_version,
+    parse_image,
+    unknown_version_reason,
+    vendor_release,
+)
+from vlint.sources.pins import pin_in_file, pin_in_script, project_root
+from vlint.version import V
+
+
+@pytest.mark.parametrize(
+    ("ref", "version"),
+    [
+        ("vllm/vllm-openai:v0.10.2", "0.10.2"),
+        ("docker.io/vllm/vllm-openai:v0.10.2", "0.10.2"),
+        ("registry.corp/mirror/vllm/vllm-openai:v0.10.2", "0.10.2"),
+        ("mirror.local:5000/vllm/vllm-openai:0.9.2", "0.9.2"),
+        ("vllm/vllm-openai:v0.10.2-cu124", "0.10.2"),
+        ("vllm/vllm-openai:v0.10.2-rocm", "0.10.2"),
+        ("public.ecr.aws/q9t5s3a7/vllm-ci-postmerge-repo:v0.8.5", "0.8.5"),
+        ("vllm/vllm-openai:v0.6.6.post1", "0.6.6.post1"),
+        ("vllm/vllm-openai:v0.10.1.1", "0.10.1.1"),
+        ("rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521", "0.8.5"),
+        ("nvcr.io/nvidia/vllm:25.10-py3", "0.10.2"),
+        ("nvcr.io/nvidia/vllm:26.01-py3", "0.11.1"),
+        ("registry.corp/nvidia/vllm:26.03-py3", "0.17.1"),
+        ("nvcr.io/nvidia/vllm:25.11-py3", None),
+        ("lmcache/vllm-openai:v0.3.1", None),
+        ("vllm/vllm-openai:latest", None),
+        ("vllm/vllm-openai@sha256:0123abcd", None),
+        ("ghcr.io/llm-d/llm-d:v0.2.0", None),
+        ("kserve/huggingfaceserver:v0.15.2", None),
+    ],
+)
+def test_image_tags(ref: str, version: str | None) -> None:
+    image = parse_image(ref)
+    assert image is not None
+    got = image_vllm_version(image)
+    assert (str(got) if got else None) == version
+
+
+@pytest.mark.parametrize(
+    ("ref", "why"),
+    [
+        ("vllm/vllm-openai@sha256:0123abcd", "a digest"),
+        ("vllm/vllm-openai:latest", "floating tag"),
+        ("nvcr.io/nvidia/vllm:25.11-py3", "NGC vLLM container"),
+        ("ghcr.io/llm-d/llm-d:v0.2.0", "llm-d image"),
+        ("anyscale/ray-llm:2.44.0-py311-cu124", "Ray Serve LLM"),
+        ("kserve/huggingfaceserver:v0.15.2", "KServe"),
+    ],
+)
+def test_images_that_ship_vllm_without_naming_it(ref: str, why: str) -> None:
+    reason = unknown_version_reason(parse_image(ref))
+    assert reason is not None and why in reason
+
+
+def test_images_without_vllm_are_not_version_unknown() -> None:
+    assert unknown_version_reason(parse_image("python:3.11-slim")) is None
+    assert unknown_version_reason(parse_image("vllm/vllm-openai:v0.10.2")) is None
+
+
+def test_every_vendor_mapping_names_a_bundled_release_and_its_evidence() -> None:
+    from vlint.argspec.spec import bundled_versions
+
+    for (repo, tag), (version, evidence) in VENDOR_RELEASES.items():
+        assert V(version) in bundled_versions()
+        assert "http" in evidence and version in evidence
+        found = vendor_release(parse_image(f"nvcr.io/{repo}:{tag}"))
+        assert found is not None and str(found[0]) == version
+
+
+# -- pins --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "version"),
+    [
+        ("pip install vllm==0.9.2\n", "0.9.2"),
+        ("pip3 install -U 'vllm[audio]==0.10.2' transformers\n", "0.10.2"),
+        ('uv pip install --system "vllm==0.8.5.post1"\n', "0.8.5.post1"),
+        ("RUN python3 -m pip install --no-cache-dir vllm==0.6.6.post1\n", "0.6.6.post1"),
+        ("pip install vllm>=0.9\n", None),
+        ("pip install vllm\n", None),
+        ("pip install my-vllm==1.0\n", None),
+        ("echo vllm==0.9.2\n", None),
+    ],
+)
+def test_install_lines(text: str, version: str | None) -> None:
+    pin = pin_in_script(text, Path("start.sh"))
+    assert (pin.version if pin else None) == version
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "version"),
+    [
+        ("requirements.txt", "torch\nvllm==0.9.2  # pinned\n", "0.9.2"),
+        ("requirements-gpu.txt", "vllm[audio] == 0.10.2 ; python_version >= '3.9'\n", "0.10.2"),
+        ("requirements.txt", "vllm>=0.9.2\n", None),
+        ("requirements.txt", "vllm-tools==1.0\n", None),
+        ("pyproject.toml", '[project]\ndependencies = [\n  "vllm==0.11.0",\n]\n', "0.11.0"),
+        ("pyproject.toml", '[tool.poetry.dependencies]\nvllm = "0.9.0"\n', "0.9.0"),
+        ("pyproject.toml", '[tool.poetry.dependencies]\nvllm = { version = "0.9.2", optional = true }\n', "0.9.2"),
+        ("pyproject.toml", '[tool.poetry.dependencies]\nvllm = "^0.6.1.post2"\n', None),
+        ("uv.lock", '[[package]]\nname = "vllm"\nversion = "0.10.1.1"\nsource = { registry = "x" }\n', "0.10.1.1"),
+        ("poetry.lock", '[[package]]\nname = "vllm"\nversion = "0.8.5"\ndescription = "x"\n', "0.8.5"),
+        ("uv.lock", '[[package]]\nname = "vllm-x"\nversion = "1.0"\n', None),
+    ],
+)
+def test_dependency_files(name: str, text: str, version: str | None) -> None:
+    pin = pin_in_file(name, text, Path(name))
+    assert (pin.version if pin else None) == version
+
+
+def test_project_root_stops_at_the_lint_root(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "app" / "deploy").mkdir(parents=True)
+    assert project_root(tmp_path / "app" / "deploy", tmp_path) == tmp_path
+    assert project_root(tmp_path / "app" / "deploy", tmp_path / "app") is None
+    assert project_root(Path("/elsewhere"), tmp_path) is None
+
+
+def _lint_root(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``folder`` the lint root: a git work tree, and the working folder."""
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    monkeypatch.chdir(folder)
+
+
+@pytest.fixture
+def target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    def run(*paths: str) -> str:
+        _lint_root(tmp_path, monkeypatch)
+        r = CliRunner().invoke(main, ["check", *paths])
+        return r.output.strip().splitlines()[-1]
+
+    return run
+
+
+LAUNCH = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n"
+CMD = 'CMD ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"]\n'
+
+
+def test_pin_in_the_same_script(tmp_path: Path, target) -> None:
+    (tmp_path / "start.sh").write_text("pip install vllm==0.9.2\n" + LAUNCH)
+    assert "Target vLLM 0.9.2 (pip install vllm==0.9.2 in start.sh)" in target("start.sh")
+
+
+def test_requirements_beside_the_launch(tmp_path: Path, target) -> None:
+    (tmp_path / "start.sh").write_text(LAUNCH)
+    (tmp_path / "requirements.txt").write_text("vllm==0.8.5\n")
+    assert "Target vLLM 0.8.5 (vllm==0.8.5 in requirements.txt)" in target("start.sh")
+
+
+def test_lock_file_at_the_project_root(tmp_path: Path, target) -> None:
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "start.sh").write_text(LAUNCH)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["vllm"]\n')
+    (tmp_path / "uv.lock").write_text('[[package]]\nname = "vllm"\nversion = "0.10.2"\n')
+    assert "Target vLLM 0.10.2 (vllm 0.10.2 locked in uv.lock)" in target("deploy/start.sh")
+
+
+def test_nothing_is_read_outside_the_lint_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = ["vllm==0.9.2"]\n')
+    (tmp_path / "inner").mkdir()
+    (tmp_path / "inner" / "start.sh").write_text(LAUNCH)
+    _lint_root(tmp_path / "inner", monkeypatch)
+    r = CliRunner().invoke(main, ["check", "start.sh"])
+    assert "0.9.2" not in r.output
+
+
+def test_the_image_wins_over_a_requirements_file(tmp_path: Path, target) -> None:
+    (tmp_path / "requirements.txt").write_text("vllm==0.8.5\n")
+    (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.10.2\n" + CMD)
+    assert "Target vLLM 0.10.2 (image tag vllm/vllm-openai:v0.10.2)" in target("Dockerfile")
+
+
+def test_digest_says_version_unknown_and_what_was_assumed(tmp_path: Path, target) -> None:
+    (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai@sha256:0123abcd\n" + CMD)
+    line = target("Dockerfile")
+    assert "a digest, not a release tag" in line and "version unknown, assumed the newest bundled release" in line
+
+
+def test_mirror_tag_is_read(tmp_path: Path, target) -> None:
+    (tmp_path / "Dockerfile").write_text(
+        "FROM registry.corp/mirror/vllm/vllm-openai:v0.10.2-cu124\n"
+        'CMD ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"]\n'
+    )
+    assert "Target vLLM 0.10.2" in target("Dockerfile")

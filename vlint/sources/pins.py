@@ -1,0 +1,171 @@
+"""The vLLM release a deployment pins beside its launch: ``vllm==X`` in the launch's own file, its
+folder's ``requirements*.txt`` / ``pyproject.toml`` / ``uv.lock`` / ``poetry.lock``, or its project root's.
+
+Only exact pins count (``vllm==0.9.2``, ``vllm[audio]==0.10.2``, poetry ``vllm = "0.9.2"``, a lock
+file's resolved ``version``); a range (``vllm>=0.9``) states no release. Files are read through the
+lint run's reader (the one sources get), so nothing outside the lint root is read; nothing is
+executed or evaluated. The first pin found wins, in this order: the launch's file, its folder, its
+project root (the nearest folder above with a ``pyproject.toml``, ``uv.lock``, ``poetry.lock`` or
+``.git``, never above the lint root).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from vlint.invocation import Fact
+from vlint.span import Span
+
+#: ``pip install … vllm==0.9.2`` / ``uv pip install "vllm[audio]==0.10.2"`` / ``pip3 install -U vllm==0.6.6.post1``
+_INSTALL = re.compile(
+    r"\b(?:uv\s+pip|pip3?|python3?\s+-m\s+pip)\s+install\b[^\n;&|]*?"
+    r"(?<![\w.-])[\"']?vllm(?:\[[^\]]*\])?\s*==\s*v?(?P<v>\d+(?:\.\d+)+(?:\.post\d+)?)\b",
+    re.IGNORECASE,
+)
+#: a requirements line: ``vllm==0.9.2``, ``vllm[audio] == 0.9.2 ; python_version >= "3.9"``
+_REQUIREMENT = re.compile(
+    r"^\s*vllm(?:\[[^\]]*\])?\s*===?\s*v?(?P<v>\d+(?:\.\d+)+(?:\.post\d+)?)\s*(?:[;#].*)?$", re.IGNORECASE
+)
+#: a PEP 508 string in pyproject.toml: ``"vllm==0.9.2"``
+_PEP508 = re.compile(
+    r"[\"']vllm(?:\[[^\]]*\])?\s*===?\s*v?(?P<v>\d+(?:\.\d+)+(?:\.post\d+)?)\s*(?:;[^\"']*)?[\"']", re.IGNORECASE
+)
+#: poetry: ``vllm = "0.9.2"`` / ``vllm = "==0.9.2"`` / ``vllm = { version = "0.9.2", … }``
+_POETRY = re.compile(
+    r"^\s*vllm\s*=\s*(?:\{[^}\n]*?\bversion\s*=\s*)?[\"'](?:==)?v?(?P<v>\d+(?:\.\d+)+(?:\.post\d+)?)[\"']",
+    re.IGNORECASE | re.MULTILINE,
+)
+#: a lock file's package entry: ``name = "vllm"`` followed by ``version = "0.9.2"``
+_LOCK = re.compile(r'^name\s*=\s*"vllm"\s*\n(?:[^\[\n][^\n]*\n)*?version\s*=\s*"(?P<v>[^"]+)"', re.MULTILINE)
+
+PROJECT_MARKERS = ("pyproject.toml", "uv.lock", "poetry.lock", ".git")
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    version: str
+    path: Path
+    line: int
+    column: int
+    end_column: int
+    how: str
+
+    def fact(self, shown: str) -> Fact:
+        span = Span(shown, self.line, self.column, self.line, self.end_column)
+        return Fact(self.version, span, f"{self.how} in {shown}")
+
+
+def _at(text: str, m: re.Match[str], path: Path, how: str) -> Pin:
+    line = text.count("\n", 0, m.start()) + 1
+    col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return Pin(m.group("v"), path, line, col, col + (m.end() - m.start()), how)
+
+
+def pin_in_script(text: str, path: Path) -> Pin | None:
+    """``pip install vllm==X`` / ``uv pip install vllm==X`` in a script, Dockerfile or CI file."""
+    m = _INSTALL.search(text)
+    if m is None:
+        return None
+    return _at(text, m, path, f"pip install vllm=={m.group('v')}")
+
+
+def pin_in_file(name: str, text: str, path: Path) -> Pin | None:
+    """The exact vLLM pin of one dependency file (by its name), else None."""
+    if name.startswith("requirements") and name.endswith(".txt"):
+        offset = 0
+        for raw in text.splitlines(keepends=True):
+            m = _REQUIREMENT.match(raw.rstrip("\r\n"))
+            if m is not None:
+                col = len(raw) - len(raw.lstrip()) + 1
+                line = text.count("\n", 0, offset) + 1
+                return Pin(m.group("v"), path, line, col, col + len(raw.strip()), f"vllm=={m.group('v')}")
+            offset += len(raw)
+        return None
+    if name == "pyproject.toml":
+        m = _PEP508.search(text) or _POETRY.search(text)
+        return _at(text, m, path, f"vllm=={m.group('v')}") if m is not None else None
+    if name in ("uv.lock", "poetry.lock"):
+        m = _LOCK.search(text)
+        return _at(text, m, path, f"vllm {m.group('v')} locked") if m is not None else None
+    return None
+
+
+def _dependency_files(folder: Path) -> list[Path]:
+    try:
+        names = sorted(p.name for p in folder.iterdir() if p.is_file())
+    except OSError:
+        return []
+    reqs = [n for n in names if n.startswith("requirements") and n.endswith(".txt")]
+    return [folder / n for n in (*reqs, "pyproject.toml", "uv.lock", "poetry.lock") if n in names]
+
+
+def project_root(folder: Path, root: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` (never above the lint ``root``) with a project marker."""
+    try:
+        folder.relative_to(root)
+    except ValueError:
+        return None
+    for d in (folder, *folder.parents):
+        if any((d / m).exists() for m in PROJECT_MARKERS):
+            return d
+        if d == root:
+            break
+    return None
+
+
+def find_pin(
+    launch_file: Path, launch_text: str, read_file: Callable[[Path], object], root: Path
+) -> tuple[Pin, object] | None:
+    """(pin, the SourceText it was read from) for a launch in ``launch_file``, or None. ``read_file`` is
+    the lint run's reader (raises on a file it cannot or may not read)."""
+    own = pin_in_script(launch_text, launch_file)
+    if own is not None:
+        return own, None
+    folder = launch_file.parent
+    folders = [folder]
+    top = project_root(folder, root)
+    if top is not None and top != folder:
+        folders.append(top)
+    for d in folders:
+        for path in _dependency_files(d):
+            try:
+                src = read_file(path)
+            except Exception:  # unreadable, too large, outside the root: not a pin
+                continue
+            pin = pin_in_file(path.name, getattr(src, "text", ""), path)
+            if pin is not None:
+                return pin, src
+    return None
+
+
+def attach_pins(invocations: list, src: object, read_file: Callable[[Path], object], root: Path) -> None:
+    """Give each launch without a stated release the pin beside it (``facts["vllm_version"]``).
+
+    A launch inside an image that ships vLLM runs that image's vLLM, whatever a requirements file
+    beside it says: only launches without such an image get a pin (a script, a Python launch, a
+    ``python:3.11`` image that pip-installs vLLM)."""
+    from vlint.sources.images import parse_image, unknown_version_reason
+
+    todo = []
+    for inv in invocations:
+        if "vllm_version" in inv.facts:
+            continue
+        image = inv.facts.get("image")
+        ref = parse_image(str(image.value)) if image is not None else None
+        if ref is not None and (ref.is_vllm or unknown_version_reason(ref)):
+            continue
+        todo.append(inv)
+    if not todo:
+        return
+    path: Path = src.abspath
+    found = find_pin(path, getattr(src, "text", ""), read_file, root)
+    if found is None:
+        return
+    pin, pin_src = found
+    shown = getattr(pin_src, "path", None) or getattr(src, "path", str(path))
+    fact = pin.fact(shown)
+    for inv in todo:
+        inv.facts["vllm_version"] = fact

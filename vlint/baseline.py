@@ -149,7 +149,9 @@ def baseline_document(report: LintReport, prints: Sequence[str]) -> dict[str, ob
 
 
 def write_baseline(path: Path, report: LintReport, prints: Sequence[str]) -> None:
-    text = json.dumps(baseline_document(report, prints), indent=2, ensure_ascii=False) + "\n"
+    from vlint.report.escape import json_text
+
+    text = json_text(baseline_document(report, prints))
     try:
         path.write_text(text, encoding="utf-8", errors="backslashreplace")
     except OSError as e:

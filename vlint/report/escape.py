@@ -37,3 +37,24 @@ def printable(text: str) -> str:
     if text.isprintable():  # the usual case, decided in C: no pattern compiled at start-up
         return text
     return _unsafe().sub(_escape, text)
+
+
+#: characters JSON may carry raw but a terminal would act on: C1 controls, line/paragraph separators,
+#: bidirectional controls, lone surrogates (JSON's own escaping covers C0 controls and ESC)
+_JSON_UNSAFE = "[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+
+
+@cache
+def _json_unsafe() -> re.Pattern[str]:
+    return re.compile(_JSON_UNSAFE)
+
+
+def json_text(doc: object) -> str:
+    """``doc`` as indented JSON, UTF-8 kept readable, with every character a terminal would act on
+    written as a ``\\uXXXX`` escape (still the same JSON value)."""
+    import json
+
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    if text.isascii():
+        return text + "\n"
+    return _json_unsafe().sub(lambda m: f"\\u{ord(m.group(0)):04x}", text) + "\n"

@@ -10,11 +10,11 @@ error that stops vLLM from starting is not distinguished) and ``location.path`` 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from vlint.lint import LintReport
+from vlint.report.escape import json_text
 
 _SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
 
@@ -62,4 +62,4 @@ def issues(report: LintReport, prints: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def render(report: LintReport, prints: Sequence[str]) -> str:
-    return json.dumps(issues(report, prints), indent=2, ensure_ascii=False) + "\n"
+    return json_text(issues(report, prints))

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
 from vlint import __version__
 from vlint.finding import Finding, SettingChange
 from vlint.lint import LintReport
+from vlint.report.escape import json_text
 from vlint.secrets import Redactor
 from vlint.span import Span
 
@@ -114,4 +114,4 @@ def report_dict(report: LintReport) -> dict[str, Any]:
 
 
 def render(report: LintReport) -> str:
-    return json.dumps(report_dict(report), indent=2, ensure_ascii=False) + "\n"
+    return json_text(report_dict(report))

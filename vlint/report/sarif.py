@@ -9,7 +9,6 @@ one physical location (paths relative to ``%SRCROOT%``, the folder vlint ran in)
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -19,6 +18,7 @@ from vlint import __version__
 from vlint.baseline import FINGERPRINT_KEY
 from vlint.finding import Finding
 from vlint.lint import LintReport
+from vlint.report.escape import json_text
 from vlint.report.json_report import jsonable
 from vlint.rules import Catalog, Rule
 from vlint.secrets import Redactor
@@ -181,4 +181,4 @@ def sarif_document(
 
 
 def render(report: LintReport, catalog: Catalog, prints: Sequence[str], root: Path | None = None) -> str:
-    return json.dumps(sarif_document(report, catalog, prints, root), indent=2, ensure_ascii=False) + "\n"
+    return json_text(sarif_document(report, catalog, prints, root))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from vlint.invocation import Token
 from vlint.sources.base import ReadFile, SourceResult, SourceText
@@ -331,7 +332,7 @@ def split_words(m: Mapped, *, escape: str = "\\", stop_at_operators: bool = Fals
 
 
 # -- .env files ----------------------------------------------------------------------------------
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class DotenvEntry:
     name: str
     value: Mapped
@@ -353,7 +354,20 @@ _DQ_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"', "$": "\\$"
 def parse_dotenv(text: str, path: str, *, outer: Lookup | None = None) -> list[DotenvEntry]:
     """Entries in file order (duplicates kept; the last one wins when turned into a dict).
 
-    ``outer`` answers for variables the file does not define (compose: the environment, unknown)."""
+    ``outer`` answers for variables the file does not define (compose: the environment, unknown).
+    Without one the result depends on the text alone and is parsed once per run, however many files
+    read the same ``.env`` (a thousand compose files beside one large ``.env``)."""
+    if outer is None:
+        return list(_parse_plain(text, path))
+    return _parse(text, path, outer)
+
+
+@lru_cache(maxsize=64)
+def _parse_plain(text: str, path: str) -> tuple[DotenvEntry, ...]:
+    return tuple(_parse(text, path, None))
+
+
+def _parse(text: str, path: str, outer: Lookup | None) -> list[DotenvEntry]:
     posmap = PositionMap.for_text(path, text)
     entries: list[DotenvEntry] = []
     known: dict[str, Mapped | str] = {}

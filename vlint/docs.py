@@ -14,7 +14,7 @@ def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None =
     """Lint one rule case in a scratch folder; return every finding (all rules of ``catalog``,
     default the bundled one; pass ``load_catalog(extra_dirs=…)`` for custom rules)."""
 
-    from vlint.commands.check import parse_gpu
+    from vlint.commands.common import parse_gpu
     from vlint.engine import Engine, Selection
     from vlint.lint import LintOptions, lint_paths
     from vlint.lint_root import LintRoot, real_path

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from vlint.deployment import Deployment
 from vlint.discover import Discovered, DiscoverOptions, discover
 from vlint.engine import Engine
+from vlint.file_context import FileContext
 from vlint.finding import Finding
 from vlint.invocation import Problem, Token
 from vlint.lint_root import LintRoot, find_root
@@ -40,18 +41,6 @@ class FileError:
     message: str
     line: int | None = None
     column: int | None = None
-
-
-@dataclass(slots=True)
-class FileContext:
-    """One file as the file-scope rules see it."""
-
-    path: str
-    deployments: list[Deployment]
-    assignments: list[tuple[str, Token]]
-    problems: list[Problem]
-    #: credentials whatever their name (Kubernetes Secret values): (key, token, base64-encoded)
-    secret_tokens: list[tuple[str, Token, bool]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -86,6 +75,9 @@ class LintOptions:
     #: deployments in a report from workers keep what reports read (invocation, version, model, GPU,
     #: parsed arguments) but not the resolved defaults, model architecture and memory estimate
     jobs: int = 1
+    #: the engine and resolver options of one file (its nearest configuration and the command line:
+    #: :mod:`vlint.commands.settings`); None: ``engine`` and ``resolve`` for every file
+    settings_for: Callable[[Path], tuple[Engine, ResolveOptions]] | None = None
 
 
 def display_path(path: Path, root: Path) -> str:
@@ -260,7 +252,11 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
     if opts.suppress and results:
         from vlint.suppress import apply_suppressions
 
-        suppressed = apply_suppressions(results, engine, reader.read, opts.root)
+        engine_for = None
+        if opts.settings_for is not None:
+            settings_for = opts.settings_for
+            engine_for = lambda shown: settings_for(opts.root / shown)[0]  # noqa: E731
+        suppressed = apply_suppressions(results, engine, reader.read, opts.root, engine_for=engine_for)
         all_findings = [f for fr in results for f in fr.findings]
     results.sort(key=lambda r: r.path)
     all_findings.sort(key=Finding.sort_key)
@@ -336,6 +332,11 @@ def _check_file(
 ) -> tuple[FileResult, list[Finding], list[Secret]]:
     """Resolve and check one extracted file: (the file's result, its findings in order, secrets seen)."""
     fr, sr, path = item
+    resolve_opts = opts.resolve
+    if opts.settings_for is not None:
+        engine, resolve_opts = opts.settings_for(path)
+        if resolve_opts.lint_root is None:
+            resolve_opts.lint_root = opts.resolve.lint_root
     users = linked_by.get(_real(path))
     if users:
         fr.used_by = tuple(sorted(set(users)))
@@ -357,7 +358,7 @@ def _check_file(
                     )
             else:
                 kept.append(inv)
-        deployments = [resolve(inv, opts.resolve, base_dir=path.parent) for inv in kept]
+        deployments = [resolve(inv, resolve_opts, base_dir=path.parent) for inv in kept]
         fr.deployments = deployments
         fr.launches = len(deployments)
         fr.linked = tuple(sorted({display_path(p, opts.root) for p in sr.linked}))

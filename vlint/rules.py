@@ -63,6 +63,8 @@ class Rule:
     path: str = ""
     #: loaded from the user's --rules-dir (not shipped with vlint)
     custom: bool = False
+    #: option name → JSON Schema with ``default`` and ``description`` (``[tool.vlint.rules.CODE]``)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def builtin(self) -> bool:
@@ -104,6 +106,7 @@ def _rule_from_dict(d: dict[str, Any], path: Path, custom: bool) -> Rule:
         cases=tuple(cases),
         path=str(path),
         custom=custom,
+        options={str(k): dict(v) for k, v in (d.get("options") or {}).items()},
     )
 
 

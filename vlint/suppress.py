@@ -245,7 +245,9 @@ def _deployment_lines(dep: Deployment) -> tuple[int, int]:
     return min(s.line for s in same), max(s.end_line for s in same)
 
 
-def _annotation_scopes(results: list[FileResult], resolve: Callable[[str], str | None]) -> list[_Scope]:
+def _annotation_scopes(
+    results: list[FileResult], resolver: Callable[[str], Callable[[str], str | None]]
+) -> list[_Scope]:
     from vlint.engine import describe
 
     by_span: dict[tuple[str, int, int], _Scope] = {}
@@ -255,7 +257,7 @@ def _annotation_scopes(results: list[FileResult], resolve: Callable[[str], str |
             if fact is None or fact.value in (None, ""):
                 continue
             value = ",".join(map(str, fact.value)) if isinstance(fact.value, list | tuple) else str(fact.value)
-            d = parse_annotation(value, fact.span, dep.invocation.path, resolve)
+            d = parse_annotation(value, fact.span, dep.invocation.path, resolver(dep.invocation.path))
             key = (d.span.path, d.span.line, d.span.column)
             lo, hi = _deployment_lines(dep)
             scope = by_span.get(key)
@@ -289,8 +291,9 @@ def _suppressed_by(f: Finding, line_dirs: list[Directive], scopes: list[_Scope],
     return any(_use(d, f.code) for d in file_dirs)
 
 
-def _unused(directives: list[Directive], engine: Engine) -> Iterator[Problem]:
+def _unused(directives: list[Directive], engine_of: Callable[[str], Engine]) -> Iterator[Problem]:
     for d in directives:
+        engine = engine_of(d.path)
         where = "annotation" if d.kind == "annotation" else "comment"
         if d.kind == "malformed":
             yield Problem(
@@ -322,15 +325,29 @@ def _unused(directives: list[Directive], engine: Engine) -> Iterator[Problem]:
 
 
 def apply_suppressions(
-    results: list[FileResult], engine: Engine, read: Callable[[Path], SourceText], root: Path
+    results: list[FileResult],
+    engine: Engine,
+    read: Callable[[Path], SourceText],
+    root: Path,
+    *,
+    engine_for: Callable[[str], Engine] | None = None,
 ) -> list[Finding]:
     """Drop suppressed findings from each file's findings, add VL901 for suppressions that did not
-    suppress anything; return the suppressed findings."""
+    suppress anything; return the suppressed findings. ``engine_for`` gives each file's engine (its
+    configuration's rules) by display path; default ``engine`` for all."""
     from vlint.sources.base import SourceError
 
-    def resolve(ref: str) -> str | None:
-        rule = engine.catalog.find(ref)
-        return rule.code if rule is not None else None
+    def engine_of(path: str) -> Engine:
+        return engine_for(path) if engine_for is not None else engine
+
+    def resolver(path: str) -> Callable[[str], str | None]:
+        catalog = engine_of(path).catalog
+
+        def resolve(ref: str) -> str | None:
+            rule = catalog.find(ref)
+            return rule.code if rule is not None else None
+
+        return resolve
 
     owner: dict[str, FileResult] = {}
     for fr in results:
@@ -346,8 +363,8 @@ def apply_suppressions(
             text = read(root / path).text
         except SourceError:
             continue
-        directives[path] = parse_directives(text, path, resolve)
-    scopes = _annotation_scopes(results, resolve)
+        directives[path] = parse_directives(text, path, resolver(path))
+    scopes = _annotation_scopes(results, resolver)
     suppressed: list[Finding] = []
     for fr in results:
         kept: list[Finding] = []
@@ -361,8 +378,8 @@ def apply_suppressions(
                 kept.append(f)
         fr.findings[:] = kept
     every = [d for dirs in directives.values() for d in dirs] + [s.directive for s in scopes]
-    for p in _unused(every, engine):
-        f = engine.builtin_finding(p.code, p.span, p.message, p.data)
+    for p in _unused(every, engine_of):
+        f = engine_of(p.span.path).builtin_finding(p.code, p.span, p.message, p.data)
         if f is not None:
             target = owner.get(p.span.path) or results[0]
             target.findings.append(f)

@@ -238,3 +238,44 @@ def test_per_path_keys_match_the_schema() -> None:
 
     schema = json.loads((ROOT / "schemas" / "config.schema.json").read_text(encoding="utf-8"))
     assert set(schema["properties"]["per-path"]["additionalProperties"]["properties"]) == PER_PATH_KEYS
+
+
+def test_rule_options_in_config(repo: Repo) -> None:
+    """[tool.vlint.rules.CODE] options: validated by the config schema, applied per file, shown by
+    --show-settings; the guide's table lists every option the rules declare."""
+    script = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --gpu-memory-utilization 0.96\n"
+    repo.write("a/start.sh", script)
+    repo.write("b/start.sh", script)
+    repo.write("b/.vlint.toml", "[rules.gpu-memory-utilization-no-headroom]\nthreshold = 0.97\n")
+    doc = repo.lint_json(".").json
+    assert "VL201" in findings_of(doc, "a/start.sh") and "VL201" not in findings_of(doc, "b/start.sh")
+    shown = repo.vlint("--show-settings", "b/start.sh").out
+    assert "options of VL201: threshold=0.97" in shown
+    assert setting(shown, "rules.gpu-memory-utilization-no-headroom.threshold") == ("0.97", "b/.vlint.toml")
+    for text, message in (
+        ("[rules.VL201]\nthreshhold = 0.9\n", "rules.VL201: Additional properties are not allowed ('threshhold'"),
+        ("[rules.VL201]\nthreshold = 1.5\n", "rules.VL201.threshold: 1.5 is greater than the maximum of 1"),
+        ("[rules.VL101]\nthreshold = 0.9\n", "'VL101' was unexpected"),
+    ):
+        repo.write("b/.vlint.toml", text)
+        res = repo.lint_json(".")
+        assert res.code == 2 and message in res.err and "b/.vlint.toml" in res.err, res.err
+    from vlint.rules import load_catalog
+
+    guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+    table = guide.split("### Rule options", 1)[1].split("```", 1)[0]
+    for rule in load_catalog().rules:
+        for name, spec in rule.options.items():
+            assert f"| [{rule.code}](rules/{rule.code}.md) | `{name}` | {spec['default']} |" in table, (rule.code, name)
+
+
+def test_config_schema_rule_options_are_generated_from_the_rules() -> None:
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "tools" / "gen_docs.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["gen_docs"] = mod
+    spec.loader.exec_module(mod)
+    assert not mod.schema_stale(), "schemas/config.schema.json is out of date: run python tools/gen_docs.py"

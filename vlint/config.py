@@ -41,7 +41,7 @@ _HAS_TABLE = re.compile(r"^\s*\[\s*tool\s*\.\s*vlint\s*[\].]", re.MULTILINE)
 MAX_EXTEND_DEPTH = 10
 #: keys a ``per-path`` table may state (the others are about the whole tree, not a file)
 PER_PATH_KEYS = frozenset(
-    {"select", "extend-select", "ignore", "severity", "fail-on", "vllm-version", "gpu", "gpu-memory-gib"}
+    {"select", "extend-select", "ignore", "severity", "rules", "fail-on", "vllm-version", "gpu", "gpu-memory-gib"}
 )
 #: the largest config file read (a config is a few hundred bytes)
 MAX_CONFIG_BYTES = 1 << 20

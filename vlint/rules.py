@@ -41,6 +41,8 @@ class RuleCase:
     args: tuple[str, ...] = ()
     #: extra files next to ``file`` (a --config YAML, a .env)
     files: tuple[tuple[str, str], ...] = ()
+    #: the rule's options for this case (``[tool.vlint.rules.CODE]``)
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,7 @@ def _rule_from_dict(d: dict[str, Any], path: Path, custom: bool) -> Rule:
                 expect=tuple(str(x) for x in c.get("expect") or ()),
                 args=tuple(str(x) for x in c.get("args") or ()),
                 files=files,
+                options=tuple((str(k), v) for k, v in (c.get("options") or {}).items()),
             )
         )
     return Rule(

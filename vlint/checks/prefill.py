@@ -64,7 +64,7 @@ def budget_covers_context(ctx: CheckContext) -> Iterator[Hit]:
         return
     mnbt = _int(s.value)
     mml = _int(dep.value("max_model_len"))
-    if mnbt is None or mml is None or mml < LONG_CONTEXT or mnbt < mml:
+    if mnbt is None or mml is None or mml < int(ctx.option("long-context")) or mnbt < mml:
         return
     from vlint.fix.memory import default_chunk
 

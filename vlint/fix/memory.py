@@ -26,9 +26,10 @@ if TYPE_CHECKING:
     from vlint.deployment import Deployment
     from vlint.memory import MemoryEstimate, MemoryInputs
 
-#: a KV cache that holds fewer requests of max_model_len than this is reported (VL211)
+#: a KV cache that holds fewer requests of max_model_len than this is reported (VL211): the default of
+#: its ``min-concurrency`` option
 MIN_CONCURRENCY = 2.0
-#: the KV cache's share of the budget below which VL212 reports
+#: the KV cache's share of the budget below which VL212 reports (the default of ``min-kv-share``)
 MIN_KV_SHARE = 0.10
 
 
@@ -315,7 +316,8 @@ def _fitting_max_model_len(base: MemoryInputs, m: MemoryEstimate) -> int | None:
 
 
 # -- VL211 / VL212 -------------------------------------------------------------------------------
-def low_concurrency_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
+def low_concurrency_fix(dep: Deployment, m: MemoryEstimate, target: float = MIN_CONCURRENCY) -> Fix | None:
+    """Ways to hold ``target`` requests of max_model_len (VL211's ``min-concurrency``)."""
     base = base_inputs(dep)
     if base is None:
         return None
@@ -329,11 +331,11 @@ def low_concurrency_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
                 f"use --kv-cache-dtype fp8 to fit {factor:.1f}× the tokens ({_len(m.kv_cache_tokens)} → "
                 f"{_len(e.kv_cache_tokens)}, {e.max_concurrency:.1f}× concurrency)"
             )
-            if e.max_concurrency >= MIN_CONCURRENCY:
+            if e.max_concurrency >= target:
                 options.append((text, set_value(dep, "kv_cache_dtype", "fp8")))
             else:
                 options.append((text, None))
-    hit = _first_tp(dep, base, lambda e: _clear(e) and e.max_concurrency >= MIN_CONCURRENCY)
+    hit = _first_tp(dep, base, lambda e: _clear(e) and e.max_concurrency >= target)
     if hit is not None:
         tp, e = hit
         options.append(
@@ -342,23 +344,24 @@ def low_concurrency_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
                 set_value(dep, "tensor_parallel_size", tp),
             )
         )
-    shorter = largest(1, mml - 1, lambda x: _concurrency(base, max_model_len=x) >= MIN_CONCURRENCY)
+    shorter = largest(1, mml - 1, lambda x: _concurrency(base, max_model_len=x) >= target)
     if shorter:
         options.append(
             (
-                f"--max-model-len {shorter} holds {MIN_CONCURRENCY:.0f} requests of that length",
+                f"--max-model-len {shorter} holds {target:g} requests of that length",
                 set_value(dep, "max_model_len", shorter),
             )
         )
     return _choose(options)
 
 
-def small_kv_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
+def small_kv_fix(dep: Deployment, m: MemoryEstimate, share: float = MIN_KV_SHARE) -> Fix | None:
+    """Ways to give the KV cache ``share`` of the budget (VL212's ``min-kv-share``)."""
     base = base_inputs(dep)
     if base is None:
         return None
     options: list[tuple[str, SettingChange | None]] = []
-    hit = _first_tp(dep, base, lambda e: _clear(e) and e.kv_cache_gib >= MIN_KV_SHARE * e.budget_gib)
+    hit = _first_tp(dep, base, lambda e: _clear(e) and e.kv_cache_gib >= share * e.budget_gib)
     if hit is not None:
         tp, e = hit
         options.append(

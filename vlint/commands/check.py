@@ -35,6 +35,7 @@ from vlint.commands.common import (
 from vlint.finding import Finding
 
 if TYPE_CHECKING:
+    from vlint.commands.settings import RunSettings
     from vlint.engine import Engine
     from vlint.lint import LintReport
     from vlint.rules import Catalog
@@ -91,6 +92,12 @@ class Run:
 )
 @click.option("--no-suppress", is_flag=True, help="Ignore suppression comments, annotations and the baseline.")
 @click.option(
+    "--add-suppressions",
+    is_flag=True,
+    help="Write a `# vlint: disable=CODES` comment for every finding reported now (each file linted again "
+    "to check), then exit.",
+)
+@click.option(
     "--baseline",
     type=click.Path(path_type=Path, dir_okay=False),
     help="Do not report findings recorded in this baseline file.",
@@ -135,6 +142,7 @@ def check_cmd(
     extend_exclude: tuple[str, ...],
     show_settings: Path | None,
     no_suppress: bool,
+    add_suppressions: bool,
     baseline: Path | None,
     write_baseline: Path | None,
     quiet: bool,
@@ -220,10 +228,53 @@ def check_cmd(
         )
         report = lint_paths(targets, engine, opts)
         settings.apply_filters(report, opts.root)
+        if add_suppressions:
+            sys.exit(_add_suppressions(report, engine, opts, settings))
     except (ConfigError, SettingsError) as e:
         fail(str(e))
     code = finish(report, engine, run, quiet=quiet, color=use_color(no_color) and output is None)
     sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
+
+
+def _add_suppressions(report: LintReport, engine: Engine, opts: Any, settings: RunSettings) -> int:
+    """``--add-suppressions``: comment every finding, each file checked by linting it again."""
+    from vlint.fix.apply import FixOutcome, OverlayReader, write_fixed
+    from vlint.lint import Reader, lint_paths
+    from vlint.suppress_add import plan
+
+    used_by = {fr.path: fr.used_by for fr in report.files}
+
+    def text_of(shown: str) -> str:
+        return Reader(opts).read(opts.root / shown).text
+
+    def relint(overlay: dict[str, str]) -> LintReport:
+        files = {Path(os.path.normpath((opts.root / k).absolute())): v for k, v in overlay.items()}
+        targets = [opts.root / k for k in sorted({*overlay, *(u for k in overlay for u in used_by.get(k, ()))})]
+        again = lint_paths(targets, engine, opts, reader=OverlayReader(opts, files))
+        settings.apply_filters(again, opts.root)
+        return again
+
+    outcome = plan(report, text_of, relint)
+    changed = {Path(os.path.normpath((opts.root / s).absolute())): v for s, v in outcome.changed.items()}
+    errors = write_fixed(FixOutcome(before=report, after=report, changed=changed))
+    for a in outcome.added:
+        click.echo(f"{a.path}:{a.line}: added # vlint: disable={','.join(a.codes)}")
+    for shown, why in sorted(outcome.skipped.items()):
+        click.echo(f"{shown}: no suppression added: {why}", err=True)
+    for e in errors:
+        click.echo(e, err=True)
+    n = sum(len(a.codes) for a in outcome.added)
+    files = len(outcome.changed) - len(errors)
+    click.echo(
+        f"Added {n} suppression{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+        + (
+            f"; {len(outcome.skipped)} file{'s' if len(outcome.skipped) != 1 else ''} left alone"
+            if outcome.skipped
+            else ""
+        )
+        + "."
+    )
+    return EXIT_ERROR if errors or any(fr.error for fr in report.files) else EXIT_CLEAN
 
 
 def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False, color: bool = False) -> int:

@@ -97,7 +97,8 @@ def test_add_suppressions_then_nothing_is_reported(repo: Repo) -> None:
     )
     repo.write(
         "serve.yaml",
-        "model: Qwen/Qwen2.5-7B-Instruct\nmax-model-len: 8192\nenable-prefix-caching: false  # vlint: disable=VL203 -- old\n",
+        "model: Qwen/Qwen2.5-7B-Instruct\nmax-model-len: 8192\n"
+        "enable-prefix-caching: false  # vlint: disable=VL203 -- old\n",
     )
     first = repo.lint_json(".").json
     before = first["findings"]

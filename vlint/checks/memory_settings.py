@@ -308,6 +308,7 @@ def quantization_mismatch(ctx: CheckContext) -> Iterator[Hit]:
             f"remove {s.option} {s.value}: vLLM reads the method from the checkpoint ({arch.quant_method})",
             s.full_span,
             "",
+            unsafe=True,  # the launch then runs the checkpoint's method, not the one asked for
             changes=remove_setting(dep, "quantization"),
         ),
     )

@@ -48,7 +48,7 @@ def chunking_disabled(ctx: CheckContext) -> Iterator[Hit]:
             f"remove {s.option} (chunked prefill is on by default in vLLM's V1 engine)",
             s.full_span,
             "",
-            unsafe=False,
+            unsafe=True,  # turns chunked prefill back on: a change of behaviour
             changes=remove_setting(dep, "enable_chunked_prefill"),
         ),
     )

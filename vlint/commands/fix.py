@@ -142,6 +142,8 @@ def fix_cmd(
     if not quiet:
         for r in outcome.applied:
             click.echo(printable(f"{r.path}:{r.line}:{r.column}: {r.code} fixed: {red.text(r.description)}"))
+            for alt in r.alternatives:
+                click.echo(printable(f"    not applied, another way: {red.text(alt)}"))
         for r in outcome.skipped:
             click.echo(printable(f"{r.path}:{r.line}:{r.column}: {r.code} not fixed: {red.text(r.reason)}"))
     for e in errors + write_errors:

@@ -105,8 +105,18 @@ def _clear(e: MemoryEstimate) -> bool:
     return e.starts and not e.too_close_to_call
 
 
-def _fix(description: str, *changes: SettingChange | None) -> Fix:
-    return with_changes(Fix(description, unsafe=True), *changes)
+def _fix(description: str, *changes: SettingChange | None, alternatives: list[str] | None = None) -> Fix:
+    """An unsafe fix applying ``changes``; ``alternatives`` are the other ways, named (after ``; or``)
+    in the description but not applied."""
+    alts = tuple(alternatives or ())
+    return with_changes(Fix(_with_alternatives(description, list(alts)), unsafe=True, alternatives=alts), *changes)
+
+
+def _no_new_finding(e: MemoryEstimate) -> bool:
+    """Starts clear of the uncertainty margin with nothing the other memory rules report: room for
+    MIN_CONCURRENCY requests (VL211) and no thin margin after the KV cache (VL214). A fix that lands
+    here re-lints clean instead of trading its finding for another."""
+    return _clear(e) and e.max_concurrency >= MIN_CONCURRENCY and not e.risks
 
 
 def _len(n: int) -> str:
@@ -154,10 +164,14 @@ def will_not_start_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
                 if not edge or edge == fits
                 else f"with the memory model's uncertainty margin; vLLM's own estimate at the edge is {edge}"
             )
-            return _fix(
-                _with_alternatives(f"set --max-model-len {fits} (the largest that fits{conc}, {how})", alts),
-                set_value(dep, "max_model_len", fits),
-            )
+            longest = f"--max-model-len {fits} (the largest that starts{conc}, {how})"
+            clean = _clean_context(dep, base, fits)
+            if clean is not None:
+                return _fix(clean[0], *clean[1], alternatives=[longest, *alts] if clean[2] != fits else alts)
+            return _fix(f"set {longest}", set_value(dep, "max_model_len", fits), alternatives=alts)
+        clean = _clean_context(dep, base, base.max_model_len - 1)
+        if clean is not None:
+            return _fix(clean[0], *clean[1], alternatives=alts)
         lowered = _lower_budget_and_fit(dep, base)
         if lowered is not None:
             return lowered
@@ -204,6 +218,38 @@ def will_not_start_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
         why = "the sampler warms up with that many dummy requests" if stage == "sampler_warmup" else "Mamba blocks"
         return _fix(f"lower --max-num-seqs to {best} ({why})", set_value(dep, "max_num_seqs", best))
     return None
+
+
+def _clean_context(
+    dep: Deployment, base: MemoryInputs, fits: int
+) -> tuple[str, list[SettingChange | None], int] | None:
+    """The longest max_model_len (up to ``fits``) at which the launch starts with nothing else to
+    report (:func:`_no_new_finding`), lowering gpu_memory_utilization with it when what vLLM allocates
+    after the KV cache leaves too thin a margin at the written one: (description, changes, length)."""
+    probe = min(fits, 256)
+    gmu = base.gpu_memory_utilization
+    first = estimate(base, max_model_len=probe)
+    if first is None or not _no_new_finding(first):
+        lowered = _highest_gmu(base, _no_new_finding, max_model_len=probe)
+        if lowered is None:
+            return None
+        gmu = lowered
+    best = largest(probe, fits, lambda x: _ok(base, _no_new_finding, gpu_memory_utilization=gmu, max_model_len=x))
+    if best is None:
+        return None
+    e = estimate(base, gpu_memory_utilization=gmu, max_model_len=best)
+    conc = f"{e.max_concurrency:.1f}× concurrency" if e is not None else "room"
+    what = f"set --max-model-len {best} (the longest with {conc} and nothing else to report)"
+    changes: list[SettingChange | None] = [set_value(dep, "max_model_len", best)]
+    if gmu != base.gpu_memory_utilization:
+        what += f" and lower --gpu-memory-utilization to {gmu:.2f} (room for what vLLM allocates after the KV cache)"
+        changes.append(set_value(dep, "gpu_memory_utilization", gmu))
+    return what, changes, best
+
+
+def _ok(base: MemoryInputs, pred: Callable[[MemoryEstimate], bool], **changes: Any) -> bool:
+    e = estimate(base, **changes)
+    return e is not None and pred(e)
 
 
 def _highest_gmu(base: MemoryInputs, ok: Callable[[MemoryEstimate], bool], **changes: Any) -> float | None:
@@ -290,6 +336,16 @@ def _chunking_fix(dep: Deployment, base: MemoryInputs) -> Fix | None:
     fits = _fitting_max_model_len(chunked, e)
     if not fits:
         return None
+    clean = largest(1, fits, lambda x: _ok(chunked, _no_new_finding, max_model_len=x))
+    if clean is not None and clean < fits:
+        c = estimate(chunked, max_model_len=clean)
+        conc = f"{c.max_concurrency:.1f}× concurrency" if c is not None else "room"
+        return _fix(
+            f"{text}, and --max-model-len {clean} is the longest that then has {conc} and nothing else to report",
+            *changes,
+            set_value(dep, "max_model_len", clean),
+            alternatives=[f"--max-model-len {fits}, the largest that then starts (as vLLM computes it)"],
+        )
     return _fix(
         f"{text}, and --max-model-len {fits} is the largest that then fits (as vLLM computes it)",
         *changes,
@@ -395,7 +451,7 @@ def _choose(options: list[tuple[str, SettingChange | None]]) -> Fix | None:
     if applied is None:
         return Fix("; or ".join(texts), unsafe=True)
     rest = [t for t in texts if t != applied[0]]
-    return _fix(_with_alternatives(applied[0], rest), applied[1])
+    return _fix(applied[0], applied[1], alternatives=rest)
 
 
 # -- VL213 ---------------------------------------------------------------------------------------

@@ -67,6 +67,9 @@ class Rule:
     custom: bool = False
     #: option name → JSON Schema with ``default`` and ``description`` (``[tool.vlint.rules.CODE]``)
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: security rules: the score GitHub code scanning ranks alerts by (SARIF ``security-severity``)
+    security_severity: float | None = None
+    tags: tuple[str, ...] = ()
 
     @property
     def builtin(self) -> bool:
@@ -110,6 +113,8 @@ def _rule_from_dict(d: dict[str, Any], path: Path, custom: bool) -> Rule:
         path=str(path),
         custom=custom,
         options={str(k): dict(v) for k, v in (d.get("options") or {}).items()},
+        security_severity=float(d["security-severity"]) if d.get("security-severity") is not None else None,
+        tags=tuple(str(t) for t in d.get("tags") or ()),
     )
 
 

@@ -53,6 +53,8 @@ class Run:
     output: Path | None
     baseline: Path | None
     write_baseline: Path | None
+    #: display paths of the folders the run walked (with the files it linted: the baseline's scope)
+    folders: tuple[str, ...] = ()
 
 
 @click.command("check")
@@ -179,7 +181,7 @@ def check_cmd(
         return
     from vlint.commands.settings import CliSettings, RunSettings, SettingsError
     from vlint.config import ConfigError
-    from vlint.lint import LintOptions, lint_paths
+    from vlint.lint import LintOptions, display_path, lint_paths
     from vlint.lint_root import find_root
 
     targets = list(paths) or [Path(".")]
@@ -225,6 +227,7 @@ def check_cmd(
             output=output,
             baseline=None if no_suppress else settings.baseline(run_cfg),
             write_baseline=write_baseline,
+            folders=tuple(display_path(t, opts.root) for t in targets if t.is_dir()),
         )
         report = lint_paths(targets, engine, opts)
         settings.apply_filters(report, opts.root)
@@ -279,7 +282,15 @@ def _add_suppressions(report: LintReport, engine: Engine, opts: Any, settings: R
 
 def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False, color: bool = False) -> int:
     """Baseline, render, write; return the exit code."""
-    from vlint.baseline import BaselineError, SourceLines, apply_baseline, fingerprints, read_baseline, write_baseline
+    from vlint.baseline import (
+        BaselineError,
+        Scope,
+        SourceLines,
+        apply_baseline,
+        fingerprints,
+        read_entries,
+        write_baseline,
+    )
 
     lines = SourceLines(allowed=report.read_paths)
     report.redactor(lines)  # every renderer masks with it: by value, and by where each secret is written
@@ -287,17 +298,21 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
     needed = run.fmt in ("sarif", "gitlab") or run.baseline is not None or run.write_baseline is not None
     prints = fingerprints(report.findings, lines) if needed else []
     try:
+        # a partial run (pre-commit's batches) neither drops nor counts as stale the entries of the
+        # files it did not lint
+        scope = Scope.of_run(report, run.folders)
         if run.write_baseline is not None:
-            write_baseline(run.write_baseline, report, prints)
+            kept = write_baseline(run.write_baseline, report, prints, scope)
             n = len(prints)
-            click.echo(f"Wrote {n} finding{'s' if n != 1 else ''} to baseline {run.write_baseline}.", err=True)
+            others = f" ({kept} kept for files not in this run)" if kept else ""
+            click.echo(f"Wrote {n} finding{'s' if n != 1 else ''} to baseline {run.write_baseline}{others}.", err=True)
             return EXIT_ERROR if any(fr.error for fr in report.files) else EXIT_CLEAN
         notes: list[str] = []
         if report.suppressed:
             n = len(report.suppressed)
             notes.append(f"{n} finding{'s' if n != 1 else ''} suppressed by comments or annotations.")
         if run.baseline is not None:
-            result = apply_baseline(report, prints, read_baseline(run.baseline))
+            result = apply_baseline(report, prints, read_entries(run.baseline), scope)
             notes.append(f"{result.accepted} accepted by the baseline {run.baseline}.")
             if result.stale:
                 notes.append(
@@ -306,6 +321,8 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
                 )
     except BaselineError as e:
         fail(str(e))
+    if run.fmt == "github":
+        notes.extend(annotation_limit_note(report))
     text = render(report, engine.catalog, prints, run.fmt, lines, quiet=quiet, color=color, notes=" ".join(notes))
     if run.output is not None:
         try:
@@ -320,6 +337,28 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
         # color=True keeps the codes when stdout is not a terminal (FORCE_COLOR in CI logs)
         click.echo(text, nl=False, color=True if color else None)
     return exit_code(report, run.fail_on)
+
+
+#: GitHub shows this many annotations of each level per step ("GitHub Actions are limited to 10
+#: warning annotations and 10 error annotations per step", docs.github.com/en/rest/checks/runs)
+GITHUB_ANNOTATIONS_PER_STEP = 10
+
+
+def annotation_limit_note(report: LintReport) -> list[str]:
+    """A line saying that GitHub shows only the first annotations of a level, when there are more."""
+    # file errors are ::error annotations too
+    counts = {"error": sum(1 for fr in report.files if fr.error is not None), "warning": 0, "info": 0}
+    for f in report.findings:
+        counts[f.severity] += 1
+    over = {k: n for k, n in counts.items() if n > GITHUB_ANNOTATIONS_PER_STEP}
+    if not over:
+        return []
+    shown = ", ".join(f"{n} {'notice' if k == 'info' else k}s" for k, n in over.items())
+    return [
+        f"GitHub shows at most {GITHUB_ANNOTATIONS_PER_STEP} annotations of each level per step on the pull "
+        f"request ({shown} here): every finding is in this log, and in code scanning with the action's "
+        "sarif-file."
+    ]
 
 
 def render(

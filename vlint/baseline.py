@@ -54,6 +54,10 @@ class SourceLines:
         self.allowed = allowed
         self._cache: dict[str, list[str] | None] = {}
 
+    def provide(self, path: str, text: str) -> None:
+        """The lines of a file that is not on disk (``vlint -`` reads it from stdin)."""
+        self._cache[path] = text.split("\n")
+
     def __call__(self, path: str) -> list[str] | None:
         if self.allowed is not None and path not in self.allowed:
             return None

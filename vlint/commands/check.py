@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ from vlint.commands.common import (
     FORMATS,
     config_options,
     default_format,
+    default_jobs,
     exclude_options,
     exit_code,
     fail,
@@ -32,7 +33,7 @@ from vlint.commands.common import (
     target_options,
     use_color,
 )
-from vlint.finding import Finding
+from vlint.finding import SEVERITY_RANK, Finding
 
 if TYPE_CHECKING:
     from vlint.commands.settings import RunSettings
@@ -55,6 +56,10 @@ class Run:
     write_baseline: Path | None
     #: display paths of the folders the run walked (with the files it linted: the baseline's scope)
     folders: tuple[str, ...] = ()
+    #: ``--statistics``: counts per rule instead of the findings
+    statistics: bool = False
+    #: (display path, text) of a file read from stdin (``vlint -``)
+    stdin: tuple[str, str] | None = None
 
 
 @click.command("check")
@@ -91,6 +96,15 @@ class Run:
     type=click.Path(path_type=Path),
     metavar="FILE",
     help="Print the settings that apply to FILE and where each comes from, then exit.",
+)
+@click.option(
+    "--stdin-filename",
+    metavar="NAME",
+    help="With PATH `-` (read the file from stdin): the file's name, for its format, its configuration and reports.",
+)
+@click.option("--statistics", is_flag=True, help="Count the findings per rule instead of listing them.")
+@click.option(
+    "--show-files", is_flag=True, help="List the files that would be linted (with their configuration), then exit."
 )
 @click.option("--no-suppress", is_flag=True, help="Ignore suppression comments, annotations and the baseline.")
 @click.option(
@@ -143,6 +157,9 @@ def check_cmd(
     exclude: tuple[str, ...],
     extend_exclude: tuple[str, ...],
     show_settings: Path | None,
+    stdin_filename: str | None,
+    statistics: bool,
+    show_files: bool,
     no_suppress: bool,
     add_suppressions: bool,
     baseline: Path | None,
@@ -184,7 +201,8 @@ def check_cmd(
     from vlint.lint import LintOptions, display_path, lint_paths
     from vlint.lint_root import find_root
 
-    targets = list(paths) or [Path(".")]
+    stdin = _read_stdin(paths, stdin_filename, max_file_size)
+    targets = [stdin[0]] if stdin is not None else list(paths) or [Path(".")]
     cli = CliSettings(
         select=split_list(select) or None,
         extend_select=split_list(extend_select),
@@ -214,13 +232,16 @@ def check_cmd(
         opts = LintOptions(
             max_file_size=settings.max_file_size(run_cfg) * 2**20,
             suppress=not no_suppress,
-            jobs=jobs or os.cpu_count() or 1,
+            jobs=jobs or default_jobs(),
+            auto_jobs=jobs is None,
             lint_root=root,
             settings_for=settings.engine_and_resolve,
         )
         first = settings.for_run(targets)
         opts.resolve, engine = first.resolve, first.engine
         opts.discover.excluded = settings.excluded
+        if show_files:
+            sys.exit(_show_files(targets, opts, settings))
         run = Run(
             fmt=fmt or default_format(),
             fail_on=settings.fail_on_for(opts.root),
@@ -228,15 +249,155 @@ def check_cmd(
             baseline=None if no_suppress else settings.baseline(run_cfg),
             write_baseline=write_baseline,
             folders=tuple(display_path(t, opts.root) for t in targets if t.is_dir()),
+            statistics=statistics,
         )
-        report = lint_paths(targets, engine, opts)
+        reader = None
+        if stdin is not None:
+            from vlint.fix.apply import OverlayReader
+
+            reader = OverlayReader(opts, {Path(os.path.normpath(stdin[0].absolute())): stdin[1]})
+            run.stdin = (display_path(stdin[0], opts.root), stdin[1])
+        progress = Progress.on_terminal()
+        opts.progress = progress if progress.enabled else None
+        report = lint_paths(targets, engine, opts, reader=reader)
+        progress.done()
         settings.apply_filters(report, opts.root)
+        empty = _nothing_to_lint(list(paths), settings, opts.root) if not report.files else None
         if add_suppressions:
             sys.exit(_add_suppressions(report, engine, opts, settings))
     except (ConfigError, SettingsError) as e:
         fail(str(e))
+    if empty is not None:  # an empty run says so, not "No problems found"
+        click.echo(empty[0], err=True)
+        if run.fmt in ("text", "github") and run.output is None and run.write_baseline is None:
+            sys.exit(empty[1])
     code = finish(report, engine, run, quiet=quiet, color=use_color(no_color) and output is None)
+    if empty is not None:
+        code = max(code, empty[1])
     sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
+
+
+class Progress:
+    """``N/M files`` on stderr, rewritten in place, once a run has taken ~2 s — only on a terminal
+    (a CI log or a pipe gets nothing)."""
+
+    AFTER = 2.0
+    EVERY = 0.1
+
+    def __init__(self, enabled: bool) -> None:
+        import time
+
+        self.enabled = enabled
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+        self.after = self.AFTER
+
+    @classmethod
+    def on_terminal(cls) -> Progress:
+        p = cls(sys.stderr.isatty() and not os.environ.get("CI"))
+        after = os.environ.get("VLINT_PROGRESS_AFTER", "")  # 0 shows it from the start
+        p.after = float(after) if after.replace(".", "", 1).isdigit() else cls.AFTER
+        return p
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        import time
+
+        now = time.monotonic()
+        if now - self.start < self.after or now - self.last < self.EVERY:
+            return
+        self.last = now
+        self.shown = True
+        pct = 100 * done // max(total, 1)
+        sys.stderr.write(f"\rvlint: {pct:3d}% ({done:,}/{total:,} steps) …")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def _read_stdin(paths: tuple[Path, ...], name: str | None, max_file_size: int | None) -> tuple[Path, str] | None:
+    """``vlint -``: (the path the text stands for, the text). ``--stdin-filename`` names it (its format,
+    its nearest configuration, the reports); else ``stdin``."""
+    if [str(p) for p in paths] != ["-"]:
+        if any(str(p) == "-" for p in paths):
+            raise click.UsageError("`-` (read stdin) cannot be combined with other paths")
+        if name is not None:
+            raise click.UsageError("--stdin-filename goes with the path `-` (read the file from stdin)")
+        return None
+    from vlint.lint import decode
+    from vlint.sources.base import SourceError
+
+    limit = (max_file_size or 10) * 2**20
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        fail(f"stdin is over the {limit >> 20} MiB limit (--max-file-size)")
+    try:
+        text = decode(data)
+    except SourceError as e:
+        fail(f"{name or 'stdin'}: {e.message}")
+    return Path(name or guess_stdin_name(text)), text
+
+
+def guess_stdin_name(text: str) -> str:
+    """A name for a file read from stdin without ``--stdin-filename``, from its content (formats are
+    chosen by file name): ``Dockerfile``, ``stdin.py``, ``stdin.yaml`` or ``stdin.sh``."""
+    import re
+
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    first = lines[0].strip() if lines else ""
+    if re.match(r"(?i)^(FROM|ARG)\s", first) and any(re.match(r"(?i)^(CMD|ENTRYPOINT|RUN)\b", x) for x in lines):
+        return "Dockerfile"
+    if re.search(r"^\s*(from\s+\S+\s+import|import\s+\w)", text, re.MULTILINE):
+        return "stdin.py"
+    if first == "---" or re.match(r"^[\w.-]+\s*:(\s|$)", first) or first.startswith("- "):
+        return "stdin.yaml"
+    return "stdin.sh"
+
+
+def _show_files(targets: list[Path], opts: Any, settings: RunSettings) -> int:
+    """``--show-files``: each file the run would lint, and the configuration that applies to it."""
+    from vlint.config import display_config
+    from vlint.discover import discover
+    from vlint.lint import display_path
+
+    found = list(discover(targets, replace(opts.discover, lint_root=opts.lint_root)))
+    for d in sorted(found, key=lambda d: display_path(d.path, opts.root)):
+        cfg = settings.for_file(d.path).config
+        where = display_config(cfg.path) if cfg is not None else "no configuration"
+        click.echo(f"{display_path(d.path, opts.root)}  [{where}]")
+    excluded = len(settings.excluded_paths)
+    click.echo(
+        f"{len(found)} file{'s' if len(found) != 1 else ''} to lint"
+        + (f"; {excluded} excluded by the configuration or --exclude" if excluded else "")
+        + ".",
+        err=True,
+    )
+    return EXIT_CLEAN
+
+
+def _nothing_to_lint(paths: list[Path], settings: RunSettings, root: Path) -> tuple[str, int]:
+    """What an empty run says, and its exit code: 0 when nothing was named or everything named is
+    excluded by the configuration, 2 when the folders named hold no file vlint reads."""
+    from vlint.lint import display_path
+
+    excluded = len(settings.excluded_paths)
+    named = ", ".join(display_path(p, root) for p in paths)
+    kinds = "YAML, shell scripts, Dockerfiles, .env and Python files"
+    if not paths:
+        message, code = f"no files to lint in the current folder (vlint reads {kinds})", EXIT_CLEAN
+    elif all(settings.is_excluded(p) for p in paths):
+        verb = "is" if len(paths) == 1 else "are"
+        message, code = f"no files to lint: {named} {verb} excluded by the configuration or --exclude", EXIT_CLEAN
+    else:
+        message, code = f"no files to lint in {named} (vlint reads {kinds})", EXIT_ERROR
+    if excluded and code == EXIT_ERROR:
+        message += f"; {excluded} excluded by the configuration or --exclude"
+    return f"vlint: {message}.", code
 
 
 def _add_suppressions(report: LintReport, engine: Engine, opts: Any, settings: RunSettings) -> int:
@@ -293,6 +454,8 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
     )
 
     lines = SourceLines(allowed=report.read_paths)
+    if run.stdin is not None:
+        lines.provide(*run.stdin)
     report.redactor(lines)  # every renderer masks with it: by value, and by where each secret is written
     # fingerprints (a hash per finding) only where they are used: SARIF, GitLab and the baseline
     needed = run.fmt in ("sarif", "gitlab") or run.baseline is not None or run.write_baseline is not None
@@ -323,7 +486,10 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
         fail(str(e))
     if run.fmt == "github":
         notes.extend(annotation_limit_note(report))
-    text = render(report, engine.catalog, prints, run.fmt, lines, quiet=quiet, color=color, notes=" ".join(notes))
+    if run.statistics and run.fmt == "text":
+        text = statistics_table(report, color=color, notes=" ".join(notes))
+    else:
+        text = render(report, engine.catalog, prints, run.fmt, lines, quiet=quiet, color=color, notes=" ".join(notes))
     if run.output is not None:
         try:
             run.output.parent.mkdir(parents=True, exist_ok=True)
@@ -337,6 +503,37 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
         # color=True keeps the codes when stdout is not a terminal (FORCE_COLOR in CI logs)
         click.echo(text, nl=False, color=True if color else None)
     return exit_code(report, run.fail_on)
+
+
+def statistics_table(report: LintReport, *, color: bool = False, notes: str = "") -> str:
+    """``--statistics``: one line per rule, most findings first — count, code, name, severity, and
+    whether ``vlint fix`` can fix them (``[fix]``, ``[unsafe fix]``) — then the summary."""
+    from collections import Counter
+
+    from vlint.report.text import Styler, summary
+
+    st = Styler(color)
+    counts = Counter(f.code for f in report.findings)
+    first = {}
+    fixable: dict[str, set[str]] = {}
+    for f in report.findings:
+        first.setdefault(f.code, f)
+        if f.fix is not None and f.fix.changes:
+            fixable.setdefault(f.code, set()).add("unsafe fix" if f.fix.unsafe else "fix")
+    lines = []
+    width = max((len(f"{n}") for n in counts.values()), default=1)
+    name_width = max((len(first[c].name) for c in counts), default=0)
+    for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        f = first[code]
+        kinds = fixable.get(code)
+        mark = f"[{'fix' if kinds == {'fix'} else 'unsafe fix'}]" if kinds else ""
+        sev = max((x.severity for x in report.findings if x.code == code), key=SEVERITY_RANK.__getitem__)
+        lines.append(f"{n:>{width}}  {st(code, bold=True)}  {f.name:<{name_width}}  {sev:<7}  {mark}".rstrip())
+    for fr in report.files:
+        if fr.error is not None:
+            lines.append(f"{fr.path}: error: {report.redactor().text(fr.error.message)}")
+    lines.append(summary(report, st) + (f" {notes}" if notes else ""))
+    return "\n".join(lines) + "\n"
 
 
 #: GitHub shows this many annotations of each level per step ("GitHub Actions are limited to 10

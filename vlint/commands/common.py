@@ -54,8 +54,8 @@ def unknown_gpu_message(name: str) -> str:
     from vlint.resolve.gpus import all_gpus
 
     names = known_gpu_names()
-    spellings = {a: g.name for g in all_gpus() for a in (g.name, *g.aliases)}
-    close = difflib.get_close_matches(name, list(spellings), n=3, cutoff=0.6)
+    spellings = {a.lower(): g.name for g in all_gpus() for a in (g.name, *g.aliases)}
+    close = difflib.get_close_matches(name.lower(), list(spellings), n=3, cutoff=0.5)
     hint = f" (did you mean {', '.join(dict.fromkeys(spellings[c] for c in close))}?)" if close else ""
     return (
         f"unknown GPU {name!r}{hint}; known GPUs: {', '.join(names)}. "
@@ -218,3 +218,18 @@ def exit_code(report: Any, fail_on: str | Callable[[Any], str]) -> int:
     if any(SEVERITY_RANK[f.severity] >= SEVERITY_RANK[judge(f)] for f in report.findings):
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def default_jobs() -> int:
+    """Worker processes when ``-j`` is not given: the CPUs this process may use that are idle now
+    (the 1-minute load average taken off), at least 1. On a machine whose CPUs are all busy, workers
+    only compete with each other and with the rest: a run in one process is faster."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        load = 0.0
+    return max(1, min(cpus, int(cpus - load + 0.5)))

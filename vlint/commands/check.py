@@ -34,6 +34,7 @@ from vlint.commands.common import (
     use_color,
 )
 from vlint.finding import SEVERITY_RANK, Finding
+from vlint.report.escape import printable
 
 if TYPE_CHECKING:
     from vlint.commands.settings import RunSettings
@@ -226,7 +227,7 @@ def check_cmd(
     try:
         if show_settings is not None:
             for line in settings.describe(show_settings, launches=True):
-                click.echo(line)
+                click.echo(printable(line))
             sys.exit(EXIT_CLEAN)
         run_cfg = settings.run_config(targets)
         opts = LintOptions(
@@ -268,7 +269,7 @@ def check_cmd(
     except (ConfigError, SettingsError) as e:
         fail(str(e))
     if empty is not None:  # an empty run says so, not "No problems found"
-        click.echo(empty[0], err=True)
+        click.echo(printable(empty[0]), err=True)
         if run.fmt in ("text", "github") and run.output is None and run.write_baseline is None:
             sys.exit(empty[1])
     code = finish(report, engine, run, quiet=quiet, color=use_color(no_color) and output is None)
@@ -369,7 +370,7 @@ def _show_files(targets: list[Path], opts: Any, settings: RunSettings) -> int:
     for d in sorted(found, key=lambda d: display_path(d.path, opts.root)):
         cfg = settings.for_file(d.path).config
         where = display_config(cfg.path) if cfg is not None else "no configuration"
-        click.echo(f"{display_path(d.path, opts.root)}  [{where}]")
+        click.echo(printable(f"{display_path(d.path, opts.root)}  [{where}]"))
     excluded = len(settings.excluded_paths)
     click.echo(
         f"{len(found)} file{'s' if len(found) != 1 else ''} to lint"
@@ -420,11 +421,11 @@ def _add_suppressions(report: LintReport, engine: Engine, opts: Any, settings: R
 
     outcome = plan(report, text_of, relint)
     changed = {Path(os.path.normpath((opts.root / s).absolute())): v for s, v in outcome.changed.items()}
-    errors = write_fixed(FixOutcome(before=report, after=report, changed=changed))
+    errors = write_fixed(FixOutcome(before=report, after=report, changed=changed), opts.lint_root)
     for a in outcome.added:
-        click.echo(f"{a.path}:{a.line}: added # vlint: disable={','.join(a.codes)}")
+        click.echo(printable(f"{a.path}:{a.line}: added # vlint: disable={','.join(a.codes)}"))
     for shown, why in sorted(outcome.skipped.items()):
-        click.echo(f"{shown}: no suppression added: {why}", err=True)
+        click.echo(printable(f"{shown}: no suppression added: {report.redactor().text(why)}"), err=True)
     for e in errors:
         click.echo(e, err=True)
     n = sum(len(a.codes) for a in outcome.added)
@@ -531,7 +532,7 @@ def statistics_table(report: LintReport, *, color: bool = False, notes: str = ""
         lines.append(f"{n:>{width}}  {st(code, bold=True)}  {f.name:<{name_width}}  {sev:<7}  {mark}".rstrip())
     for fr in report.files:
         if fr.error is not None:
-            lines.append(f"{fr.path}: error: {report.redactor().text(fr.error.message)}")
+            lines.append(printable(f"{fr.path}: error: {report.redactor().text(fr.error.message)}"))
     lines.append(summary(report, st) + (f" {notes}" if notes else ""))
     return "\n".join(lines) + "\n"
 

@@ -148,12 +148,14 @@ def explain_cmd(
             click.echo(e, err=True)
         if not deployments:
             click.echo("no vLLM launch found")
+        # color=True keeps the codes when stdout is not a terminal (FORCE_COLOR in CI logs)
+        keep = True if style.color else None
         if pairs:
             for b, a in pairs:
-                click.echo(render_compare(b, a, overrides, style))
+                click.echo(render_compare(b, a, overrides, style), color=keep)
         else:
             for d in deployments:
-                click.echo(render_text(d, style, what_ifs(d)))
+                click.echo(render_text(d, style, what_ifs(d)), color=keep)
     sys.exit(2 if errors else 0)
 
 

@@ -273,3 +273,24 @@ def test_config_schema_rule_options_are_generated_from_the_rules() -> None:
     from test_docs import gen_docs
 
     assert not gen_docs().schema_stale(), "schemas/config.schema.json is out of date: run python tools/gen_docs.py"
+
+
+def test_a_config_in_the_repository_names_only_paths_inside_it(repo: Repo, tmp_path: Path) -> None:
+    """A pull request can write .vlint.toml: its extend and rules-dir may not make vlint read files
+    elsewhere on the machine (as rules or configuration). The --config file and configs outside the
+    repository are the user's own."""
+    outside = tmp_path / "outside"
+    (outside / "rules").mkdir(parents=True)
+    (outside / "base.toml").write_text('ignore = ["VL101"]\n')
+    repo.write("start.sh", SCRIPT)
+    for text in (f'rules-dir = "{outside / "rules"}"\n', 'extend = "../outside/base.toml"\n'):
+        repo.write(".vlint.toml", text)
+        res = repo.lint_json(".")
+        assert res.code == 2 and "lies outside the lint root" in res.err and "--config" in res.err, res.err
+    # trusted: passed with --config
+    res = repo.lint_json("--config", ".vlint.toml", ".")
+    assert res.code in (0, 1) and "VL101" not in res.codes(), res.err
+    # a config above the repository (the user's own) may extend anything
+    (repo.root / ".vlint.toml").unlink()
+    (tmp_path / "pyproject.toml").write_text('[tool.vlint]\nextend = "outside/base.toml"\n')
+    assert "VL101" not in repo.lint_json(".").codes()

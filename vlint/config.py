@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -270,6 +270,8 @@ class ConfigFinder:
     def __init__(self, *, explicit: Path | None = None, isolated: bool = False, cwd: Path | None = None) -> None:
         self.explicit = explicit
         self.isolated = isolated
+        #: vets what the config files found name (:func:`load_config`); the ``--config`` file is trusted
+        self.guard: Guard | None = None
         self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
         self._nearest: dict[Path, Path | None] = {}
         self._loaded: dict[Path, Config] = {}
@@ -297,7 +299,8 @@ class ConfigFinder:
         key = Path(os.path.abspath(path))
         cfg = self._loaded.get(key)
         if cfg is None:
-            cfg = load_config(key)
+            trusted = self.explicit is not None and key == Path(os.path.abspath(self.explicit))
+            cfg = load_config(key, None if trusted else self.guard)
             self._loaded[key] = cfg
         return cfg
 
@@ -362,8 +365,14 @@ def read_table(path: Path) -> dict[str, Any]:
     return table  # type: ignore[no-any-return]
 
 
-def load_config(path: Path) -> Config:
-    """Read, validate and resolve one config file and the files it extends. Raises :class:`ConfigError`."""
+#: (the config file, the key, the path it names) → why the path may not be used (None: it may)
+Guard = Callable[[Path, str, Path], "str | None"]
+
+
+def load_config(path: Path, guard: Guard | None = None) -> Config:
+    """Read, validate and resolve one config file and the files it extends. ``guard`` vets the
+    folders and files a config names (``extend``, ``rules-dir``) before any is read. Raises
+    :class:`ConfigError`."""
     chain: list[Layer] = []
     seen: list[Path] = []
     current: Path | None = Path(os.path.abspath(path))
@@ -377,6 +386,16 @@ def load_config(path: Path) -> Config:
         table = read_table(current)
         validate(table, current)
         layer = layer_from_table(table, current)
+        if guard is not None:
+            named = [("rules-dir", d) for d in layer.rules_dirs or ()]
+            named += [("extend", layer.extend)] if layer.extend is not None else []
+            for key, target in named:
+                why = guard(layer.file, key, target)
+                if why is not None:
+                    raise ConfigError(layer.file, f"{key}: {display_config(target)} {why}")
+        for d in layer.rules_dirs or ():
+            if not d.is_dir():
+                raise ConfigError(layer.file, f"rules-dir: {d} is not a directory")
         chain.append(layer)
         current = layer.extend
         if current is not None and not current.is_file():
@@ -415,9 +434,6 @@ def layer_from_table(t: dict[str, Any], path: Path, pattern: str = "") -> Layer:
     rules_dirs = None
     if rules is not None:
         rules_dirs = tuple(rel(d) for d in ((rules,) if isinstance(rules, str) else tuple(rules)))
-        for d in rules_dirs:
-            if not d.is_dir():
-                raise ConfigError(path, f"rules-dir: {d} is not a directory")
     extend = None
     if "extend" in t:
         extend = rel(t["extend"])

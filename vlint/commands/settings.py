@@ -83,7 +83,7 @@ class RunSettings:
         self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
         self.finder = ConfigFinder(explicit=cli.config_file, isolated=cli.isolated, cwd=self.cwd)
         self.fix_selection = fix_selection
-        self.lint_root: LintRoot | None = None
+        self._lint_root: LintRoot | None = None
         self._catalogs: dict[tuple[Path, ...], Catalog] = {}
         self._engines: dict[str, Engine] = {}
         self._resolves: dict[Any, ResolveOptions] = {}
@@ -97,6 +97,15 @@ class RunSettings:
         self.cli_gpu, self.cli_gpu_count = parse_gpu(cli.gpu, check_known=cli.gpu_memory_gib is None)
         if cli.max_file_size is not None and cli.max_file_size <= 0:
             raise click.BadParameter("must be positive", param_hint="--max-file-size")
+
+    @property
+    def lint_root(self) -> LintRoot | None:
+        return self._lint_root
+
+    @lint_root.setter
+    def lint_root(self, root: LintRoot | None) -> None:
+        self._lint_root = root
+        self.finder.guard = None if root is None else _inside_root_guard(root)
 
     def _cli_version(self) -> Version | None:
         from vlint.version import Version
@@ -484,6 +493,26 @@ class RunSettings:
         if not out:
             out.append("  no vLLM launch in this file")
         return out
+
+
+def _inside_root_guard(root: LintRoot) -> Callable[[Path, str, Path], str | None]:
+    """A config file inside the lint root (which a pull request can write) may name only folders and
+    files inside the root with ``extend`` and ``rules-dir``: it cannot make vlint read, as rules or
+    configuration, what lies elsewhere on the machine. A config outside the root (the user's own) and
+    the ``--config`` file may name anything."""
+
+    def guard(config: Path, key: str, target: Path) -> str | None:
+        if not root.contains(config):
+            return None
+        why = root.refusal(target)
+        if why is None:
+            return None
+        return (
+            f"{why}; a configuration inside the repository may only name paths inside it "
+            "(pass it with --config to trust it, or --isolated to ignore it)"
+        )
+
+    return guard
 
 
 def catalog_code(catalog: Catalog, ref: str) -> str:

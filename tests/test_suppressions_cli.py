@@ -124,3 +124,16 @@ def test_add_suppressions_then_nothing_is_reported(repo: Repo) -> None:
     # a second run has nothing to add
     again = repo.vlint("--add-suppressions", ".")
     assert "Added 0 suppressions in 0 files." in again.out
+
+
+def test_the_guide_names_every_off_by_default_rule() -> None:
+    from userrepo import ROOT
+
+    from vlint.rules import load_catalog
+
+    guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+    para = guide.split("**off-by-default**", 1)[1].split("\n\n", 1)[0]
+    off = [r for r in load_catalog().rules if not r.enabled]
+    assert off, "there are off-by-default rules"
+    for r in off:
+        assert f"[{r.code} {r.name}](rules/{r.code}.md)" in para, r.code

@@ -267,9 +267,19 @@ class ConfigFinder:
     """Finds and loads the config of each folder, once (``--config FILE``: that one for every file;
     ``--isolated``: none)."""
 
-    def __init__(self, *, explicit: Path | None = None, isolated: bool = False, cwd: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        explicit: Path | None = None,
+        isolated: bool = False,
+        cwd: Path | None = None,
+        ceiling: Path | None = None,
+    ) -> None:
+        """``ceiling``: look no higher than this folder, and fall back on nothing (the language
+        server's workspace folder)."""
         self.explicit = explicit
         self.isolated = isolated
+        self.ceiling = Path(os.path.abspath(ceiling)) if ceiling is not None else None
         #: vets what the config files found name (:func:`load_config`); the ``--config`` file is trusted
         self.guard: Guard | None = None
         self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
@@ -282,6 +292,8 @@ class ConfigFinder:
         folder = Path(os.path.abspath(folder))
         walked: list[Path] = []
         found: Path | None = None
+        if self.ceiling is not None and not (folder == self.ceiling or self.ceiling in folder.parents):
+            return None
         for d in (folder, *folder.parents):
             if d in self._nearest:
                 found = self._nearest[d]
@@ -290,6 +302,8 @@ class ConfigFinder:
             hit = config_in(d)
             if hit is not None:
                 found = hit
+                break
+            if d == self.ceiling:
                 break
         for d in walked:
             self._nearest[d] = found
@@ -307,7 +321,7 @@ class ConfigFinder:
     def fallback(self) -> Config | None:
         """The config found from the current folder: for files with none above them."""
         if self._fallback is False:
-            found = self.nearest(self.cwd)
+            found = self.nearest(self.cwd) if self.ceiling is None else None
             self._fallback = self.load(found) if found is not None else None
         assert self._fallback is not True
         return self._fallback

@@ -76,12 +76,15 @@ class FileSettings:
 
 
 class RunSettings:
-    def __init__(self, cli: CliSettings, *, cwd: Path | None = None, fix_selection: bool = False) -> None:
+    def __init__(
+        self, cli: CliSettings, *, cwd: Path | None = None, fix_selection: bool = False, ceiling: Path | None = None
+    ) -> None:
         """``fix_selection``: ``vlint fix``, where ``--select``/``--ignore`` choose which findings to
-        fix, not which rules run (every configured rule checks the result)."""
+        fix, not which rules run (every configured rule checks the result). ``ceiling``: configs are
+        looked for no higher than this folder (the language server's workspace folder)."""
         self.cli = cli
         self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
-        self.finder = ConfigFinder(explicit=cli.config_file, isolated=cli.isolated, cwd=self.cwd)
+        self.finder = ConfigFinder(explicit=cli.config_file, isolated=cli.isolated, cwd=self.cwd, ceiling=ceiling)
         self.fix_selection = fix_selection
         self._lint_root: LintRoot | None = None
         self._catalogs: dict[tuple[Path, ...], Catalog] = {}

@@ -161,6 +161,7 @@ def test_show_settings_says_where_each_setting_comes_from(repo: Repo) -> None:
     assert setting(out, "fail-on") == ("error", "--fail-on")
     assert "vLLM 0.10.2  [image tag vllm/vllm-openai:v0.10.2]" in out
     assert "GPU L4  [nodeSelector" in out
+    assert "1 GPU(s) from resources.limits" in out, "the count the manifest states, not the config's :2"
     assert "lint root: " + str(repo.root.resolve()) in out
     isolated = repo.vlint("--show-settings", "k8s/llama-l4.yaml", "--isolated").out
     assert "configuration: none (--isolated)" in isolated

@@ -88,9 +88,11 @@ def test_scripts_parse() -> None:
                 subprocess.run(["shellcheck", "-s", "bash", "-"], input=s["run"], text=True, check=True)
 
 
-def _run_step(tmp_path: Path, inputs: dict[str, str]) -> tuple[int, str, dict[str, str]]:
+def _run_step(
+    tmp_path: Path, inputs: dict[str, str], files: dict[str, str] | None = None
+) -> tuple[int, str, dict[str, str]]:
     """Execute the 'Run vlint' step like the runner does (bash -e, env from inputs), with the vlint of
-    the installed venv replaced by this checkout's."""
+    the installed venv replaced by this checkout's; ``files`` are written into the work folder."""
     (step,) = [s for s in steps() if s.get("id") == "vlint"]
     runner_temp = tmp_path / "runner"
     bin_dir = runner_temp / "vlint-venv" / "bin"
@@ -107,6 +109,9 @@ def _run_step(tmp_path: Path, inputs: dict[str, str]) -> tuple[int, str, dict[st
         env[key] = EXPR.sub(lambda m: values[m.group(1).split(".", 1)[1]], template)
     work = tmp_path / "work"
     shutil.copytree(ROOT / "examples", work / "examples")
+    for rel, text in (files or {}).items():
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(text)
     res = subprocess.run(
         ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
         cwd=work,
@@ -135,6 +140,35 @@ def test_run_step_fail_on_and_args(tmp_path: Path) -> None:
     assert outputs == {"sarif-file": ""}
     code, out, _ = _run_step(tmp_path / "2", {"paths": "examples", "args": "--select VL101 --fail-on info"})
     assert out.count("::") >= 1 and "VL101" in out and "VL201" not in out
+
+
+def test_fail_on_is_passed_only_when_set(tmp_path: Path) -> None:
+    """The input's default leaves fail-on to the repository's configuration (a warning-only run passes
+    with fail-on = "error" in .vlint.toml); setting the input overrides it."""
+    config = {".vlint.toml": 'fail-on = "error"\n'}
+    code, out, _ = _run_step(tmp_path / "a", {"paths": "examples/start.sh"}, config)
+    assert code == 0 and "::warning" in out, out
+    code, out, _ = _run_step(tmp_path / "b", {"paths": "examples/start.sh", "fail-on": "warning"}, config)
+    assert code == 1, out
+
+
+def test_isolated_input_ignores_the_repository_config(tmp_path: Path) -> None:
+    config = {".vlint.toml": 'ignore = ["VL2", "VL1", "VL0", "VL5"]\n'}
+    code, out, _ = _run_step(tmp_path / "a", {"paths": "examples/start.sh"}, config)
+    assert code == 0 and "::warning" not in out, out
+    code, out, _ = _run_step(tmp_path / "b", {"paths": "examples/start.sh", "isolated": "true"}, config)
+    assert code == 1 and "title=VL201" in out, out
+
+
+def test_the_callers_python_is_left_alone() -> None:
+    """vlint gets its own virtualenv; setup-python runs with update-environment: false, so the job's
+    python/pip/PATH are what they were for the steps after the action."""
+    (setup,) = [s for s in steps() if s.get("uses", "").startswith("actions/setup-python@")]
+    assert setup["with"]["update-environment"] is False
+    (install,) = [s for s in steps() if "pip install" in s.get("run", "")]
+    assert install["env"]["VLINT_PYTHON"] == f"${{{{ steps.{setup['id']}.outputs.python-path }}}}"
+    assert '"$VLINT_PYTHON" -m venv' in install["run"]
+    assert "GITHUB_PATH" not in install["run"] and "GITHUB_ENV" not in install["run"]
 
 
 def guide_workflows() -> list[dict[str, Any]]:

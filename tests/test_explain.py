@@ -107,3 +107,56 @@ def test_bad_set_is_a_usage_error() -> None:
     assert "no option --no-such-option" in r.output
     r = CliRunner().invoke(main, ["explain", "--model", "x/y", "--set", "max_model_len=lots"])
     assert r.exit_code == 2
+
+
+def test_bar_segments_legend_colour_and_columns(tmp_path: Path) -> None:
+    """Issue 17 item 10: distinct glyphs without colour, colour on terminals / FORCE_COLOR (never with
+    NO_COLOR), CUDA graphs drawn where vLLM puts them (outside the budget on 0.10.2, after `|`), a
+    legend of what is drawn, and labelled columns."""
+    import subprocess
+    import sys
+
+    from userrepo import ROOT, vlint_env
+
+    manifest = ROOT / "examples" / "k8s" / "llama-l4.yaml"
+
+    def explain(*args: str, env: dict[str, str] | None = None) -> str:
+        res = subprocess.run(
+            [sys.executable, "-m", "vlint", "explain", "--isolated", *args],
+            capture_output=True,
+            text=True,
+            env=vlint_env(env),
+            cwd=tmp_path,
+            timeout=120,
+        )
+        assert res.returncode == 0, res.stderr
+        return res.stdout
+
+    plain = explain(str(manifest)).splitlines()
+    bar_line = plain[2].strip()
+    assert bar_line.startswith("[") and bar_line.endswith("]")
+    inside, outside = bar_line[1:-1].split("|")
+    assert set(inside) == {"#", "+", "%", "="}, "weights, activation, non-torch, KV cache inside the budget"
+    assert set(outside) == {"~", "."}, "0.10.2: CUDA graphs outside the budget, then what is free"
+    legend = plain[3]
+    for item in (
+        "# weights",
+        "+ activation",
+        "% non-torch",
+        "~ CUDA graphs",
+        "= KV cache",
+        ". free",
+        "| end of the budget",
+    ):
+        assert item in legend, legend
+    header = plain[5].split()
+    assert header[:3] == ["per", "GPU", "value"] and "where it comes from" in plain[5]
+    weights = next(line for line in plain if line.strip().startswith("model weights"))
+    assert 'log "Model loading took … GiB"' in weights
+    # 0.33: CUDA graphs inside the budget, so nothing but free memory after `|`
+    new = explain("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--vllm-version", "0.33.0")
+    inside, outside = new.splitlines()[2].strip()[1:-1].split("|")
+    assert "~" in inside and set(outside) == {"."}
+    colored = explain(str(manifest), env={"FORCE_COLOR": "1"})
+    assert "\x1b[35m" in colored and "█" in colored, "weights in magenta full blocks"
+    assert "\x1b[" not in explain(str(manifest), env={"FORCE_COLOR": "1", "NO_COLOR": "1"})

@@ -115,3 +115,17 @@ def test_gitlab_codequality(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     _, sarif_out = run(["--format", "sarif", "start.sh"], tmp_path, monkeypatch, {})
     sarif_prints = {r["partialFingerprints"]["vlint/v1"] for r in json.loads(sarif_out)["runs"][0]["results"]}
     assert sarif_prints == {i["fingerprint"] for i in issues if i["check_name"] != "file-error"}
+
+
+def test_more_annotations_than_github_shows_are_announced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GitHub shows 10 warning and 10 error annotations per step: the summary says when there are more."""
+    for i in range(11):
+        (tmp_path / f"s{i:02d}.sh").write_text(
+            "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --no-such-flag\n"
+        )
+    monkeypatch.chdir(tmp_path)
+    many = CliRunner().invoke(main, ["--isolated", "--format", "github", "--select", "VL001", "."]).stdout
+    assert many.count("::error ") == 11
+    assert "GitHub shows at most 10 annotations of each level per step on the pull request (11 errors here)" in many
+    few = CliRunner().invoke(main, ["--isolated", "--format", "github", "--select", "VL001", "s00.sh"]).stdout
+    assert "GitHub shows at most" not in few

@@ -161,7 +161,7 @@ def test_custom_rules_are_described_without_help_uri(tmp_path: Path, monkeypatch
     _, doc = sarif(["--rules-dir", str(ROOT / "examples" / "policies"), "start.sh"], tmp_path, monkeypatch)
     assert_valid(doc)
     rules = {r["id"]: r for r in doc["runs"][0]["tool"]["driver"]["rules"]}
-    assert "helpUri" not in rules["ORG001"] and rules["ORG001"]["properties"]["tags"] == ["custom"]
+    assert "helpUri" not in rules["ORG001"] and rules["ORG001"]["properties"]["tags"] == ["custom", "correctness"]
     assert {r["ruleId"] for r in doc["runs"][0]["results"]} >= {"ORG001", "ORG002"}
 
 
@@ -181,3 +181,23 @@ def test_corpus_sarif_validates(shared: Path, tmp_path: Path, monkeypatch: pytes
     assert len(run["invocations"][0]["toolExecutionNotifications"]) == errors
     prints = [r["partialFingerprints"][FINGERPRINT_KEY] for r in run["results"]]
     assert len(set(prints)) == len(prints), "fingerprints are unique within a run"
+
+
+def test_security_rules_carry_security_severity_and_tags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GitHub code scanning ranks security alerts by properties.security-severity (a number as a
+    string) and needs the security tag; every rule is tagged security, correctness or performance."""
+    (tmp_path / "start.sh").write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --trust-remote-code\n")
+    _, doc = sarif(["start.sh"], tmp_path, monkeypatch)
+    assert_valid(doc)
+    rules = {r["id"]: r for r in doc["runs"][0]["tool"]["driver"]["rules"]}
+    for code in ("VL501", "VL502", "VL060"):
+        props = rules[code]["properties"]
+        assert "security" in props["tags"], code
+        assert 0.1 <= float(props["security-severity"]) <= 10.0 and isinstance(props["security-severity"], str)
+    assert float(rules["VL502"]["properties"]["security-severity"]) >= 7.0, "a leaked credential is high"
+    for r in rules.values():
+        kinds = {"security", "correctness", "performance"} & set(r["properties"]["tags"])
+        assert len(kinds) == 1, r["id"]
+        assert ("security-severity" in r["properties"]) == ("security" in kinds), r["id"]
+    assert "performance" in rules["VL101"]["properties"]["tags"]
+    assert "correctness" in rules["VL210"]["properties"]["tags"]

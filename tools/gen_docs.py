@@ -21,10 +21,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from vlint.docs import rule_page  # noqa: E402
+from vlint.docs import config_schema_with_rules, rule_page  # noqa: E402
 from vlint.rules import Rule, load_catalog  # noqa: E402
 
 OUT = ROOT / "docs" / "rules"
+#: its ``$defs.key-rules`` (the rules' options) is generated from rules/*.yaml
+CONFIG_SCHEMA = ROOT / "schemas" / "config.schema.json"
 #: files in docs/rules/ this generator owns (others are left alone)
 _OWNED = re.compile(r"^(index|[A-Z][A-Z0-9]*[0-9]{3})\.md$")
 
@@ -87,7 +89,23 @@ def stale(out: Path = OUT, pages: dict[str, str] | None = None) -> list[str]:
     return sorted(bad)
 
 
+def config_schema() -> str:
+    """schemas/config.schema.json as it should be: the rules' options copied from rules/*.yaml."""
+    import json
+
+    schema = json.loads(CONFIG_SCHEMA.read_text(encoding="utf-8"))
+    rules = [r for r in load_catalog().rules if not r.custom]
+    return json.dumps(config_schema_with_rules(schema, rules), indent=2, ensure_ascii=False) + "\n"
+
+
+def schema_stale() -> bool:
+    return CONFIG_SCHEMA.read_text(encoding="utf-8") != config_schema()
+
+
 def write(out: Path = OUT) -> list[str]:
+    if schema_stale():
+        CONFIG_SCHEMA.write_text(config_schema(), encoding="utf-8")
+        print("schemas/config.schema.json: rule options updated")
     pages = generate()
     changed = stale(out, pages)
     out.mkdir(parents=True, exist_ok=True)
@@ -105,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.check:
         bad = stale()
+        if schema_stale():
+            print("schemas/config.schema.json is out of date: run python tools/gen_docs.py", file=sys.stderr)
+            return 1
         if bad:
             print(f"docs/rules/ is out of date ({', '.join(bad)}): run python tools/gen_docs.py", file=sys.stderr)
             return 1

@@ -13,12 +13,17 @@ Baseline file (``--write-baseline FILE``)::
 
 Only ``fingerprint`` is used to match; the other fields are there for people reading the diff.
 An entry that no longer matches anything is stale: not an error, counted in the summary.
+
+Partial runs (pre-commit passes a few files per batch): a :class:`Scope` says which files a run
+covered. Only entries of those files can be stale, and ``--write-baseline`` replaces only their
+entries, keeping the others' as they are in the file.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,6 +53,10 @@ class SourceLines:
         self.root = root or Path.cwd()
         self.allowed = allowed
         self._cache: dict[str, list[str] | None] = {}
+
+    def provide(self, path: str, text: str) -> None:
+        """The lines of a file that is not on disk (``vlint -`` reads it from stdin)."""
+        self._cache[path] = text.split("\n")
 
     def __call__(self, path: str) -> list[str] | None:
         if self.allowed is not None and path not in self.allowed:
@@ -105,7 +114,35 @@ class BaselineResult:
     stale: int
 
 
-def read_baseline(path: Path) -> set[str]:
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """The files a run covered: those it linted, and everything under the folders it walked (display
+    paths, relative to the current folder; ``.`` is the current folder)."""
+
+    files: frozenset[str]
+    folders: tuple[str, ...] = ()
+
+    def covers(self, path: str) -> bool:
+        p = path.replace("\\", "/")
+        if p in self.files:
+            return True
+        for d in self.folders:
+            d = d.replace("\\", "/").rstrip("/")
+            if d in (".", ""):
+                if not p.startswith("../") and not os.path.isabs(p):
+                    return True
+            elif p == d or p.startswith(d + "/"):
+                return True
+        return False
+
+    @classmethod
+    def of_run(cls, report: LintReport, folders: Iterable[str]) -> Scope:
+        files = {fr.path for fr in report.files} | {p for fr in report.files for p in fr.linked}
+        return cls(frozenset(files), tuple(folders))
+
+
+def read_entries(path: Path) -> list[dict[str, object]]:
+    """The entries of a baseline file (each with a fingerprint). Raises :class:`BaselineError`."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -118,54 +155,82 @@ def read_baseline(path: Path) -> set[str]:
         raise BaselineError(f"{path}: not a vlint baseline (expected an object with tool: vlint and findings: [...])")
     if doc.get("format_version") != FORMAT_VERSION:
         raise BaselineError(f"{path}: baseline format_version {doc.get('format_version')!r} is not {FORMAT_VERSION}")
-    out: set[str] = set()
+    out: list[dict[str, object]] = []
     for i, entry in enumerate(doc["findings"]):
         fp = entry.get("fingerprint") if isinstance(entry, dict) else None
         if not isinstance(fp, str) or not fp:
             raise BaselineError(f"{path}: findings[{i}] has no fingerprint")
-        out.add(fp)
+        out.append(dict(entry))
     return out
 
 
-def baseline_document(report: LintReport, prints: Sequence[str]) -> dict[str, object]:
+def read_baseline(path: Path) -> set[str]:
+    """The fingerprints a baseline file accepts."""
+    return {str(e["fingerprint"]) for e in read_entries(path)}
+
+
+def baseline_document(
+    report: LintReport, prints: Sequence[str], kept: Sequence[dict[str, object]] = ()
+) -> dict[str, object]:
+    """The baseline of this run's findings, with ``kept`` (entries of files the run did not cover)."""
     from vlint import __version__
 
     red = report.redactor()
-    return {
-        "format_version": FORMAT_VERSION,
-        "tool": "vlint",
-        "vlint_version": __version__,
-        "findings": [
-            {
-                "fingerprint": fp,
-                "code": f.code,
-                "path": f.span.path,
-                "line": f.span.line,
-                "message": red.text(f.message),
-            }
-            for f, fp in zip(report.findings, prints, strict=True)
-        ],
-    }
+    entries: list[dict[str, object]] = [
+        {
+            "fingerprint": fp,
+            "code": f.code,
+            "path": f.span.path,
+            "line": f.span.line,
+            "message": red.text(f.message),
+        }
+        for f, fp in zip(report.findings, prints, strict=True)
+    ]
+    entries.extend(kept)
+    entries.sort(key=lambda e: (str(e.get("path", "")), _int(e.get("line")), str(e.get("code", ""))))
+    return {"format_version": FORMAT_VERSION, "tool": "vlint", "vlint_version": __version__, "findings": entries}
 
 
-def write_baseline(path: Path, report: LintReport, prints: Sequence[str]) -> None:
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def write_baseline(path: Path, report: LintReport, prints: Sequence[str], scope: Scope | None = None) -> int:
+    """Write the baseline; with ``scope``, the entries an existing file holds for files outside it
+    are kept (returns how many)."""
     from vlint.report.escape import json_text
 
-    text = json_text(baseline_document(report, prints))
+    kept: list[dict[str, object]] = []
+    if scope is not None and path.exists():
+        kept = [e for e in read_entries(path) if not scope.covers(str(e.get("path", "")))]
+    text = json_text(baseline_document(report, prints, kept))
     try:
         path.write_text(text, encoding="utf-8", errors="backslashreplace")
     except OSError as e:
         raise BaselineError(f"{path}: cannot write: {e.strerror or e}") from None
+    return len(kept)
 
 
-def apply_baseline(report: LintReport, prints: list[str], accepted: set[str]) -> BaselineResult:
+def apply_baseline(
+    report: LintReport, prints: list[str], accepted: set[str] | Sequence[dict[str, object]], scope: Scope | None = None
+) -> BaselineResult:
     """Drop the findings whose fingerprint the baseline holds (from the report and its files);
-    ``prints`` is kept aligned with ``report.findings``."""
-    keep = [fp not in accepted for fp in prints]
+    ``prints`` is kept aligned with ``report.findings``. Stale entries are counted only inside
+    ``scope`` (an entry of a file the run did not lint is not stale)."""
+    if isinstance(accepted, set):
+        fingerprints_by_path = {fp: None for fp in accepted}
+    else:
+        fingerprints_by_path = {str(e["fingerprint"]): str(e.get("path", "")) for e in accepted}
+    keep = [fp not in fingerprints_by_path for fp in prints]
     dropped = {id(f) for f, k in zip(report.findings, keep, strict=True) if not k}
-    matched = {fp for fp in prints if fp in accepted}
+    matched = {fp for fp in prints if fp in fingerprints_by_path}
     report.findings[:] = [f for f, k in zip(report.findings, keep, strict=True) if k]
     prints[:] = [fp for fp, k in zip(prints, keep, strict=True) if k]
     for fr in report.files:
         fr.findings[:] = [f for f in fr.findings if id(f) not in dropped]
-    return BaselineResult(accepted=len(dropped), stale=len(accepted - matched))
+    stale = [
+        fp
+        for fp, where in fingerprints_by_path.items()
+        if fp not in matched and (scope is None or where is None or scope.covers(where))
+    ]
+    return BaselineResult(accepted=len(dropped), stale=len(stale))

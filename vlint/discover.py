@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,6 +66,11 @@ class DiscoverOptions:
     respect_gitignore: bool = True
     #: ``.gitignore`` files are read only inside it (and never through a link out of it)
     lint_root: LintRoot | None = None
+    #: the configuration's exclude settings (:meth:`vlint.commands.settings.RunSettings.excluded`),
+    #: asked for every file and folder, named or walked: True skips it; False keeps it even where
+    #: :data:`DEFAULT_EXCLUDE_DIRS` would skip it (version-control folders are never walked); None
+    #: leaves the default
+    excluded: Callable[[Path, bool], bool | None] | None = None
 
 
 @dataclass(slots=True)
@@ -157,6 +162,8 @@ def discover(paths: list[Path], opts: DiscoverOptions | None = None) -> Iterator
     opts = opts or DiscoverOptions()
     seen: set[Path] = set()
     for p in paths:
+        if opts.excluded is not None and opts.excluded(p, p.is_dir()) is True:
+            continue
         if not p.is_dir():
             key = p.resolve() if p.exists() else p
             if key not in seen:
@@ -198,9 +205,16 @@ def _walk(root: Path, opts: DiscoverOptions) -> Iterator[Path]:
             if _ignored(path, is_dir, local) or _excluded(path, excludes, root):
                 continue
             if is_dir:
-                if e.name not in DEFAULT_EXCLUDE_DIRS and e.name not in VCS_DIRS:
+                verdict = opts.excluded(path, True) if opts.excluded is not None else None
+                if e.name not in VCS_DIRS and (
+                    verdict is False or (verdict is None and e.name not in DEFAULT_EXCLUDE_DIRS)
+                ):
                     subdirs.append(path)
-            elif is_file and any(g.match(e.name) for g in includes):
+            elif (
+                is_file
+                and any(g.match(e.name) for g in includes)
+                and (opts.excluded is None or opts.excluded(path, False) is not True)
+            ):
                 yield path
         for d in reversed(subdirs):
             stack.append((d, local))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -14,7 +15,7 @@ def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None =
     """Lint one rule case in a scratch folder; return every finding (all rules of ``catalog``,
     default the bundled one; pass ``load_catalog(extra_dirs=…)`` for custom rules)."""
 
-    from vlint.commands.check import parse_gpu
+    from vlint.commands.common import parse_gpu
     from vlint.engine import Engine, Selection
     from vlint.lint import LintOptions, lint_paths
     from vlint.lint_root import LintRoot, real_path
@@ -45,7 +46,8 @@ def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None =
         i += 2
     catalog = catalog or load_catalog()
     extend = tuple(select) + ((rule.code,) if rule is not None and not rule.enabled else ())
-    engine = Engine(catalog, Selection(extend_select=extend))
+    options = {rule.code: dict(case.options)} if rule is not None and case.options else {}
+    engine = Engine(catalog, Selection(extend_select=extend, options=options))
     with tempfile.TemporaryDirectory(prefix="vlint-case-") as tmp:
         root = Path(tmp)
         for name, content in ((case.file, case.content), *case.files):
@@ -77,6 +79,12 @@ def rule_page(rule: Rule) -> str:
     ]
     if rule.docs:
         lines += ["## Why", "", rule.docs.strip(), ""]
+    if rule.options:
+        lines += ["## Options", "", f"Set in the configuration, e.g. `[tool.vlint.rules.{rule.code}]`:", ""]
+        lines += ["| option | default | meaning |", "|---|---|---|"]
+        for name, spec in rule.options.items():
+            lines.append(f"| `{name}` | `{json.dumps(spec.get('default'))}` | {spec.get('description', '')} |")
+        lines.append("")
     for kind, title in (("bad", "Flagged"), ("good", "Not flagged")):
         cases = [c for c in rule.cases if c.doc == kind]
         if not cases:
@@ -89,8 +97,42 @@ def rule_page(rule: Rule) -> str:
                 lines += [f"`{name}`:", "", "```yaml", content.rstrip("\n"), "```", ""]
             if c.args:
                 lines += [f"vlint options: `{' '.join(c.args)}`", ""]
+            if c.options:
+                shown = "; ".join(f"{k} = {json.dumps(v)}" for k, v in c.options)
+                lines += [f"configuration: `[tool.vlint.rules.{rule.code}]` {shown}", ""]
             own = [f for f in run_case(c, rule) if f.code == rule.code]
             lines += ["Output:", "", "```text", case_output(own), "```", ""]
     if rule.references:
         lines += ["## References", ""] + [f"- {r}" for r in rule.references] + [""]
     return "\n".join(lines)
+
+
+def config_rules_schema(rules: list[Rule]) -> dict[str, object]:
+    """The ``rules`` table of ``schemas/config.schema.json``: for each rule that takes options, by code
+    and by name, an object of exactly its options (each option's JSON Schema from the rule's YAML)."""
+    props: dict[str, object] = {}
+    for r in sorted(rules, key=lambda r: r.code):
+        if not r.options:
+            continue
+        block = {
+            "type": "object",
+            "description": f"{r.code} {r.name}: {r.summary}",
+            "additionalProperties": False,
+            "properties": {name: dict(spec) for name, spec in r.options.items()},
+        }
+        props[r.code] = block
+        props[r.name] = {"$ref": f"#/$defs/key-rules/properties/{r.code}"}
+    return {
+        "type": "object",
+        "description": "Per-rule options: [rules.VL201] threshold = 0.97 (by code or name). Generated from the "
+        "options: of rules/*.yaml by tools/gen_docs.py.",
+        "additionalProperties": False,
+        "properties": props,
+    }
+
+
+def config_schema_with_rules(schema: dict[str, object], rules: list[Rule]) -> dict[str, object]:
+    """``schema`` (the config schema) with its generated ``$defs.key-rules`` replaced."""
+    out = json.loads(json.dumps(schema))
+    out["$defs"]["key-rules"] = config_rules_schema(rules)
+    return out  # type: ignore[no-any-return]

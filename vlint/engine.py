@@ -17,17 +17,23 @@ from vlint.span import Span
 
 if TYPE_CHECKING:
     from vlint.deployment import Deployment
-    from vlint.lint import FileContext
+    from vlint.file_context import FileContext
 
 
 @dataclass(slots=True)
 class Selection:
-    """Which rules run: ``select`` replaces the default set, ``extend_select`` adds to it."""
+    """Which rules run: ``select`` replaces the default set, ``extend_select`` adds to it, ``ignore``
+    removes. ``before`` are earlier steps applied first, in order (the config files' tables, then the
+    command line is this one: ruff's chain). Off-by-default rules (``enabled: false``) join only when
+    a step names them by code or name, never through a prefix or ``ALL``. ``severity`` overrides by
+    selector; ``options`` are per-rule options (rule code → option → value) over the rule's defaults."""
 
     select: tuple[str, ...] | None = None
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     severity: dict[str, str] = field(default_factory=dict)
+    before: tuple[Selection, ...] = ()
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 #: a field a message template may name: a plain name, no attribute or index access
@@ -66,20 +72,31 @@ class Engine:
     def __init__(self, catalog: Catalog, selection: Selection | None = None) -> None:
         self.catalog = catalog
         sel = selection or Selection()
-        if sel.select is not None:
-            chosen = {r.code for ref in sel.select for r in self._resolve(ref)}
-        else:
-            chosen = {r.code for r in catalog.rules if r.enabled}
-        chosen |= {r.code for ref in sel.extend_select for r in self._resolve(ref)}
-        chosen -= {r.code for ref in sel.ignore for r in self._resolve(ref)}
+        chosen = {r.code for r in catalog.rules if r.enabled}
+        self.severity: dict[str, str] = {}
+        for step in (*sel.before, sel):
+            if step.select is not None:
+                chosen = {r.code for ref in step.select for r in self._selected(ref)}
+            chosen |= {r.code for ref in step.extend_select for r in self._selected(ref)}
+            chosen -= {r.code for ref in step.ignore for r in self._resolve(ref)}
+            for ref, sev in step.severity.items():
+                if sev not in SEVERITIES:
+                    raise RuleError(f"severity for {ref} must be one of {', '.join(SEVERITIES)}, not {sev!r}")
+                for r in self._resolve(ref):
+                    self.severity[r.code] = sev
         self.active: list[Rule] = [r for r in catalog.rules if r.code in chosen]
         self.active_codes = frozenset(chosen)
-        self.severity: dict[str, str] = {}
-        for ref, sev in sel.severity.items():
-            if sev not in SEVERITIES:
-                raise RuleError(f"severity for {ref} must be one of {', '.join(SEVERITIES)}, not {sev!r}")
-            for r in self._resolve(ref):
-                self.severity[r.code] = sev
+        self.options: dict[str, dict[str, Any]] = {}
+        for step in (*sel.before, sel):
+            for code, values in step.options.items():
+                rule = catalog.by_code.get(code)
+                if rule is None:
+                    raise RuleError(f"options for unknown rule {code!r}")
+                unknown = sorted(set(values) - set(rule.options))
+                if unknown:
+                    known = ", ".join(sorted(rule.options)) or "none"
+                    raise RuleError(f"{rule.code} has no option {unknown[0]!r} (its options: {known})")
+                self.options.setdefault(code, {}).update(values)
         for r in self.active:
             if r.check and not r.builtin and get_check(r.check) is None:
                 raise RuleError(f"{r.path}: check {r.check!r} does not exist")
@@ -89,6 +106,23 @@ class Engine:
         if not rules:
             raise RuleError(f"unknown rule {ref!r} (use a code such as VL101, a prefix such as VL1, or a name)")
         return rules
+
+    def _selected(self, ref: str) -> list[Rule]:
+        """The rules a select/extend-select selector turns on: off-by-default rules only by their
+        own code or name."""
+        rules = self._resolve(ref)
+        exact = self.catalog.find(ref)
+        return rules if exact is not None else [r for r in rules if r.enabled]
+
+    def option(self, rule: Rule, name: str) -> Any:
+        """A rule option: the configured value, else the rule's default (``options:`` in its YAML)."""
+        configured = self.options.get(rule.code, {})
+        if name in configured:
+            return configured[name]
+        return rule.options[name].get("default")
+
+    def options_for(self, rule: Rule) -> dict[str, Any]:
+        return {name: self.option(rule, name) for name in rule.options}
 
     # -- findings -----------------------------------------------------------------------------
     def _finding(self, rule: Rule, hit: Hit, context: str = "") -> Finding:
@@ -151,7 +185,7 @@ class Engine:
             fn = get_check(rule.check or "")
             if fn is None:
                 continue
-            for hit in fn(CheckContext(rule, dep=dep)):
+            for hit in fn(CheckContext(rule, dep=dep, options=self.options_for(rule))):
                 out.append(self._finding(rule, hit, context))
         return out
 
@@ -163,7 +197,7 @@ class Engine:
             fn = get_check(rule.check or "")
             if fn is None:
                 continue
-            for hit in fn(CheckContext(rule, file=file)):
+            for hit in fn(CheckContext(rule, file=file, options=self.options_for(rule))):
                 out.append(self._finding(rule, hit))
         for p in file.problems:
             f = self.builtin_finding(p.code, p.span, p.message, p.data)

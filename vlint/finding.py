@@ -47,9 +47,21 @@ class Fix:
     description: str
     span: Span | None = None
     replacement: str | None = None
-    #: True when applying it changes behaviour (e.g. lowers max_model_len)
+    #: True when applying it changes behaviour (e.g. lowers max_model_len); safe fixes never change
+    #: what vLLM does (a spelling, an abbreviation, a flag that has no effect)
     unsafe: bool = False
     changes: tuple[SettingChange, ...] = ()
+    #: other ways out that ``changes`` does not apply (``--unsafe-fixes`` applies only the first way;
+    #: the description ends with ``; or`` and each of these)
+    alternatives: tuple[str, ...] = ()
+
+    @property
+    def applied_description(self) -> str:
+        """What ``changes`` do: the description without the alternatives."""
+        suffix = "".join("; or " + a for a in self.alternatives)
+        if self.alternatives and self.description.endswith(suffix):
+            return self.description[: -len(suffix)]
+        return self.description
 
     @property
     def applicable(self) -> bool:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from vlint.deployment import Deployment
 from vlint.discover import Discovered, DiscoverOptions, discover
 from vlint.engine import Engine
+from vlint.file_context import FileContext
 from vlint.finding import Finding
 from vlint.invocation import Problem, Token
 from vlint.lint_root import LintRoot, find_root
@@ -40,18 +41,6 @@ class FileError:
     message: str
     line: int | None = None
     column: int | None = None
-
-
-@dataclass(slots=True)
-class FileContext:
-    """One file as the file-scope rules see it."""
-
-    path: str
-    deployments: list[Deployment]
-    assignments: list[tuple[str, Token]]
-    problems: list[Problem]
-    #: credentials whatever their name (Kubernetes Secret values): (key, token, base64-encoded)
-    secret_tokens: list[tuple[str, Token, bool]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -86,6 +75,13 @@ class LintOptions:
     #: deployments in a report from workers keep what reports read (invocation, version, model, GPU,
     #: parsed arguments) but not the resolved defaults, model architecture and memory estimate
     jobs: int = 1
+    #: the engine and resolver options of one file (its nearest configuration and the command line:
+    #: :mod:`vlint.commands.settings`); None: ``engine`` and ``resolve`` for every file
+    settings_for: Callable[[Path], tuple[Engine, ResolveOptions]] | None = None
+    #: called with (steps done, steps in all) as files are read and checked (progress on a terminal)
+    progress: Callable[[int, int], None] | None = None
+    #: ``jobs`` is vlint's default (not ``-j``): workers only for runs with enough work to pay for them
+    auto_jobs: bool = False
 
 
 def display_path(path: Path, root: Path) -> str:
@@ -235,13 +231,21 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
     if reader.opts.lint_root is None:
         reader.opts = opts
     found = list(discover(paths, opts.discover))
-    jobs = _jobs_for(opts.jobs, len(found))
+    jobs = _jobs_for(opts.jobs, found, auto=opts.auto_jobs)
+    tick = opts.progress or (lambda done, total: None)
     if jobs > 1:
         checked = _parallel(found, jobs, reader, engine, opts)
     else:
-        extracted = [_extract(d.path, d.explicit, reader) for d in found]
+        steps = 2 * len(found)
+        extracted = []
+        for d in found:
+            extracted.append(_extract(d.path, d.explicit, reader))
+            tick(len(extracted), steps)
         linked_by = _linked_by((fr.path, sr.linked) for fr, sr, _ in extracted if sr is not None)
-        checked = [_check_file(item, linked_by, engine, opts) for item in extracted]
+        checked = []
+        for item in extracted:
+            checked.append(_check_file(item, linked_by, engine, opts))
+            tick(len(found) + len(checked), steps)
     results: list[FileResult] = []
     all_findings: list[Finding] = []
     secrets: list[Secret] = []
@@ -260,7 +264,11 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
     if opts.suppress and results:
         from vlint.suppress import apply_suppressions
 
-        suppressed = apply_suppressions(results, engine, reader.read, opts.root)
+        engine_for = None
+        if opts.settings_for is not None:
+            settings_for = opts.settings_for
+            engine_for = lambda shown: settings_for(opts.root / shown)[0]  # noqa: E731
+        suppressed = apply_suppressions(results, engine, reader.read, opts.root, engine_for=engine_for)
         all_findings = [f for fr in results for f in fr.findings]
     results.sort(key=lambda r: r.path)
     all_findings.sort(key=Finding.sort_key)
@@ -284,7 +292,8 @@ def _parallel(
     """Both passes per file in one trip to a worker (as if no file were another's ``--config``); then,
     here, the few files that turn out to be read by a launch elsewhere are checked again as such."""
     _warm(engine, opts)
-    done = _map(lambda d: _extract_and_check(d, reader, engine, opts), found, jobs, send=_slim)
+    more: dict[str, Any] = {"progress": opts.progress} if opts.progress is not None else {}
+    done = _map(lambda d: _extract_and_check(d, reader, engine, opts), found, jobs, send=_slim, **more)
     linked_by = _linked_by((fr.path, linked) for (fr, _, _), linked, _ in done)
     checked = []
     for d, (item, _, has_config) in zip(found, done, strict=True):
@@ -336,6 +345,11 @@ def _check_file(
 ) -> tuple[FileResult, list[Finding], list[Secret]]:
     """Resolve and check one extracted file: (the file's result, its findings in order, secrets seen)."""
     fr, sr, path = item
+    resolve_opts = opts.resolve
+    if opts.settings_for is not None:
+        engine, resolve_opts = opts.settings_for(path)
+        if resolve_opts.lint_root is None:
+            resolve_opts.lint_root = opts.resolve.lint_root
     users = linked_by.get(_real(path))
     if users:
         fr.used_by = tuple(sorted(set(users)))
@@ -357,7 +371,7 @@ def _check_file(
                     )
             else:
                 kept.append(inv)
-        deployments = [resolve(inv, opts.resolve, base_dir=path.parent) for inv in kept]
+        deployments = [resolve(inv, resolve_opts, base_dir=path.parent) for inv in kept]
         fr.deployments = deployments
         fr.launches = len(deployments)
         fr.linked = tuple(sorted({display_path(p, opts.root) for p in sr.linked}))
@@ -486,10 +500,27 @@ _R = TypeVar("_R")
 _WORK: tuple[Callable[[Any], Any], Sequence[Any], Callable[[Any], Any] | None] | None = None
 
 
-def _jobs_for(jobs: int, files: int) -> int:
-    """Worker processes for ``files`` files: 1 (this process) for small runs or where fork is not
-    available (workers inherit the loaded catalog and schemas instead of loading them again)."""
-    if jobs <= 1 or files < PARALLEL_MIN_FILES:
+#: a run is done in workers only when it has this much work: files + KiB/2 (the per-file cost grows
+#: with the file; forking and sending results back cost about what 150 small files take: bench/speed.py)
+PARALLEL_MIN_WORK = 300
+
+
+def _work(found: Sequence[Discovered]) -> float:
+    total = 0
+    for d in found:
+        try:
+            total += d.path.stat().st_size
+        except OSError:  # read later, with the file's own error
+            continue
+    return len(found) + total / 2048
+
+
+def _jobs_for(jobs: int, found: Sequence[Discovered], *, auto: bool = False) -> int:
+    """Worker processes for the files ``found``: 1 (this process) for small runs — with ``auto`` (no
+    ``-j`` given), for every run with less work than workers cost — or where fork is not available
+    (workers inherit the loaded catalog and schemas instead of loading them again)."""
+    files = len(found)
+    if jobs <= 1 or files < PARALLEL_MIN_FILES or (auto and _work(found) < PARALLEL_MIN_WORK):
         return 1
     import multiprocessing  # not on the path of small runs (it imports socket, pickle, signal…)
 
@@ -532,7 +563,13 @@ def _slim(done: tuple[tuple[FileResult, list[Finding], list[Secret]], list[Path]
     return done
 
 
-def _map(fn: Callable[[_T], _R], items: Sequence[_T], jobs: int, send: Callable[[_R], _R] | None = None) -> list[_R]:
+def _map(
+    fn: Callable[[_T], _R],
+    items: Sequence[_T],
+    jobs: int,
+    send: Callable[[_R], _R] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[_R]:
     """``[fn(x) for x in items]``, in worker processes when ``jobs > 1`` (where ``send`` prepares each
     result for the trip back), results in order. Should the pool fail (a worker killed, a result that
     cannot be sent back), the items are done here instead."""
@@ -547,7 +584,12 @@ def _map(fn: Callable[[_T], _R], items: Sequence[_T], jobs: int, send: Callable[
         ctx = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
             chunk = max(1, min(64, len(items) // (jobs * 4)))
-            return list(pool.map(_run_index, range(len(items)), chunksize=chunk))
+            out: list[_R] = []
+            for result in pool.map(_run_index, range(len(items)), chunksize=chunk):
+                out.append(result)
+                if progress is not None:
+                    progress(len(out), len(items))
+            return out
     except Exception:  # BrokenProcessPool, a pickling error: same results, one process
         return [fn(x) for x in items]
     finally:

@@ -41,6 +41,8 @@ class RuleCase:
     args: tuple[str, ...] = ()
     #: extra files next to ``file`` (a --config YAML, a .env)
     files: tuple[tuple[str, str], ...] = ()
+    #: the rule's options for this case (``[tool.vlint.rules.CODE]``)
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,11 @@ class Rule:
     path: str = ""
     #: loaded from the user's --rules-dir (not shipped with vlint)
     custom: bool = False
+    #: option name → JSON Schema with ``default`` and ``description`` (``[tool.vlint.rules.CODE]``)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: security rules: the score GitHub code scanning ranks alerts by (SARIF ``security-severity``)
+    security_severity: float | None = None
+    tags: tuple[str, ...] = ()
 
     @property
     def builtin(self) -> bool:
@@ -85,6 +92,7 @@ def _rule_from_dict(d: dict[str, Any], path: Path, custom: bool) -> Rule:
                 expect=tuple(str(x) for x in c.get("expect") or ()),
                 args=tuple(str(x) for x in c.get("args") or ()),
                 files=files,
+                options=tuple((str(k), v) for k, v in (c.get("options") or {}).items()),
             )
         )
     return Rule(
@@ -104,6 +112,9 @@ def _rule_from_dict(d: dict[str, Any], path: Path, custom: bool) -> Rule:
         cases=tuple(cases),
         path=str(path),
         custom=custom,
+        options={str(k): dict(v) for k, v in (d.get("options") or {}).items()},
+        security_severity=float(d["security-severity"]) if d.get("security-severity") is not None else None,
+        tags=tuple(str(t) for t in d.get("tags") or ()),
     )
 
 

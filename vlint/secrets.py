@@ -30,7 +30,7 @@ from vlint.argspec.parse import UNRESOLVED
 from vlint.span import Span
 
 if TYPE_CHECKING:
-    from vlint.lint import FileContext
+    from vlint.file_context import FileContext
 
 #: names whose value is a credential: ``HF_TOKEN``, ``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``,
 #: ``*PASSWORD*``, ``aws_secret_access_key``… (any case: env files and Python are often lower case)

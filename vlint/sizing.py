@@ -53,6 +53,9 @@ class Workload:
     source: str = "given"
     requests: int = 0
     tokenizer: str | None = None
+    #: the user gave the concurrency (``--concurrency``): it sets max_num_seqs; otherwise vLLM's
+    #: default max_num_seqs is kept and the sizing only asks that one request fits
+    concurrency_stated: bool = True
 
     @property
     def max_model_len(self) -> int:
@@ -312,8 +315,11 @@ def _resolve(model: str, row: SizeRow, opts: ResolveOptions, gpu: str) -> Deploy
     return resolve(inv, replace(opts, gpu=gpu, gpu_count=row.tp), base_dir=Path.cwd())
 
 
-def size(model: str, gpus: list[GpuOption], workload: Workload, opts: ResolveOptions) -> SizingResult:
-    """Evaluate every candidate and rank those that fit (fewest GPU GiB, then auto KV, then concurrency)."""
+def size(
+    model: str, gpus: list[GpuOption], workload: Workload, opts: ResolveOptions, *, engine: Any = None
+) -> SizingResult:
+    """Evaluate every candidate and rank those that fit (fewest GPU GiB, then auto KV, then concurrency).
+    ``engine`` judges each candidate (the configuration's rules; default every rule that is on)."""
     from vlint.engine import Engine
     from vlint.finding import SEVERITY_RANK
     from vlint.fix.memory import base_inputs, fp8_applies
@@ -321,7 +327,7 @@ def size(model: str, gpus: list[GpuOption], workload: Workload, opts: ResolveOpt
     from vlint.resolve.parallel import TP_SIZES, tp_splits
     from vlint.rules import load_catalog
 
-    engine = Engine(load_catalog())
+    engine = engine or Engine(load_catalog())
     rows: list[SizeRow] = []
     version = ""
     mml = workload.max_model_len
@@ -337,12 +343,14 @@ def size(model: str, gpus: list[GpuOption], workload: Workload, opts: ResolveOpt
         limit = option.count or 8
         default_mns = probe.resolved.get("max_num_seqs")
         cap = default_mns.value if default_mns is not None and isinstance(default_mns.value, int) else mns
+        # without --concurrency: vLLM's own max_num_seqs, which the written config then leaves out
+        seqs = min(mns, cap) if workload.concurrency_stated else cap
         for tp in (t for t in TP_SIZES if t <= limit and tp_splits(arch, t)):
             fp8_ok = False
             for kv in ("auto", "fp8"):
                 if kv == "fp8" and not fp8_ok:
                     continue
-                row = SizeRow(option.name, spec.total_gib, tp, kv, mml, min(mns, cap), 0)
+                row = SizeRow(option.name, spec.total_gib, tp, kv, mml, seqs, 0)
                 mnbt = _resolve(model, row, opts, option.name).value("max_num_batched_tokens")
                 row.max_num_batched_tokens = max(int(mnbt), row.max_num_seqs) if isinstance(mnbt, int) else 0
                 dep = _resolve(model, row, opts, option.name)
@@ -386,16 +394,17 @@ def config_yaml(result: SizingResult, row: SizeRow, name: str = "serve.yaml") ->
     w = result.workload
     lines = [
         f"# Written by `vlint size` for {row.gpu} × {row.tp} (tensor parallel), vLLM {result.version}.",
-        f"# Workload: prompt P99 {w.prompt_p99:,} + max_tokens {w.max_tokens:,} tokens; {w.concurrency} concurrent "
-        "requests.",
+        f"# Workload: prompt P99 {w.prompt_p99:,} + max_tokens {w.max_tokens:,} tokens; "
+        + (f"{w.concurrency} concurrent requests." if w.concurrency_stated else "at least one request at a time."),
         f"# Memory model: {row.kv_tokens:,} KV-cache tokens, {row.concurrency:.1f}x concurrency at "
         f"{row.max_model_len:,} tokens per request.",
         f"# Check it: vlint {name} --gpu {row.gpu}:{row.tp} --vllm-version {result.version}",
         f"model: {json.dumps(result.model) if not _plain(result.model) else result.model}",
         f"max-model-len: {row.max_model_len}",
         f"tensor-parallel-size: {row.tp}",
-        f"max-num-seqs: {row.max_num_seqs}",
     ]
+    if w.concurrency_stated:
+        lines.append(f"max-num-seqs: {row.max_num_seqs}")
     if row.max_num_batched_tokens:
         lines.append(f"max-num-batched-tokens: {row.max_num_batched_tokens}")
     if row.kv_cache_dtype != "auto":

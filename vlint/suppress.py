@@ -5,13 +5,18 @@
   Dockerfile command continued with ``\\`` counts as one line, so a comment above a multi-line
   ``vllm serve … \\`` covers every flag in it.
 - ``# vlint: disable-file=VL101`` anywhere in a file suppresses the rule in the whole file.
+- Without ``=CODES`` (``# vlint: disable``, ``# vlint: disable-file``) the suppression is *blanket*:
+  every rule. VL902 (off by default) reports blanket suppressions, for repositories that want every
+  suppression to name its rules; VL903 (off by default) reports suppressions without a reason.
 - ``metadata.annotations: {vlint.dev/disable: "VL101,VL203"}`` on a Kubernetes workload suppresses
   them for the launches of that workload (the Kubernetes source passes it as the ``suppress`` fact).
 
-Rules are named by code or name. A suppression that suppresses nothing (for a rule that ran), names
-no rule, or is malformed is reported as VL901. Comments are found by a small scanner of the raw text
-per format (YAML, shell/Dockerfile/.env, Python via :mod:`tokenize`) that knows ``#`` inside quotes
-is not a comment; the sources need not keep comments. Nothing is executed.
+Rules are named by code, code prefix (``VL2``), name or ``ALL`` (the same selectors as ``--select``).
+A suppression that suppresses nothing (for a rule that ran), names no rule, or is malformed is
+reported as VL901; VL901-VL903 themselves are never suppressed by a comment. Comments are found by
+a small scanner of the raw text per format (YAML, shell/Dockerfile/.env, Python via
+:mod:`tokenize`) that knows ``#`` inside quotes is not a comment; the sources need not keep
+comments. Nothing is executed.
 """
 
 from __future__ import annotations
@@ -35,12 +40,16 @@ if TYPE_CHECKING:
     from vlint.sources.base import SourceText
 
 UNUSED = "VL901"
+BLANKET = "VL902"
+NO_REASON = "VL903"
+#: findings about suppressions are not suppressed by suppressions
+NOT_SUPPRESSIBLE = frozenset({UNUSED, BLANKET, NO_REASON})
 ANNOTATION = "vlint.dev/disable"
 
 #: ``vlint: disable=A,B -- reason`` after the ``#``
 _DIRECTIVE = re.compile(r"^#+\s*vlint\s*:\s*(?P<body>.*)$", re.IGNORECASE)
 _BODY = re.compile(
-    r"^(?P<kind>disable-file|disable)\s*=\s*(?P<refs>[A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*)\s*,?"
+    r"^(?P<kind>disable-file|disable)(?:\s*=\s*(?P<refs>[A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*)\s*,?)?"
     r"\s*(?:(?:--|#)\s*(?P<reason>.*))?$"
 )
 _REF = re.compile(r"[A-Za-z0-9_-]+")
@@ -66,7 +75,7 @@ def flavor_of(path: str) -> str:
     return "shell"  # shell scripts, Dockerfiles, .env files, anything else with # comments
 
 
-def _comment_start(line: str, flavor: str) -> int | None:
+def comment_start(line: str, flavor: str) -> int | None:
     """Offset of the ``#`` that starts a comment on ``line``, if any.
 
     ``shell``: ``#`` at the start of a word, outside quotes (``a#b``, ``$#``, ``${#x}``, ``'#'`` are
@@ -106,7 +115,7 @@ def _scan_lines(text: str, flavor: str) -> Iterator[Comment]:
     for no, line in enumerate(text.split("\n"), 1):
         if "#" not in line:
             continue
-        at = _comment_start(line, flavor)
+        at = comment_start(line, flavor)
         if at is not None:
             yield Comment(no, at + 1, line[at:].rstrip(), not line[:at].strip())
 
@@ -134,13 +143,33 @@ def scan_comments(text: str, path: str) -> list[Comment]:
 
 
 # -- directives -----------------------------------------------------------------------------------
+#: a selector → the rule codes it names (empty: none): a code or name names one, a prefix or ALL several
+Resolver = Callable[[str], "tuple[str, ...] | str | None"]
+
+
 @dataclass(slots=True)
 class Ref:
     text: str
     span: Span
-    #: the rule code it names (None: no such rule)
-    code: str | None
+    #: the rule codes it names (empty: no such rule)
+    codes: tuple[str, ...]
     used: bool = False
+
+    @property
+    def code(self) -> str | None:
+        """The one rule a code or name names (None for a prefix or an unknown name)."""
+        return self.codes[0] if len(self.codes) == 1 else None
+
+    @property
+    def everything(self) -> bool:
+        return self.text.upper() == "ALL"
+
+
+def _codes(resolve: Resolver, text: str) -> tuple[str, ...]:
+    hit = resolve(text)
+    if hit is None:
+        return ()
+    return (hit,) if isinstance(hit, str) else tuple(hit)
 
 
 @dataclass(slots=True)
@@ -154,11 +183,13 @@ class Directive:
     own_line: bool = False
     #: the lines whose findings it covers ("disable")
     covers: frozenset[int] = frozenset()
+    #: names no rules (``# vlint: disable``) or ``ALL``: every rule
+    blanket: bool = False
+    #: a blanket suppression hid something
+    used: bool = False
 
 
-def parse_directives(
-    text: str, path: str, resolve: Callable[[str], str | None], comments: list[Comment] | None = None
-) -> list[Directive]:
+def parse_directives(text: str, path: str, resolve: Resolver, comments: list[Comment] | None = None) -> list[Directive]:
     """The ``# vlint: …`` directives of one file."""
     if "vlint" not in text.lower():
         return []
@@ -178,10 +209,12 @@ def parse_directives(
             continue
         body_at = c.column + m.start("body")
         refs = []
-        for r in _REF.finditer(b.group("refs")):
+        for r in _REF.finditer(b.group("refs") or ""):
             col = body_at + b.start("refs") + r.start()
-            refs.append(Ref(r.group(0), Span(path, c.line, col, c.line, col + len(r.group(0))), resolve(r.group(0))))
+            where = Span(path, c.line, col, c.line, col + len(r.group(0)))
+            refs.append(Ref(r.group(0), where, _codes(resolve, r.group(0))))
         d = Directive(b.group("kind"), path, c.line, span, refs, (b.group("reason") or "").strip(), c.own_line)
+        d.blanket = not refs or any(r.everything for r in refs)
         if d.kind == "disable":
             d.covers = frozenset(_covered_lines(lines, c.line, c.own_line, comment_lines))
         out.append(d)
@@ -216,14 +249,16 @@ def _covered_lines(lines: list[str], line: int, own_line: bool, comment_lines: s
     return list(range(start, end + 1))
 
 
-def parse_annotation(value: str, span: Span | None, path: str, resolve: Callable[[str], str | None]) -> Directive:
-    """The ``vlint.dev/disable`` annotation's value: ``"VL101,VL203"`` or ``"VL101 -- reason"``."""
+def parse_annotation(value: str, span: Span | None, path: str, resolve: Resolver) -> Directive:
+    """The ``vlint.dev/disable`` annotation's value: ``"VL101,VL203"``, ``"VL1 -- reason"``, ``"ALL"``."""
     where = span or Span(path, 1, 1)
     codes, _, reason = str(value).partition("--")
-    refs = [Ref(r, where, resolve(r)) for r in _REF.findall(codes)]
+    refs = [Ref(r, where, _codes(resolve, r)) for r in _REF.findall(codes)]
     if not refs:
         return Directive("malformed", where.path, where.line, where, reason=str(value))
-    return Directive("annotation", where.path, where.line, where, refs, reason.strip(" ,"))
+    d = Directive("annotation", where.path, where.line, where, refs, reason.strip(" ,"))
+    d.blanket = any(r.everything for r in refs)
+    return d
 
 
 # -- applying them --------------------------------------------------------------------------------
@@ -245,7 +280,7 @@ def _deployment_lines(dep: Deployment) -> tuple[int, int]:
     return min(s.line for s in same), max(s.end_line for s in same)
 
 
-def _annotation_scopes(results: list[FileResult], resolve: Callable[[str], str | None]) -> list[_Scope]:
+def _annotation_scopes(results: list[FileResult], resolver: Callable[[str], Resolver]) -> list[_Scope]:
     from vlint.engine import describe
 
     by_span: dict[tuple[str, int, int], _Scope] = {}
@@ -255,7 +290,7 @@ def _annotation_scopes(results: list[FileResult], resolve: Callable[[str], str |
             if fact is None or fact.value in (None, ""):
                 continue
             value = ",".join(map(str, fact.value)) if isinstance(fact.value, list | tuple) else str(fact.value)
-            d = parse_annotation(value, fact.span, dep.invocation.path, resolve)
+            d = parse_annotation(value, fact.span, dep.invocation.path, resolver(dep.invocation.path))
             key = (d.span.path, d.span.line, d.span.column)
             lo, hi = _deployment_lines(dep)
             scope = by_span.get(key)
@@ -268,11 +303,14 @@ def _annotation_scopes(results: list[FileResult], resolve: Callable[[str], str |
 
 
 def _use(directive: Directive, code: str) -> bool:
+    """Does ``directive`` suppress ``code``? (Marks what it used.)"""
     hit = False
     for r in directive.refs:
-        if r.code == code:
+        if code in r.codes:
             r.used = True
             hit = True
+    if not directive.refs:  # blanket: every rule
+        directive.used = hit = True
     return hit
 
 
@@ -289,8 +327,10 @@ def _suppressed_by(f: Finding, line_dirs: list[Directive], scopes: list[_Scope],
     return any(_use(d, f.code) for d in file_dirs)
 
 
-def _unused(directives: list[Directive], engine: Engine) -> Iterator[Problem]:
+def _unused(directives: list[Directive], engine_of: Callable[[str], Engine]) -> Iterator[Problem]:
+    """VL901 for suppressions that are malformed, name no rule, or suppressed nothing in this run."""
     for d in directives:
+        engine = engine_of(d.path)
         where = "annotation" if d.kind == "annotation" else "comment"
         if d.kind == "malformed":
             yield Problem(
@@ -301,36 +341,89 @@ def _unused(directives: list[Directive], engine: Engine) -> Iterator[Problem]:
                 {"directive": d.kind, "reason": "malformed"},
             )
             continue
+        what = "in this file" if d.kind == "disable-file" else "here"
+        if d.kind == "annotation":
+            what = "in this workload"
+        if not d.refs:
+            if not d.used:
+                yield Problem(
+                    "VL901",
+                    d.span,
+                    f"unused blanket suppression: no finding is reported {what}; remove the {where}",
+                    {"directive": d.kind, "ref": "", "reason": "unused"},
+                )
+            continue
         for r in d.refs:
-            if r.code is None:
+            if not r.codes:
                 yield Problem(
                     "VL901",
                     r.span,
                     f"suppression names {r.text!r}, which is no vlint rule (`vlint rules` lists them)",
                     {"directive": d.kind, "ref": r.text, "reason": "unknown-rule"},
                 )
-            elif not r.used and r.code in engine.active_codes and r.code != UNUSED:
-                what = "in this file" if d.kind == "disable-file" else "here"
-                if d.kind == "annotation":
-                    what = "in this workload"
+            elif not r.used and any(c in engine.active_codes and c not in NOT_SUPPRESSIBLE for c in r.codes):
+                data = {"directive": d.kind, "ref": r.text, "reason": "unused"}
+                if r.code is not None:
+                    data["code"] = r.code
                 yield Problem(
                     "VL901",
                     r.span,
                     f"unused suppression: {r.text} reports nothing {what}; remove it from the {where}",
-                    {"directive": d.kind, "ref": r.text, "code": r.code, "reason": "unused"},
+                    data,
                 )
 
 
+def _policy(directives: list[Directive]) -> Iterator[Problem]:
+    """VL902 (blanket suppressions) and VL903 (suppressions without a reason): off by default."""
+    for d in directives:
+        if d.kind == "malformed":
+            continue
+        where = "annotation" if d.kind == "annotation" else "comment"
+        if d.blanket:
+            example = '`vlint.dev/disable: "VL101"`' if d.kind == "annotation" else f"`# vlint: {d.kind}=VL101`"
+            yield Problem(
+                "VL902",
+                d.span,
+                f"blanket suppression: this {where} hides every rule; name the rules it is for, e.g. {example}",
+                {"directive": d.kind},
+            )
+        if not d.reason:
+            names = ",".join(r.text for r in d.refs)
+            if d.kind == "annotation":
+                example = f'vlint.dev/disable: "{names} -- the benchmark needs it"'
+            else:
+                example = f"# vlint: {d.kind}{'=' + names if names else ''} -- the benchmark needs it"
+            yield Problem(
+                "VL903",
+                d.span,
+                f"suppression without a reason: say why after `--`, e.g. `{example}`",
+                {"directive": d.kind},
+            )
+
+
 def apply_suppressions(
-    results: list[FileResult], engine: Engine, read: Callable[[Path], SourceText], root: Path
+    results: list[FileResult],
+    engine: Engine,
+    read: Callable[[Path], SourceText],
+    root: Path,
+    *,
+    engine_for: Callable[[str], Engine] | None = None,
 ) -> list[Finding]:
     """Drop suppressed findings from each file's findings, add VL901 for suppressions that did not
-    suppress anything; return the suppressed findings."""
+    suppress anything; return the suppressed findings. ``engine_for`` gives each file's engine (its
+    configuration's rules) by display path; default ``engine`` for all."""
     from vlint.sources.base import SourceError
 
-    def resolve(ref: str) -> str | None:
-        rule = engine.catalog.find(ref)
-        return rule.code if rule is not None else None
+    def engine_of(path: str) -> Engine:
+        return engine_for(path) if engine_for is not None else engine
+
+    def resolver(path: str) -> Resolver:
+        catalog = engine_of(path).catalog
+
+        def resolve(ref: str) -> tuple[str, ...]:
+            return tuple(r.code for r in catalog.resolve_selector(ref))
+
+        return resolve
 
     owner: dict[str, FileResult] = {}
     for fr in results:
@@ -346,8 +439,8 @@ def apply_suppressions(
             text = read(root / path).text
         except SourceError:
             continue
-        directives[path] = parse_directives(text, path, resolve)
-    scopes = _annotation_scopes(results, resolve)
+        directives[path] = parse_directives(text, path, resolver(path))
+    scopes = _annotation_scopes(results, resolver)
     suppressed: list[Finding] = []
     for fr in results:
         kept: list[Finding] = []
@@ -355,14 +448,14 @@ def apply_suppressions(
             dirs = directives.get(f.span.path, [])
             line_dirs = [d for d in dirs if d.kind == "disable"]
             file_dirs = [d for d in dirs if d.kind == "disable-file"]
-            if f.code != UNUSED and _suppressed_by(f, line_dirs, scopes, file_dirs):
+            if f.code not in NOT_SUPPRESSIBLE and _suppressed_by(f, line_dirs, scopes, file_dirs):
                 suppressed.append(f)
             else:
                 kept.append(f)
         fr.findings[:] = kept
     every = [d for dirs in directives.values() for d in dirs] + [s.directive for s in scopes]
-    for p in _unused(every, engine):
-        f = engine.builtin_finding(p.code, p.span, p.message, p.data)
+    for p in (*_unused(every, engine_of), *_policy(every)):
+        f = engine_of(p.span.path).builtin_finding(p.code, p.span, p.message, p.data)
         if f is not None:
             target = owner.get(p.span.path) or results[0]
             target.findings.append(f)

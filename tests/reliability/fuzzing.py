@@ -669,7 +669,9 @@ def _well_formed(fmt: str, out: str, report: Any, errors: int, validate_sarif: b
         return ["a traceback in the output"]
     if fmt == "text":
         last = out.rstrip("\n").rsplit("\n", 1)[-1]
-        return [] if last.startswith(("Found ", "No problems")) else [f"no summary line: {last[:200]!r}"]
+        # "No problems found" only when every file was read; else "N file(s) could not be read …"
+        summary = last.startswith(("Found ", "No problems")) or " could not be read (the errors above)" in last
+        return [] if summary else [f"no summary line: {last[:200]!r}"]
     if fmt == "github":
         notes = [x for x in out.split("\n") if x.startswith("::")]
         return [] if len(notes) == n + errors else [f"{len(notes)} annotations for {n} findings + {errors} errors"]

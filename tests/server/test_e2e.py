@@ -170,9 +170,10 @@ def test_fix_all_is_resolved_when_chosen(tmp_path: Path, client: LspClient) -> N
     assert action["kind"] == "source.fixAll.vlint" and "edit" not in action
     resolved = client.request("codeAction/resolve", action)
     fixed = apply_edits(text, edits_for(resolved, uri))
-    assert fixed == f"vllm serve {MODEL} --max-num-seqs 8 --max-model-len 8192\n"
+    # the safe fixes only: removing --no-enable-chunked-prefill (VL101) turns chunked prefill on
+    assert fixed == f"vllm serve {MODEL} --max-num-seqs 8 --no-enable-chunked-prefill --max-model-len 8192\n"
     client.change(uri, 2, fixed)
-    assert client.diagnostics(uri, 2) == []
+    assert [d["code"] for d in client.diagnostics(uri, 2)] == ["VL101"]
     assert client.shutdown() == 0
 
 

@@ -16,7 +16,7 @@ from vlint.span import Span
 
 if TYPE_CHECKING:
     from vlint.deployment import Deployment
-    from vlint.lint import FileContext
+    from vlint.file_context import FileContext
     from vlint.rules import Rule
 
 
@@ -36,6 +36,14 @@ class CheckContext:
     rule: Rule
     dep: Deployment | None = None
     file: FileContext | None = None
+    #: the rule's options (``options:`` in its YAML, as configured in ``[tool.vlint.rules.CODE]``)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def option(self, name: str) -> Any:
+        """One option's value (the rule's default when none is configured)."""
+        if name in self.options:
+            return self.options[name]
+        return self.rule.options[name].get("default")
 
 
 CheckFn = Callable[[CheckContext], Iterable[Hit]]

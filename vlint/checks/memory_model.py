@@ -163,14 +163,16 @@ def low_concurrency(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
     assert dep is not None
     m = dep.memory
-    if m is None or not m.starts or m.max_concurrency >= 2 or m.max_concurrency <= 0:
+    target = float(ctx.option("min-concurrency"))
+    if m is None or not m.starts or m.max_concurrency >= target or m.max_concurrency <= 0:
         return
     data = memory_data(dep, m)
     data["where"] = _where(dep)
+    data["min_concurrency"] = target
     yield Hit(
         _span(dep, "max_model_len"),
         data,
-        fix=fixes.low_concurrency_fix(dep, m)
+        fix=fixes.low_concurrency_fix(dep, m, target)
         or Fix(
             "lower --max-model-len to the longest request you serve, use --kv-cache-dtype fp8, or add "
             "GPUs (--tensor-parallel-size)",
@@ -185,16 +187,17 @@ def small_kv_cache(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
     assert dep is not None
     m = dep.memory
+    share = float(ctx.option("min-kv-share"))
     if m is None or not m.starts or m.max_concurrency < 2 or m.budget_gib <= 0:
         return
-    if m.kv_cache_gib >= 0.10 * m.budget_gib:
+    if m.kv_cache_gib >= share * m.budget_gib:
         return
     data = memory_data(dep, m)
     data.update(where=_where(dep), kv_share=round(100 * m.kv_cache_gib / m.budget_gib, 1))
     yield Hit(
         _span(dep, "tensor_parallel_size", "gpu_memory_utilization"),
         data,
-        fix=fixes.small_kv_fix(dep, m)
+        fix=fixes.small_kv_fix(dep, m, share)
         or Fix(
             "more GPUs (--tensor-parallel-size), a quantized checkpoint or --kv-cache-dtype fp8 give the "
             "KV cache room for more concurrent requests",

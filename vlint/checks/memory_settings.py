@@ -10,6 +10,7 @@ from vlint.checks import CheckContext, Hit, check
 from vlint.finding import Fix
 from vlint.fix.changes import remove_setting, set_value, with_changes
 
+#: the default of VL201's ``threshold`` option (rules/VL201-gpu-memory-utilization-no-headroom.yaml)
 HIGH_GMU = 0.95
 #: contexts up to this are "short": leaving max_model_len unset costs little
 SHORT_CONTEXT = 8192
@@ -31,7 +32,8 @@ def gmu_headroom(ctx: CheckContext) -> Iterator[Hit]:
     if s is None or isinstance(s.value, bool) or not isinstance(s.value, int | float):
         return
     v = _as_float(s.value)
-    if not math.isfinite(v) or v < HIGH_GMU or v > 1.0:
+    threshold = float(ctx.option("threshold"))
+    if not math.isfinite(v) or (v < threshold and v < 1.0) or v > 1.0:
         return
     total = dep.gpu.total_gib if dep.gpu is not None else None
     if total:
@@ -306,6 +308,7 @@ def quantization_mismatch(ctx: CheckContext) -> Iterator[Hit]:
             f"remove {s.option} {s.value}: vLLM reads the method from the checkpoint ({arch.quant_method})",
             s.full_span,
             "",
+            unsafe=True,  # the launch then runs the checkpoint's method, not the one asked for
             changes=remove_setting(dep, "quantization"),
         ),
     )

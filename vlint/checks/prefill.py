@@ -48,7 +48,7 @@ def chunking_disabled(ctx: CheckContext) -> Iterator[Hit]:
             f"remove {s.option} (chunked prefill is on by default in vLLM's V1 engine)",
             s.full_span,
             "",
-            unsafe=False,
+            unsafe=True,  # turns chunked prefill back on: a change of behaviour
             changes=remove_setting(dep, "enable_chunked_prefill"),
         ),
     )
@@ -64,7 +64,7 @@ def budget_covers_context(ctx: CheckContext) -> Iterator[Hit]:
         return
     mnbt = _int(s.value)
     mml = _int(dep.value("max_model_len"))
-    if mnbt is None or mml is None or mml < LONG_CONTEXT or mnbt < mml:
+    if mnbt is None or mml is None or mml < int(ctx.option("long-context")) or mnbt < mml:
         return
     from vlint.fix.memory import default_chunk
 

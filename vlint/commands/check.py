@@ -1,100 +1,48 @@
 """``vlint check`` (the default command): lint files and folders.
 
-Settings come from the command line, else from the config file (:mod:`vlint.config`), else the
-defaults. After the lint: config excludes and per-file-ignores, the baseline, then one renderer
-(text, json, sarif, github) to stdout or ``--output``.
+Each file gets its own settings: the command line over its nearest configuration
+(:mod:`vlint.commands.settings`). After the lint: excluded files and per-file-ignores, the baseline,
+then one renderer (text, json, sarif, github, gitlab) to stdout or ``--output``.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from vlint.finding import SEVERITY_RANK
+from vlint.commands.common import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    FORMATS,
+    config_options,
+    default_format,
+    default_jobs,
+    exclude_options,
+    exit_code,
+    fail,
+    root_option,
+    selection_options,
+    split_list,
+    target_options,
+    use_color,
+)
+from vlint.finding import SEVERITY_RANK, Finding
+from vlint.report.escape import printable
 
 if TYPE_CHECKING:
-    from vlint.config import Config
+    from vlint.commands.settings import RunSettings
     from vlint.engine import Engine
     from vlint.lint import LintReport
     from vlint.rules import Catalog
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-FORMATS = ("text", "json", "sarif", "github", "gitlab")
-
-
-def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
-    out: list[str] = []
-    for v in values:
-        out.extend(x.strip() for x in v.split(",") if x.strip())
-    return tuple(out)
-
-
-def use_color(no_color: bool) -> bool:
-    if no_color or os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    return sys.stdout.isatty()
-
-
-def parse_gpu(value: str | None) -> tuple[str | None, int | None]:
-    if not value:
-        return None, None
-    name, _, count = value.partition(":")
-    if count:
-        if not count.isdigit() or int(count) < 1:
-            raise click.BadParameter(f"GPU count must be a positive integer, not {count!r}", param_hint="--gpu")
-        return name or None, int(count)
-    return name, None
-
-
-def default_format(env: dict[str, str] | os._Environ[str] | None = None) -> str:
-    """``github`` under GitHub Actions, else ``text``."""
-    env = os.environ if env is None else env
-    return "github" if env.get("GITHUB_ACTIONS", "").lower() == "true" else "text"
-
-
-def fail(message: str) -> None:
-    click.echo(f"vlint: error: {message}", err=True)
-    sys.exit(EXIT_ERROR)
-
-
-def load_user_config(paths: list[Path], config_file: Path | None, isolated: bool) -> Config | None:
-    """The config for this run (``--config FILE``, else found upward; none with ``--isolated``)."""
-    if isolated:
-        return None
-    from vlint.config import ConfigError, find_config, load_config
-
-    found = config_file or find_config(paths)
-    if found is None:
-        return None
-    try:
-        return load_config(found)
-    except ConfigError as e:
-        fail(str(e))
-    return None  # pragma: no cover - fail() exits
-
-
-def build_catalog(rules_dirs: tuple[Path, ...]) -> Catalog:
-    from vlint.rules import RuleError, load_catalog
-
-    try:
-        return load_catalog(extra_dirs=rules_dirs)
-    except RuleError as e:
-        fail(str(e))
-    except Exception as e:  # an invalid when: schema raises jsonschema's SchemaError from vlint.rules
-        from jsonschema.exceptions import SchemaError
-
-        if not isinstance(e, SchemaError):
-            raise
-        where = "/".join(str(p) for p in e.absolute_path) or "(top level)"
-        fail(f"a rule in {', '.join(map(str, rules_dirs))} has an invalid when: schema at {where}: {e.message}")
-    raise AssertionError  # pragma: no cover
+__all__ = ["EXIT_CLEAN", "EXIT_ERROR", "EXIT_FINDINGS", "check_cmd", "default_format", "exit_code", "render"]
 
 
 @dataclass(slots=True)
@@ -102,11 +50,17 @@ class Run:
     """What a lint run was asked to do, once command line and config are merged."""
 
     fmt: str
-    fail_on: str
+    #: the ``fail-on`` of each finding (that of the file it is in), or one for all
+    fail_on: str | Callable[[Finding], str]
     output: Path | None
     baseline: Path | None
     write_baseline: Path | None
-    config: Config | None
+    #: display paths of the folders the run walked (with the files it linted: the baseline's scope)
+    folders: tuple[str, ...] = ()
+    #: ``--statistics``: counts per rule instead of the findings
+    statistics: bool = False
+    #: (display path, text) of a file read from stdin (``vlint -``)
+    stdin: tuple[str, str] | None = None
 
 
 @click.command("check")
@@ -118,21 +72,15 @@ class Run:
     help="Output format [default: github when GITHUB_ACTIONS=true, else text].",
 )
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to FILE.")
-@click.option("--select", multiple=True, help="Only these rules (codes, prefixes such as VL1, or names).")
-@click.option("--extend-select", multiple=True, help="Add rules to the default set (e.g. off-by-default ones).")
-@click.option("--ignore", multiple=True, help="Skip these rules (codes, prefixes or names).")
+@selection_options
 @click.option(
     "--fail-on",
     type=click.Choice(["error", "warning", "info"]),
-    help="Exit 1 when a finding of this severity or higher is reported [default: warning].",
+    help="Exit 1 when a finding of this severity or higher is reported [default: fail-on of the file's "
+    "config, else warning].",
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported (2 still means errors).")
-@click.option(
-    "--vllm-version",
-    help="Target vLLM release (X.Y or X.Y.Z); default: image tag, installed vllm, or the newest bundled.",
-)
-@click.option("--gpu", help="GPU type and count, e.g. H100 or A100-40GB:2 (for defaults and the memory model).")
-@click.option("--gpu-memory-gib", type=float, help="GPU memory as vLLM sees it, for GPUs vlint does not know.")
+@target_options
 @click.option("--max-file-size", type=int, help="Skip files larger than this (MiB) with an error [default: 10].")
 @click.option(
     "--rules-dir",
@@ -140,21 +88,32 @@ class Run:
     type=click.Path(path_type=Path, file_okay=False),
     help="Also load your own rule YAML files (when: conditions) from DIR.",
 )
+@config_options
+@root_option
+@exclude_options
 @click.option(
-    "--config",
-    "config_file",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Read settings from this pyproject.toml or .vlint.toml instead of looking for one.",
+    "--show-settings",
+    "show_settings",
+    type=click.Path(path_type=Path),
+    metavar="FILE",
+    help="Print the settings that apply to FILE and where each comes from, then exit.",
 )
 @click.option(
-    "--root",
-    "lint_root",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    help="The only folder whose files vlint reads on its own (--config targets, env files, model "
-    "folders…) [default: the git work tree of PATHS, else their common folder].",
+    "--stdin-filename",
+    metavar="NAME",
+    help="With PATH `-` (read the file from stdin): the file's name, for its format, its configuration and reports.",
 )
-@click.option("--isolated", is_flag=True, help="Ignore every configuration file.")
+@click.option("--statistics", is_flag=True, help="Count the findings per rule instead of listing them.")
+@click.option(
+    "--show-files", is_flag=True, help="List the files that would be linted (with their configuration), then exit."
+)
 @click.option("--no-suppress", is_flag=True, help="Ignore suppression comments, annotations and the baseline.")
+@click.option(
+    "--add-suppressions",
+    is_flag=True,
+    help="Write a `# vlint: disable=CODES` comment for every finding reported now (each file linted again "
+    "to check), then exit.",
+)
 @click.option(
     "--baseline",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -163,11 +122,10 @@ class Run:
 @click.option(
     "--write-baseline",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Record every current finding in FILE (then exit 0).",
+    help="Record the current findings in FILE (then exit 0); entries of files not in this run are kept.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="One line per finding, no code frames.")
 @click.option("--no-color", is_flag=True, help="Plain text output.")
-@click.option("--online", is_flag=True, help="Allow fetching model config.json from the Hugging Face Hub.")
 @click.option(
     "-j",
     "--jobs",
@@ -191,17 +149,24 @@ def check_cmd(
     vllm_version: str | None,
     gpu: str | None,
     gpu_memory_gib: float | None,
+    online: bool,
     max_file_size: int | None,
     rules_dir: tuple[Path, ...],
     config_file: Path | None,
-    lint_root: Path | None,
     isolated: bool,
+    lint_root: Path | None,
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    show_settings: Path | None,
+    stdin_filename: str | None,
+    statistics: bool,
+    show_files: bool,
     no_suppress: bool,
+    add_suppressions: bool,
     baseline: Path | None,
     write_baseline: Path | None,
     quiet: bool,
     no_color: bool,
-    online: bool,
     jobs: int | None,
     apply_fixes: bool,
     show_diff: bool,
@@ -225,151 +190,293 @@ def check_cmd(
             config_file=config_file,
             lint_root=lint_root,
             isolated=isolated,
+            exclude=exclude,
+            extend_exclude=extend_exclude,
             fail_on=fail_on,
             quiet=quiet,
             online=online,
         )
         return
-    from vlint.engine import Engine, Selection
-    from vlint.lint import LintOptions, lint_paths
-    from vlint.rules import RuleError
-
-    targets = list(paths) or [Path(".")]
-    cfg = load_user_config(targets, config_file, isolated)
-    resolve_opts = _resolve_options(cfg, vllm_version, gpu, gpu_memory_gib, online)
-    size = max_file_size if max_file_size is not None else (cfg.max_file_size if cfg and cfg.max_file_size else 10)
-    if size <= 0:
-        raise click.BadParameter("must be positive", param_hint="--max-file-size")
-    catalog = build_catalog(tuple(rules_dir) or (cfg.rules_dirs if cfg else ()))
-    selection = Selection(
-        select=split_list(select) or (cfg.select if cfg else None),
-        extend_select=(cfg.extend_select if cfg else ()) + split_list(extend_select),
-        ignore=(cfg.ignore if cfg else ()) + split_list(ignore),
-        severity=dict(cfg.severity) if cfg else {},
-    )
-    try:
-        engine = Engine(catalog, selection)
-    except RuleError as e:
-        fail(f"{e} (rules selected by the command line and {cfg.display_name})" if cfg else str(e))
-    if cfg:  # per-file-ignores must name real rules too
-        for pattern, refs in cfg.per_file_ignores.items():
-            for ref in refs:
-                if not catalog.resolve_selector(ref):
-                    fail(f"{cfg.display_name}: per-file-ignores.{pattern}: unknown rule {ref!r}")
+    from vlint.commands.settings import CliSettings, RunSettings, SettingsError
+    from vlint.config import ConfigError
+    from vlint.lint import LintOptions, display_path, lint_paths
     from vlint.lint_root import find_root
 
-    opts = LintOptions(
-        resolve=resolve_opts,
-        max_file_size=size * 2**20,
-        suppress=not no_suppress,
-        jobs=jobs or os.cpu_count() or 1,
-        lint_root=find_root(targets, lint_root),
+    stdin = _read_stdin(paths, stdin_filename, max_file_size)
+    targets = [stdin[0]] if stdin is not None else list(paths) or [Path(".")]
+    cli = CliSettings(
+        select=split_list(select) or None,
+        extend_select=split_list(extend_select),
+        ignore=split_list(ignore),
+        fail_on=fail_on,
+        vllm_version=vllm_version,
+        gpu=gpu,
+        gpu_memory_gib=gpu_memory_gib,
+        rules_dirs=tuple(rules_dir),
+        exclude=tuple(exclude) or None,
+        extend_exclude=tuple(extend_exclude),
+        max_file_size=max_file_size,
+        baseline=baseline,
+        online=online,
+        config_file=config_file,
+        isolated=isolated,
     )
-    if cfg:
-        opts.discover.exclude = tuple(p.rstrip("/") for p in cfg.exclude if "/" not in p.strip().rstrip("/"))
-    run = Run(
-        fmt=fmt or default_format(),
-        fail_on=fail_on or (cfg.fail_on if cfg and cfg.fail_on else "warning"),
-        output=output,
-        baseline=None if no_suppress else (baseline or (cfg.baseline if cfg else None)),
-        write_baseline=write_baseline,
-        config=cfg,
-    )
-    report = lint_paths(targets, engine, opts)
-    if cfg:
-        apply_config_filters(report, cfg, engine, opts.root)
+    settings = RunSettings(cli)
+    root = find_root([show_settings] if show_settings is not None else targets, lint_root)
+    settings.lint_root = root
+    try:
+        if show_settings is not None:
+            for line in settings.describe(show_settings, launches=True):
+                click.echo(printable(line))
+            sys.exit(EXIT_CLEAN)
+        run_cfg = settings.run_config(targets)
+        opts = LintOptions(
+            max_file_size=settings.max_file_size(run_cfg) * 2**20,
+            suppress=not no_suppress,
+            jobs=jobs or default_jobs(),
+            auto_jobs=jobs is None,
+            lint_root=root,
+            settings_for=settings.engine_and_resolve,
+        )
+        first = settings.for_run(targets)
+        opts.resolve, engine = first.resolve, first.engine
+        opts.discover.excluded = settings.excluded
+        if show_files:
+            sys.exit(_show_files(targets, opts, settings))
+        run = Run(
+            fmt=fmt or default_format(),
+            fail_on=settings.fail_on_for(opts.root),
+            output=output,
+            baseline=None if no_suppress else settings.baseline(run_cfg),
+            write_baseline=write_baseline,
+            folders=tuple(display_path(t, opts.root) for t in targets if t.is_dir()),
+            statistics=statistics,
+        )
+        reader = None
+        if stdin is not None:
+            from vlint.fix.apply import OverlayReader
+
+            reader = OverlayReader(opts, {Path(os.path.normpath(stdin[0].absolute())): stdin[1]})
+            run.stdin = (display_path(stdin[0], opts.root), stdin[1])
+        progress = Progress.on_terminal()
+        opts.progress = progress if progress.enabled else None
+        report = lint_paths(targets, engine, opts, reader=reader)
+        progress.done()
+        settings.apply_filters(report, opts.root)
+        empty = _nothing_to_lint(list(paths), settings, opts.root) if not report.files else None
+        if add_suppressions:
+            sys.exit(_add_suppressions(report, engine, opts, settings))
+    except (ConfigError, SettingsError) as e:
+        fail(str(e))
+    if empty is not None:  # an empty run says so, not "No problems found"
+        click.echo(printable(empty[0]), err=True)
+        if run.fmt in ("text", "github") and run.output is None and run.write_baseline is None:
+            sys.exit(empty[1])
     code = finish(report, engine, run, quiet=quiet, color=use_color(no_color) and output is None)
+    if empty is not None:
+        code = max(code, empty[1])
     sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
 
 
-def _resolve_options(
-    cfg: Config | None, vllm_version: str | None, gpu: str | None, gpu_memory_gib: float | None, online: bool
-) -> Any:
-    from vlint.resolve.resolver import ResolveOptions
-    from vlint.version import Version
+class Progress:
+    """``N/M files`` on stderr, rewritten in place, once a run has taken ~2 s — only on a terminal
+    (a CI log or a pipe gets nothing)."""
 
-    resolve_opts = ResolveOptions(online=online)
-    if cfg:
-        resolve_opts.model_paths = dict(cfg.model_paths)
-    version_text, version_hint = vllm_version, "--vllm-version"
-    if not version_text and cfg and cfg.vllm_version:
-        version_text, version_hint = cfg.vllm_version, f"vllm-version in {cfg.display_name}"
-        resolve_opts.vllm_version_source = f"vllm-version {cfg.vllm_version} in {cfg.path.name}"
-    if version_text:
-        v = Version.try_parse(version_text)
-        if v is None:
-            raise click.BadParameter(f"not a vLLM version: {version_text!r}", param_hint=version_hint)
-        resolve_opts.vllm_version = v
-    gpu_hint = "--gpu"
-    if not gpu and cfg and cfg.gpu:
-        gpu, gpu_hint = cfg.gpu, f"gpu in {cfg.display_name}"
+    AFTER = 2.0
+    EVERY = 0.1
+
+    def __init__(self, enabled: bool) -> None:
+        import time
+
+        self.enabled = enabled
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+        self.after = self.AFTER
+
+    @classmethod
+    def on_terminal(cls) -> Progress:
+        p = cls(sys.stderr.isatty() and not os.environ.get("CI"))
+        after = os.environ.get("VLINT_PROGRESS_AFTER", "")  # 0 shows it from the start
+        p.after = float(after) if after.replace(".", "", 1).isdigit() else cls.AFTER
+        return p
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        import time
+
+        now = time.monotonic()
+        if now - self.start < self.after or now - self.last < self.EVERY:
+            return
+        self.last = now
+        self.shown = True
+        pct = 100 * done // max(total, 1)
+        sys.stderr.write(f"\rvlint: {pct:3d}% ({done:,}/{total:,} steps) …")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def _read_stdin(paths: tuple[Path, ...], name: str | None, max_file_size: int | None) -> tuple[Path, str] | None:
+    """``vlint -``: (the path the text stands for, the text). ``--stdin-filename`` names it (its format,
+    its nearest configuration, the reports); else ``stdin``."""
+    if [str(p) for p in paths] != ["-"]:
+        if any(str(p) == "-" for p in paths):
+            raise click.UsageError("`-` (read stdin) cannot be combined with other paths")
+        if name is not None:
+            raise click.UsageError("--stdin-filename goes with the path `-` (read the file from stdin)")
+        return None
+    from vlint.lint import decode
+    from vlint.sources.base import SourceError
+
+    limit = (max_file_size or 10) * 2**20
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        fail(f"stdin is over the {limit >> 20} MiB limit (--max-file-size)")
     try:
-        resolve_opts.gpu, resolve_opts.gpu_count = parse_gpu(gpu)
-    except click.BadParameter as e:
-        e.param_hint = gpu_hint
-        raise
-    if gpu_memory_gib is None and cfg:
-        gpu_memory_gib = cfg.gpu_memory_gib
-    if gpu_memory_gib is not None:
-        if not 0 < gpu_memory_gib < 10_000:
-            raise click.BadParameter("must be a positive number of GiB", param_hint="--gpu-memory-gib")
-        resolve_opts.gpu_memory_gib = gpu_memory_gib
-    if resolve_opts.gpu and not resolve_opts.gpu_memory_gib:
-        from vlint.resolve.gpus import lookup_gpu
-
-        if lookup_gpu(resolve_opts.gpu) is None:
-            raise click.BadParameter(
-                f"unknown GPU {resolve_opts.gpu!r}; use --gpu-memory-gib for others", param_hint=gpu_hint
-            )
-    return resolve_opts
+        text = decode(data)
+    except SourceError as e:
+        fail(f"{name or 'stdin'}: {e.message}")
+    return Path(name or guess_stdin_name(text)), text
 
 
-def apply_config_filters(report: LintReport, cfg: Config, engine: Engine, root: Path) -> None:
-    """Config ``exclude`` (files and findings in them) and ``per-file-ignores``."""
-    excluded: dict[str, bool] = {}
-    ignored: dict[str, frozenset[str]] = {}
+def guess_stdin_name(text: str) -> str:
+    """A name for a file read from stdin without ``--stdin-filename``, from its content (formats are
+    chosen by file name): ``Dockerfile``, ``stdin.py``, ``stdin.yaml`` or ``stdin.sh``."""
+    import re
 
-    def is_excluded(path: str) -> bool:
-        if path not in excluded:
-            excluded[path] = cfg.is_excluded(root / path)
-        return excluded[path]
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    first = lines[0].strip() if lines else ""
+    if re.match(r"(?i)^(FROM|ARG)\s", first) and any(re.match(r"(?i)^(CMD|ENTRYPOINT|RUN)\b", x) for x in lines):
+        return "Dockerfile"
+    if re.search(r"^\s*(from\s+\S+\s+import|import\s+\w)", text, re.MULTILINE):
+        return "stdin.py"
+    if first == "---" or re.match(r"^[\w.-]+\s*:(\s|$)", first) or first.startswith("- "):
+        return "stdin.yaml"
+    return "stdin.sh"
 
-    def ignored_codes(path: str) -> frozenset[str]:
-        if path not in ignored:
-            refs = cfg.ignored_for(root / path)
-            ignored[path] = frozenset(r.code for ref in refs for r in engine.catalog.resolve_selector(ref))
-        return ignored[path]
 
-    def keep(f: Any) -> bool:
-        return not is_excluded(f.span.path) and f.code not in ignored_codes(f.span.path)
+def _show_files(targets: list[Path], opts: Any, settings: RunSettings) -> int:
+    """``--show-files``: each file the run would lint, and the configuration that applies to it."""
+    from vlint.config import display_config
+    from vlint.discover import discover
+    from vlint.lint import display_path
 
-    report.files[:] = [fr for fr in report.files if not is_excluded(fr.path)]
-    for fr in report.files:
-        fr.findings[:] = [f for f in fr.findings if keep(f)]
-    report.findings[:] = [f for f in report.findings if keep(f)]
+    found = list(discover(targets, replace(opts.discover, lint_root=opts.lint_root)))
+    for d in sorted(found, key=lambda d: display_path(d.path, opts.root)):
+        cfg = settings.for_file(d.path).config
+        where = display_config(cfg.path) if cfg is not None else "no configuration"
+        click.echo(printable(f"{display_path(d.path, opts.root)}  [{where}]"))
+    excluded = len(settings.excluded_paths)
+    click.echo(
+        f"{len(found)} file{'s' if len(found) != 1 else ''} to lint"
+        + (f"; {excluded} excluded by the configuration or --exclude" if excluded else "")
+        + ".",
+        err=True,
+    )
+    return EXIT_CLEAN
+
+
+def _nothing_to_lint(paths: list[Path], settings: RunSettings, root: Path) -> tuple[str, int]:
+    """What an empty run says, and its exit code: 0 when nothing was named or everything named is
+    excluded by the configuration, 2 when the folders named hold no file vlint reads."""
+    from vlint.lint import display_path
+
+    excluded = len(settings.excluded_paths)
+    named = ", ".join(display_path(p, root) for p in paths)
+    kinds = "YAML, shell scripts, Dockerfiles, .env and Python files"
+    if not paths:
+        message, code = f"no files to lint in the current folder (vlint reads {kinds})", EXIT_CLEAN
+    elif all(settings.is_excluded(p) for p in paths):
+        verb = "is" if len(paths) == 1 else "are"
+        message, code = f"no files to lint: {named} {verb} excluded by the configuration or --exclude", EXIT_CLEAN
+    else:
+        message, code = f"no files to lint in {named} (vlint reads {kinds})", EXIT_ERROR
+    if excluded and code == EXIT_ERROR:
+        message += f"; {excluded} excluded by the configuration or --exclude"
+    return f"vlint: {message}.", code
+
+
+def _add_suppressions(report: LintReport, engine: Engine, opts: Any, settings: RunSettings) -> int:
+    """``--add-suppressions``: comment every finding, each file checked by linting it again."""
+    from vlint.fix.apply import FixOutcome, OverlayReader, write_fixed
+    from vlint.lint import Reader, lint_paths
+    from vlint.suppress_add import plan
+
+    used_by = {fr.path: fr.used_by for fr in report.files}
+
+    def text_of(shown: str) -> str:
+        return Reader(opts).read(opts.root / shown).text
+
+    def relint(overlay: dict[str, str]) -> LintReport:
+        files = {Path(os.path.normpath((opts.root / k).absolute())): v for k, v in overlay.items()}
+        targets = [opts.root / k for k in sorted({*overlay, *(u for k in overlay for u in used_by.get(k, ()))})]
+        again = lint_paths(targets, engine, opts, reader=OverlayReader(opts, files))
+        settings.apply_filters(again, opts.root)
+        return again
+
+    outcome = plan(report, text_of, relint)
+    changed = {Path(os.path.normpath((opts.root / s).absolute())): v for s, v in outcome.changed.items()}
+    errors = write_fixed(FixOutcome(before=report, after=report, changed=changed), opts.lint_root)
+    for a in outcome.added:
+        click.echo(printable(f"{a.path}:{a.line}: added # vlint: disable={','.join(a.codes)}"))
+    for shown, why in sorted(outcome.skipped.items()):
+        click.echo(printable(f"{shown}: no suppression added: {report.redactor().text(why)}"), err=True)
+    for e in errors:
+        click.echo(e, err=True)
+    n = sum(len(a.codes) for a in outcome.added)
+    files = len(outcome.changed) - len(errors)
+    click.echo(
+        f"Added {n} suppression{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+        + (
+            f"; {len(outcome.skipped)} file{'s' if len(outcome.skipped) != 1 else ''} left alone"
+            if outcome.skipped
+            else ""
+        )
+        + "."
+    )
+    return EXIT_ERROR if errors or any(fr.error for fr in report.files) else EXIT_CLEAN
 
 
 def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False, color: bool = False) -> int:
     """Baseline, render, write; return the exit code."""
-    from vlint.baseline import BaselineError, SourceLines, apply_baseline, fingerprints, read_baseline, write_baseline
+    from vlint.baseline import (
+        BaselineError,
+        Scope,
+        SourceLines,
+        apply_baseline,
+        fingerprints,
+        read_entries,
+        write_baseline,
+    )
 
     lines = SourceLines(allowed=report.read_paths)
+    if run.stdin is not None:
+        lines.provide(*run.stdin)
     report.redactor(lines)  # every renderer masks with it: by value, and by where each secret is written
     # fingerprints (a hash per finding) only where they are used: SARIF, GitLab and the baseline
     needed = run.fmt in ("sarif", "gitlab") or run.baseline is not None or run.write_baseline is not None
     prints = fingerprints(report.findings, lines) if needed else []
     try:
+        # a partial run (pre-commit's batches) neither drops nor counts as stale the entries of the
+        # files it did not lint
+        scope = Scope.of_run(report, run.folders)
         if run.write_baseline is not None:
-            write_baseline(run.write_baseline, report, prints)
+            kept = write_baseline(run.write_baseline, report, prints, scope)
             n = len(prints)
-            click.echo(f"Wrote {n} finding{'s' if n != 1 else ''} to baseline {run.write_baseline}.", err=True)
+            others = f" ({kept} kept for files not in this run)" if kept else ""
+            click.echo(f"Wrote {n} finding{'s' if n != 1 else ''} to baseline {run.write_baseline}{others}.", err=True)
             return EXIT_ERROR if any(fr.error for fr in report.files) else EXIT_CLEAN
         notes: list[str] = []
         if report.suppressed:
             n = len(report.suppressed)
             notes.append(f"{n} finding{'s' if n != 1 else ''} suppressed by comments or annotations.")
         if run.baseline is not None:
-            result = apply_baseline(report, prints, read_baseline(run.baseline))
+            result = apply_baseline(report, prints, read_entries(run.baseline), scope)
             notes.append(f"{result.accepted} accepted by the baseline {run.baseline}.")
             if result.stale:
                 notes.append(
@@ -378,7 +485,12 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
                 )
     except BaselineError as e:
         fail(str(e))
-    text = render(report, engine.catalog, prints, run.fmt, lines, quiet=quiet, color=color, notes=" ".join(notes))
+    if run.fmt == "github":
+        notes.extend(annotation_limit_note(report))
+    if run.statistics and run.fmt == "text":
+        text = statistics_table(report, color=color, notes=" ".join(notes))
+    else:
+        text = render(report, engine.catalog, prints, run.fmt, lines, quiet=quiet, color=color, notes=" ".join(notes))
     if run.output is not None:
         try:
             run.output.parent.mkdir(parents=True, exist_ok=True)
@@ -392,6 +504,59 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
         # color=True keeps the codes when stdout is not a terminal (FORCE_COLOR in CI logs)
         click.echo(text, nl=False, color=True if color else None)
     return exit_code(report, run.fail_on)
+
+
+def statistics_table(report: LintReport, *, color: bool = False, notes: str = "") -> str:
+    """``--statistics``: one line per rule, most findings first — count, code, name, severity, and
+    whether ``vlint fix`` can fix them (``[fix]``, ``[unsafe fix]``) — then the summary."""
+    from collections import Counter
+
+    from vlint.report.text import Styler, summary
+
+    st = Styler(color)
+    counts = Counter(f.code for f in report.findings)
+    first = {}
+    fixable: dict[str, set[str]] = {}
+    for f in report.findings:
+        first.setdefault(f.code, f)
+        if f.fix is not None and f.fix.changes:
+            fixable.setdefault(f.code, set()).add("unsafe fix" if f.fix.unsafe else "fix")
+    lines = []
+    width = max((len(f"{n}") for n in counts.values()), default=1)
+    name_width = max((len(first[c].name) for c in counts), default=0)
+    for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        f = first[code]
+        kinds = fixable.get(code)
+        mark = f"[{'fix' if kinds == {'fix'} else 'unsafe fix'}]" if kinds else ""
+        sev = max((x.severity for x in report.findings if x.code == code), key=SEVERITY_RANK.__getitem__)
+        lines.append(f"{n:>{width}}  {st(code, bold=True)}  {f.name:<{name_width}}  {sev:<7}  {mark}".rstrip())
+    for fr in report.files:
+        if fr.error is not None:
+            lines.append(printable(f"{fr.path}: error: {report.redactor().text(fr.error.message)}"))
+    lines.append(summary(report, st) + (f" {notes}" if notes else ""))
+    return "\n".join(lines) + "\n"
+
+
+#: GitHub shows this many annotations of each level per step ("GitHub Actions are limited to 10
+#: warning annotations and 10 error annotations per step", docs.github.com/en/rest/checks/runs)
+GITHUB_ANNOTATIONS_PER_STEP = 10
+
+
+def annotation_limit_note(report: LintReport) -> list[str]:
+    """A line saying that GitHub shows only the first annotations of a level, when there are more."""
+    # file errors are ::error annotations too
+    counts = {"error": sum(1 for fr in report.files if fr.error is not None), "warning": 0, "info": 0}
+    for f in report.findings:
+        counts[f.severity] += 1
+    over = {k: n for k, n in counts.items() if n > GITHUB_ANNOTATIONS_PER_STEP}
+    if not over:
+        return []
+    shown = ", ".join(f"{n} {'notice' if k == 'info' else k}s" for k, n in over.items())
+    return [
+        f"GitHub shows at most {GITHUB_ANNOTATIONS_PER_STEP} annotations of each level per step on the pull "
+        f"request ({shown} here): every finding is in this log, and in code scanning with the action's "
+        "sarif-file."
+    ]
 
 
 def render(
@@ -427,12 +592,3 @@ def render(
 
     out = text.render(report, color=color, quiet=quiet, source_lines=lines)
     return out.rstrip("\n") + (f" {notes}" if notes else "") + "\n"
-
-
-def exit_code(report: Any, fail_on: str) -> int:
-    if any(fr.error is not None for fr in report.files):
-        return EXIT_ERROR
-    threshold = SEVERITY_RANK[fail_on]
-    if any(SEVERITY_RANK[f.severity] >= threshold for f in report.findings):
-        return EXIT_FINDINGS
-    return EXIT_CLEAN

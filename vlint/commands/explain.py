@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from vlint.commands.check import parse_gpu, use_color
+from vlint.commands.common import config_options, fail, root_option, target_options, use_color
 
 if TYPE_CHECKING:
+    from vlint.commands.settings import RunSettings
     from vlint.deployment import Deployment
     from vlint.report.explain import WhatIf
-    from vlint.resolve.resolver import ResolveOptions
 
 
 def _parse_sets(values: tuple[str, ...]) -> dict[str, str]:
@@ -69,9 +69,7 @@ def what_ifs(dep: Deployment) -> list[WhatIf]:
 @click.command("explain")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--model", help="Explain this model without a file (HF id or local folder).")
-@click.option("--gpu", help="GPU type and count, e.g. H100 or L4:2.")
-@click.option("--gpu-memory-gib", type=float, help="GPU memory as vLLM sees it, for GPUs vlint does not know.")
-@click.option("--vllm-version", help="Target vLLM release.")
+@target_options
 @click.option(
     "--set",
     "sets",
@@ -79,48 +77,63 @@ def what_ifs(dep: Deployment) -> list[WhatIf]:
     metavar="KEY=VALUE",
     help="Override a setting (vLLM option name or dest), e.g. --set max_model_len=32768. Repeatable.",
 )
+@config_options
+@root_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--no-color", is_flag=True)
-@click.option("--online", is_flag=True, help="Allow fetching config.json from the Hugging Face Hub.")
+@click.option("--no-color", is_flag=True, help="Plain text (also NO_COLOR=1).")
 def explain_cmd(
     paths: tuple[Path, ...],
     model: str | None,
+    vllm_version: str | None,
     gpu: str | None,
     gpu_memory_gib: float | None,
-    vllm_version: str | None,
+    online: bool,
     sets: tuple[str, ...],
+    config_file: Path | None,
+    isolated: bool,
+    lint_root: Path | None,
     fmt: str,
     no_color: bool,
-    online: bool,
 ) -> None:
     """Show the memory budget vLLM will compute at startup for each launch in PATHS (or for --model).
 
+    Each file is read with the settings of its nearest configuration, as `vlint check` reads it (the
+    config's gpu and vllm-version where the file states none; --isolated ignores the config).
     With --set KEY=VALUE (repeatable) each launch is shown as written and with the changes, the two
     memory bars side by side and the numbers that move."""
+    from vlint.commands.settings import CliSettings, RunSettings, SettingsError
+    from vlint.config import ConfigError
+    from vlint.lint_root import find_root
     from vlint.report.explain import compare_dict, explain_dict, render_compare, render_text
     from vlint.report.text import Styler
-    from vlint.resolve.gpus import lookup_gpu
-    from vlint.resolve.resolver import OverrideError, ResolveOptions
-    from vlint.version import Version
+    from vlint.resolve.resolver import OverrideError
 
-    opts = ResolveOptions(online=online, overrides=_parse_sets(sets))
-    if vllm_version:
-        v = Version.try_parse(vllm_version)
-        if v is None:
-            raise click.BadParameter(f"not a vLLM version: {vllm_version!r}", param_hint="--vllm-version")
-        opts.vllm_version = v
-    opts.gpu, opts.gpu_count = parse_gpu(gpu)
-    if opts.gpu and gpu_memory_gib is None and lookup_gpu(opts.gpu) is None:
-        raise click.BadParameter(f"unknown GPU {opts.gpu!r}; use --gpu-memory-gib", param_hint="--gpu")
-    opts.gpu_memory_gib = gpu_memory_gib
     if not paths and not model:
         raise click.UsageError("give files to explain, or --model NAME")
-    overrides = dict(opts.overrides)
+    cli = CliSettings(
+        vllm_version=vllm_version,
+        gpu=gpu,
+        gpu_memory_gib=gpu_memory_gib,
+        online=online,
+        overrides=_parse_sets(sets),
+        config_file=config_file,
+        isolated=isolated,
+    )
+    settings = RunSettings(cli)
+    settings.lint_root = find_root(list(paths) or [Path(".")], lint_root)
+    overrides = dict(cli.overrides)
     try:
-        deployments, errors = _collect(paths, model, opts)
-        before = _collect(paths, model, dataclasses.replace(opts, overrides={}))[0] if overrides else []
+        deployments, errors = _collect(paths, model, settings)
+        if overrides:
+            plain = RunSettings(dataclasses.replace(cli, overrides={}))
+            plain.lint_root = settings.lint_root
+            before = _collect(paths, model, plain)[0]
+        else:
+            before = []
     except OverrideError as e:
         raise click.BadParameter(str(e), param_hint="--set") from None
+    except (ConfigError, SettingsError) as e:
+        fail(str(e))
     # with --set, each launch is shown as written and with the changes, side by side
     pairs = list(zip(before, deployments, strict=True)) if len(before) == len(deployments) and overrides else []
     if fmt == "json":
@@ -135,12 +148,14 @@ def explain_cmd(
             click.echo(e, err=True)
         if not deployments:
             click.echo("no vLLM launch found")
+        # color=True keeps the codes when stdout is not a terminal (FORCE_COLOR in CI logs)
+        keep = True if style.color else None
         if pairs:
             for b, a in pairs:
-                click.echo(render_compare(b, a, overrides, style))
+                click.echo(render_compare(b, a, overrides, style), color=keep)
         else:
             for d in deployments:
-                click.echo(render_text(d, style, what_ifs(d)))
+                click.echo(render_text(d, style, what_ifs(d)), color=keep)
     sys.exit(2 if errors else 0)
 
 
@@ -151,13 +166,11 @@ def _what_if_doc(dep: Deployment) -> dict[str, Any]:
     return {"what_if": [{"change": w.label, "memory": memory_dict(w.memory)} for w in rows]} if rows else {}
 
 
-def _collect(paths: tuple[Path, ...], model: str | None, opts: ResolveOptions) -> tuple[list[Deployment], list[str]]:
+def _collect(paths: tuple[Path, ...], model: str | None, settings: RunSettings) -> tuple[list[Deployment], list[str]]:
     """The deployments to explain (``--model`` first, then every launch in PATHS) and file errors."""
-    from vlint.engine import Engine
     from vlint.invocation import Invocation, Token
     from vlint.lint import LintOptions, lint_paths
     from vlint.resolve.resolver import resolve
-    from vlint.rules import load_catalog
     from vlint.span import Span
 
     deployments: list[Deployment] = []
@@ -167,9 +180,13 @@ def _collect(paths: tuple[Path, ...], model: str | None, opts: ResolveOptions) -
         inv = Invocation(
             source="cli", program="vllm serve", span=span, args=[Token(model, span)], label="vlint explain --model"
         )
-        deployments.append(resolve(inv, opts, base_dir=Path.cwd()))
+        deployments.append(resolve(inv, settings.for_run().resolve, base_dir=Path.cwd()))
     if paths:
-        report = lint_paths(list(paths), Engine(load_catalog(), None), LintOptions(resolve=opts))
+        first = settings.for_run(paths)
+        opts = LintOptions(
+            resolve=first.resolve, lint_root=settings.lint_root, settings_for=settings.engine_and_resolve
+        )
+        report = lint_paths(list(paths), first.engine, opts)
         for fr in report.files:
             if fr.error is not None:
                 loc = f"{fr.path}:{fr.error.line}" if fr.error.line else fr.path

@@ -7,18 +7,19 @@ from pathlib import Path
 
 import click
 
-from vlint.commands.check import (
+from vlint.commands.common import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,
-    _resolve_options,
-    apply_config_filters,
-    build_catalog,
+    config_options,
+    exclude_options,
+    exit_code,
     fail,
-    load_user_config,
+    root_option,
     split_list,
+    target_options,
 )
-from vlint.finding import SEVERITY_RANK, Finding
+from vlint.finding import Finding
 from vlint.report.escape import printable
 
 
@@ -29,32 +30,18 @@ from vlint.report.escape import printable
     "--unsafe-fixes", is_flag=True, help="Also apply fixes that change behaviour (shorter context, fp8 KV cache…)."
 )
 @click.option("--select", multiple=True, help="Only fix findings of these rules (codes, prefixes or names).")
-@click.option("--extend-select", multiple=True, help="Add rules to the default set (e.g. off-by-default ones).")
+@click.option("--extend-select", multiple=True, help="Add rules to the selected set (off-by-default ones by code).")
 @click.option("--ignore", multiple=True, help="Do not fix findings of these rules (they are still checked).")
-@click.option("--vllm-version", help="Target vLLM release (X.Y or X.Y.Z).")
-@click.option("--gpu", help="GPU type and count, e.g. H100 or A100-40GB:2.")
-@click.option("--gpu-memory-gib", type=float, help="GPU memory as vLLM sees it, for GPUs vlint does not know.")
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Read settings from this pyproject.toml or .vlint.toml instead of looking for one.",
-)
-@click.option(
-    "--root",
-    "lint_root",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    help="The only folder whose files vlint reads on its own (--config targets, env files, model "
-    "folders…); fixes are written only inside it [default: the git work tree of PATHS, else their common folder].",
-)
-@click.option("--isolated", is_flag=True, help="Ignore every configuration file.")
+@target_options
+@config_options
+@root_option
+@exclude_options
 @click.option(
     "--fail-on",
     type=click.Choice(["error", "warning", "info"]),
-    help="Exit 1 when findings of this severity or higher remain [default: warning].",
+    help="Exit 1 when findings of this severity or higher remain [default: the config's, else warning].",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Only the summary line.")
-@click.option("--online", is_flag=True, help="Allow fetching model config.json from the Hugging Face Hub.")
 def fix_cmd(
     paths: tuple[Path, ...],
     show_diff: bool,
@@ -65,61 +52,74 @@ def fix_cmd(
     vllm_version: str | None,
     gpu: str | None,
     gpu_memory_gib: float | None,
+    online: bool,
     config_file: Path | None,
-    lint_root: Path | None,
     isolated: bool,
+    lint_root: Path | None,
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
     fail_on: str | None,
     quiet: bool,
-    online: bool,
 ) -> None:
     """Apply the fixes of the findings in PATHS, keeping comments, quoting and layout.
 
-    Safe fixes only change spelling (an abbreviated or renamed flag, a flag that does nothing); with
-    --unsafe-fixes also those that change behaviour. Every fix is checked by linting the result
-    again: a fix that leaves its finding, breaks parsing or adds an error is not applied. Files that
-    failed to parse are never touched.
+    Safe fixes never change what vLLM does (a misspelt, abbreviated or renamed flag, a flag that does
+    nothing); with --unsafe-fixes also those that change behaviour, and of a finding that offers
+    alternatives only the first. Every fix is checked by linting the result again: a fix that leaves
+    its finding, breaks parsing or brings a new finding is not applied. Files that failed to parse are
+    never touched. Each file is fixed with the settings of its nearest configuration.
     """
-    from vlint.engine import Engine, Selection
+    from vlint.commands.settings import CliSettings, RunSettings, SettingsError
+    from vlint.config import ConfigError
     from vlint.fix.apply import fix_paths, write_fixed
     from vlint.lint import LintOptions
-    from vlint.rules import RuleError
-
-    targets = list(paths) or [Path(".")]
-    cfg = load_user_config(targets, config_file, isolated)
-    resolve_opts = _resolve_options(cfg, vllm_version, gpu, gpu_memory_gib, online)
-    catalog = build_catalog(cfg.rules_dirs if cfg else ())
-    # every configured rule runs (a fix is checked against all of them); --select/--ignore choose
-    # which findings get fixed
-    chosen: set[str] = set()
-    skipped: set[str] = set()
-    try:
-        engine = Engine(
-            catalog,
-            Selection(
-                select=cfg.select if cfg else None,
-                extend_select=(cfg.extend_select if cfg else ()) + split_list(extend_select) + split_list(select),
-                ignore=cfg.ignore if cfg else (),
-                severity=dict(cfg.severity) if cfg else {},
-            ),
-        )
-        chosen = {r.code for ref in split_list(select) for r in catalog.resolve_selector(ref)}
-        skipped = {r.code for ref in split_list(ignore) for r in catalog.resolve_selector(ref)}
-    except RuleError as e:
-        fail(str(e))
-    for ref in split_list(ignore):
-        if not catalog.resolve_selector(ref):
-            fail(f"unknown rule {ref!r}")
-
-    def wanted(f: Finding) -> bool:
-        return (not chosen or f.code in chosen) and f.code not in skipped
-
     from vlint.lint_root import find_root
 
-    opts = LintOptions(resolve=resolve_opts, suppress=True, lint_root=find_root(targets, lint_root))
-    if cfg:
-        opts.discover.exclude = tuple(p.rstrip("/") for p in cfg.exclude if "/" not in p.strip().rstrip("/"))
-    post = (lambda report: apply_config_filters(report, cfg, engine, opts.root)) if cfg else None
-    outcome = fix_paths(targets, engine, opts, unsafe=unsafe_fixes, post=post, wanted=wanted)
+    targets = list(paths) or [Path(".")]
+    cli = CliSettings(
+        select=split_list(select) or None,
+        extend_select=split_list(extend_select),
+        fail_on=fail_on,
+        vllm_version=vllm_version,
+        gpu=gpu,
+        gpu_memory_gib=gpu_memory_gib,
+        exclude=tuple(exclude) or None,
+        extend_exclude=tuple(extend_exclude),
+        online=online,
+        config_file=config_file,
+        isolated=isolated,
+    )
+    # every configured rule runs (a fix is checked against all of them); --select/--ignore choose
+    # which findings get fixed
+    settings = RunSettings(cli, fix_selection=True)
+    root = find_root(targets, lint_root)
+    settings.lint_root = root
+    try:
+        first = settings.for_run(targets)
+        catalog = first.engine.catalog
+        chosen = {r.code for ref in split_list(select) for r in catalog.resolve_selector(ref)}
+        skipped = {r.code for ref in split_list(ignore) for r in catalog.resolve_selector(ref)}
+        for ref in (*split_list(select), *split_list(ignore)):
+            if not catalog.resolve_selector(ref):
+                fail(f"unknown rule {ref!r}")
+
+        def wanted(f: Finding) -> bool:
+            return (not chosen or f.code in chosen) and f.code not in skipped
+
+        opts = LintOptions(
+            resolve=first.resolve, suppress=True, lint_root=root, settings_for=settings.engine_and_resolve
+        )
+        opts.discover.excluded = settings.excluded
+        outcome = fix_paths(
+            targets,
+            first.engine,
+            opts,
+            unsafe=unsafe_fixes,
+            post=lambda report: settings.apply_filters(report, opts.root),
+            wanted=wanted,
+        )
+    except (ConfigError, SettingsError) as e:
+        fail(str(e))
     n = len(outcome.applied)
     files = len(outcome.changed)
     unsafe_left = len(outcome.unsafe_left)
@@ -142,13 +142,13 @@ def fix_cmd(
     if not quiet:
         for r in outcome.applied:
             click.echo(printable(f"{r.path}:{r.line}:{r.column}: {r.code} fixed: {red.text(r.description)}"))
+            for alt in r.alternatives:
+                click.echo(printable(f"    not applied, another way: {red.text(alt)}"))
         for r in outcome.skipped:
             click.echo(printable(f"{r.path}:{r.line}:{r.column}: {r.code} not fixed: {red.text(r.reason)}"))
     for e in errors + write_errors:
         click.echo(e, err=True)
     remaining = outcome.after.findings
-    threshold = SEVERITY_RANK[fail_on or (cfg.fail_on if cfg and cfg.fail_on else "warning")]
-    left = sum(1 for f in remaining if SEVERITY_RANK[f.severity] >= threshold)
     click.echo(
         f"Fixed {n} problem{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}; "
         f"{len(remaining)} remain{'s' if len(remaining) == 1 else ''}{more}."
@@ -156,4 +156,5 @@ def fix_cmd(
     )
     if errors or write_errors:
         sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_FINDINGS if left else EXIT_CLEAN)
+    code = exit_code(outcome.after, settings.fail_on_for(opts.root))
+    sys.exit(code)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from vlint.commands.check import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, build_catalog, fail, load_user_config
+from vlint.commands.common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, build_catalog, fail, load_user_config
 from vlint.rules import Catalog, Rule, RuleCase
 
 _RULES_DIR = click.option(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from vlint.commands.check import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, use_color
+from vlint.commands.common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, config_options, fail, use_color
 
 
 @click.command("size")
@@ -23,7 +23,12 @@ from vlint.commands.check import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, use_colo
 @click.option(
     "--max-tokens", type=click.IntRange(min=1), help="Completion budget per request (default: P99 of the log's)."
 )
-@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True, help="Requests in flight.")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    help="Requests in flight to size for (sets max_num_seqs) [default: at least one request; vLLM's "
+    "max_num_seqs is kept].",
+)
 @click.option(
     "--requests",
     "requests_file",
@@ -35,7 +40,10 @@ from vlint.commands.check import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, use_colo
     type=click.Path(path_type=Path, exists=True),
     help="tokenizer.json (or its folder) to count prompt tokens exactly (needs the `tokenizers` package).",
 )
-@click.option("--vllm-version", help="Target vLLM release (default: the newest bundled).")
+@click.option(
+    "--vllm-version", help="Target vLLM release [default: vllm-version of the config, else the newest bundled]."
+)
+@config_options
 @click.option(
     "--write",
     "write_path",
@@ -51,10 +59,12 @@ def size_cmd(
     gpus: str,
     prompt_p99: int | None,
     max_tokens: int | None,
-    concurrency: int,
+    concurrency: int | None,
     requests_file: Path | None,
     tokenizer: Path | None,
     vllm_version: str | None,
+    config_file: Path | None,
+    isolated: bool,
     write_path: Path | None,
     show_all: bool,
     fmt: str,
@@ -64,29 +74,34 @@ def size_cmd(
     """Size a vLLM deployment for a workload: GPU type × count × tensor parallelism, KV-cache dtype,
     max_model_len = P99(prompt) + max_tokens, max_num_seqs, max_num_batched_tokens, KV tokens,
     concurrency and headroom, from vLLM's own startup arithmetic."""
-    from vlint.resolve.resolver import ResolveOptions
+    from vlint.commands.settings import CliSettings, RunSettings, SettingsError
+    from vlint.config import ConfigError
     from vlint.sizing import SizingError, Workload, config_yaml, parse_gpu_options, result_dict, size
-    from vlint.version import Version
 
-    opts = ResolveOptions(online=online)
-    if vllm_version:
-        v = Version.try_parse(vllm_version)
-        if v is None:
-            raise click.BadParameter(f"not a vLLM version: {vllm_version!r}", param_hint="--vllm-version")
-        opts.vllm_version = v
+    # the configuration of the current folder: its vllm-version (a default), model-paths and rules
+    settings = RunSettings(
+        CliSettings(vllm_version=vllm_version, online=online, config_file=config_file, isolated=isolated)
+    )
+    try:
+        here = settings.for_run()
+    except (ConfigError, SettingsError) as e:
+        fail(str(e))
+    opts = here.resolve
+    stated = concurrency is not None
     try:
         options = parse_gpu_options(gpus)
         if requests_file is not None:
             from vlint.sizing import workload_from_requests
 
             workload = workload_from_requests(
-                requests_file, model, max_tokens=max_tokens, concurrency=concurrency, tokenizer=tokenizer
+                requests_file, model, max_tokens=max_tokens, concurrency=concurrency or 1, tokenizer=tokenizer
             )
+            workload.concurrency_stated = stated
         else:
             if prompt_p99 is None or max_tokens is None:
                 raise click.UsageError("give --prompt-p99 and --max-tokens, or --requests FILE")
-            workload = Workload(prompt_p99, max_tokens, concurrency)
-        result = size(model, options, workload, opts)
+            workload = Workload(prompt_p99, max_tokens, concurrency or 1, concurrency_stated=stated)
+        result = size(model, options, workload, opts, engine=here.engine)
     except SizingError as e:
         click.echo(f"vlint: error: {e}", err=True)
         sys.exit(EXIT_ERROR)
@@ -120,7 +135,12 @@ def render(result: object, *, show_all: bool = False, color: bool = False) -> st
     out = [
         st(f"{result.model} on vLLM {result.version}", bold=True),
         f"  workload: prompt P99 {w.prompt_p99:,} + max_tokens {w.max_tokens:,} = max_model_len "
-        f"{w.max_model_len:,} tokens; {w.concurrency} concurrent request{'s' if w.concurrency != 1 else ''}",
+        f"{w.max_model_len:,} tokens; "
+        + (
+            f"{w.concurrency} concurrent request{'s' if w.concurrency != 1 else ''}"
+            if w.concurrency_stated
+            else "at least one request at a time (--concurrency not given: vLLM's max_num_seqs is kept)"
+        ),
         f"  prompt lengths: {w.source}",
         "",
     ]

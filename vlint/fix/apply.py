@@ -33,6 +33,7 @@ from vlint.fix.editor import CannotApply, Text, TextEdit, apply_edits, edits_for
 from vlint.lint import LintOptions, LintReport, Reader, display_path, lint_paths
 from vlint.lint_root import LintRoot, real_path
 from vlint.sources.base import SourceError, SourceText
+from vlint.suppress import UNUSED
 
 MAX_ROUNDS = 10
 #: formats whose text ``vlint fix`` edits (Python sources and Helm templates are left alone: an
@@ -72,6 +73,8 @@ class FixRecord:
     unsafe: bool
     files: tuple[str, ...] = ()
     reason: str = ""
+    #: the other ways the finding offered, not applied
+    alternatives: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -118,7 +121,18 @@ def _key(f: Finding) -> tuple[str, str, str]:
 
 def _record(f: Finding, files: tuple[str, ...] = (), reason: str = "") -> FixRecord:
     assert f.fix is not None
-    return FixRecord(f.code, f.span.path, f.span.line, f.span.column, f.fix.description, f.fix.unsafe, files, reason)
+    fix = f.fix
+    return FixRecord(
+        f.code,
+        f.span.path,
+        f.span.line,
+        f.span.column,
+        fix.applied_description,
+        fix.unsafe,
+        files,
+        reason,
+        fix.alternatives,
+    )
 
 
 class _Run:
@@ -197,6 +211,11 @@ def verify(before: LintReport, after: LintReport, fixed: list[Finding]) -> str |
     for key, n in expected.items():
         if all_after.get(key, 0) > all_before.get(key, 0) - n:
             return f"{key[0]} would still be reported"
+    # fixes re-lint clean: none may bring a finding of its own (VL210's shorter context reporting VL211
+    # low concurrency). A suppression the fix leaves unused (VL901) is not held against it.
+    for key, n in all_after.items():
+        if key[0] != UNUSED and key not in expected and n > all_before.get(key, 0):
+            return f"the result would bring a new finding ({key[0]} in {key[1]})"
     return None
 
 
@@ -225,7 +244,7 @@ def fix_paths(
     outcome = FixOutcome(before=report, after=report, wanted=wanted)
     given_up: dict[tuple[str, str, str], FixRecord] = {}
     for _ in range(MAX_ROUNDS):
-        planned = _plan(run, report, unsafe, given_up, wanted)
+        planned, deferred = _plan(run, report, unsafe, given_up, wanted)
         if not planned:
             break
         base = run.overlay
@@ -233,6 +252,8 @@ def fix_paths(
         for group in _groups(planned):
             accepted.extend(_verified(run, base, group, given_up))
         if not accepted:
+            if deferred:  # fixes that overlapped this round's (all given up now) get their turn
+                continue
             break
         run.overlay = _with_edits(run, base, [e for p in accepted for e in p.edits])
         outcome.applied.extend(_record(p.finding, _files(p.edits)) for p in accepted)
@@ -311,12 +332,14 @@ def _plan(
     unsafe: bool,
     given_up: dict[tuple[str, str, str], FixRecord],
     wanted: Callable[[Finding], bool] | None,
-) -> list[_Planned]:
-    """This round's fixes: applicable, allowed, not overlapping each other."""
+) -> tuple[list[_Planned], int]:
+    """This round's fixes (applicable, allowed, not overlapping each other) and how many were left
+    for a later round because they overlap one of them."""
     broken = _broken_files(report)
     finding_file = {id(f): fr.path for fr in report.files for f in fr.findings}
     formats = {fr.path: fr.sources for fr in report.files}
     planned: list[_Planned] = []
+    deferred = 0
     taken: list[TextEdit] = []
     texts: dict[str, Text] = {}
     for f in report.findings:
@@ -347,10 +370,11 @@ def _plan(
             given_up[_key(f)] = _record(f, reason=str(e) if isinstance(e, CannotApply) else e.message)
             continue
         if any(e.overlaps(t) for e in edits for t in taken):
+            deferred += 1
             continue  # next round, on the text this round produces
         planned.append(_Planned(f, edits, finding_file.get(id(f), f.span.path)))
         taken.extend(edits)
-    return planned
+    return planned, deferred
 
 
 def _with_edits(run: _Run, overlay: dict[Path, str], edits: list[TextEdit]) -> dict[Path, str]:

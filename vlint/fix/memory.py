@@ -26,9 +26,10 @@ if TYPE_CHECKING:
     from vlint.deployment import Deployment
     from vlint.memory import MemoryEstimate, MemoryInputs
 
-#: a KV cache that holds fewer requests of max_model_len than this is reported (VL211)
+#: a KV cache that holds fewer requests of max_model_len than this is reported (VL211): the default of
+#: its ``min-concurrency`` option
 MIN_CONCURRENCY = 2.0
-#: the KV cache's share of the budget below which VL212 reports
+#: the KV cache's share of the budget below which VL212 reports (the default of ``min-kv-share``)
 MIN_KV_SHARE = 0.10
 
 
@@ -104,8 +105,18 @@ def _clear(e: MemoryEstimate) -> bool:
     return e.starts and not e.too_close_to_call
 
 
-def _fix(description: str, *changes: SettingChange | None) -> Fix:
-    return with_changes(Fix(description, unsafe=True), *changes)
+def _fix(description: str, *changes: SettingChange | None, alternatives: list[str] | None = None) -> Fix:
+    """An unsafe fix applying ``changes``; ``alternatives`` are the other ways, named (after ``; or``)
+    in the description but not applied."""
+    alts = tuple(alternatives or ())
+    return with_changes(Fix(_with_alternatives(description, list(alts)), unsafe=True, alternatives=alts), *changes)
+
+
+def _no_new_finding(e: MemoryEstimate) -> bool:
+    """Starts clear of the uncertainty margin with nothing the other memory rules report: room for
+    MIN_CONCURRENCY requests (VL211) and no thin margin after the KV cache (VL214). A fix that lands
+    here re-lints clean instead of trading its finding for another."""
+    return _clear(e) and e.max_concurrency >= MIN_CONCURRENCY and not e.risks
 
 
 def _len(n: int) -> str:
@@ -153,10 +164,14 @@ def will_not_start_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
                 if not edge or edge == fits
                 else f"with the memory model's uncertainty margin; vLLM's own estimate at the edge is {edge}"
             )
-            return _fix(
-                _with_alternatives(f"set --max-model-len {fits} (the largest that fits{conc}, {how})", alts),
-                set_value(dep, "max_model_len", fits),
-            )
+            longest = f"--max-model-len {fits} (the largest that starts{conc}, {how})"
+            clean = _clean_context(dep, base, fits)
+            if clean is not None:
+                return _fix(clean[0], *clean[1], alternatives=[longest, *alts] if clean[2] != fits else alts)
+            return _fix(f"set {longest}", set_value(dep, "max_model_len", fits), alternatives=alts)
+        clean = _clean_context(dep, base, base.max_model_len - 1)
+        if clean is not None:
+            return _fix(clean[0], *clean[1], alternatives=alts)
         lowered = _lower_budget_and_fit(dep, base)
         if lowered is not None:
             return lowered
@@ -203,6 +218,38 @@ def will_not_start_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
         why = "the sampler warms up with that many dummy requests" if stage == "sampler_warmup" else "Mamba blocks"
         return _fix(f"lower --max-num-seqs to {best} ({why})", set_value(dep, "max_num_seqs", best))
     return None
+
+
+def _clean_context(
+    dep: Deployment, base: MemoryInputs, fits: int
+) -> tuple[str, list[SettingChange | None], int] | None:
+    """The longest max_model_len (up to ``fits``) at which the launch starts with nothing else to
+    report (:func:`_no_new_finding`), lowering gpu_memory_utilization with it when what vLLM allocates
+    after the KV cache leaves too thin a margin at the written one: (description, changes, length)."""
+    probe = min(fits, 256)
+    gmu = base.gpu_memory_utilization
+    first = estimate(base, max_model_len=probe)
+    if first is None or not _no_new_finding(first):
+        lowered = _highest_gmu(base, _no_new_finding, max_model_len=probe)
+        if lowered is None:
+            return None
+        gmu = lowered
+    best = largest(probe, fits, lambda x: _ok(base, _no_new_finding, gpu_memory_utilization=gmu, max_model_len=x))
+    if best is None:
+        return None
+    e = estimate(base, gpu_memory_utilization=gmu, max_model_len=best)
+    conc = f"{e.max_concurrency:.1f}× concurrency" if e is not None else "room"
+    what = f"set --max-model-len {best} (the longest with {conc} and nothing else to report)"
+    changes: list[SettingChange | None] = [set_value(dep, "max_model_len", best)]
+    if gmu != base.gpu_memory_utilization:
+        what += f" and lower --gpu-memory-utilization to {gmu:.2f} (room for what vLLM allocates after the KV cache)"
+        changes.append(set_value(dep, "gpu_memory_utilization", gmu))
+    return what, changes, best
+
+
+def _ok(base: MemoryInputs, pred: Callable[[MemoryEstimate], bool], **changes: Any) -> bool:
+    e = estimate(base, **changes)
+    return e is not None and pred(e)
 
 
 def _highest_gmu(base: MemoryInputs, ok: Callable[[MemoryEstimate], bool], **changes: Any) -> float | None:
@@ -289,6 +336,16 @@ def _chunking_fix(dep: Deployment, base: MemoryInputs) -> Fix | None:
     fits = _fitting_max_model_len(chunked, e)
     if not fits:
         return None
+    clean = largest(1, fits, lambda x: _ok(chunked, _no_new_finding, max_model_len=x))
+    if clean is not None and clean < fits:
+        c = estimate(chunked, max_model_len=clean)
+        conc = f"{c.max_concurrency:.1f}× concurrency" if c is not None else "room"
+        return _fix(
+            f"{text}, and --max-model-len {clean} is the longest that then has {conc} and nothing else to report",
+            *changes,
+            set_value(dep, "max_model_len", clean),
+            alternatives=[f"--max-model-len {fits}, the largest that then starts (as vLLM computes it)"],
+        )
     return _fix(
         f"{text}, and --max-model-len {fits} is the largest that then fits (as vLLM computes it)",
         *changes,
@@ -315,7 +372,8 @@ def _fitting_max_model_len(base: MemoryInputs, m: MemoryEstimate) -> int | None:
 
 
 # -- VL211 / VL212 -------------------------------------------------------------------------------
-def low_concurrency_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
+def low_concurrency_fix(dep: Deployment, m: MemoryEstimate, target: float = MIN_CONCURRENCY) -> Fix | None:
+    """Ways to hold ``target`` requests of max_model_len (VL211's ``min-concurrency``)."""
     base = base_inputs(dep)
     if base is None:
         return None
@@ -329,11 +387,11 @@ def low_concurrency_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
                 f"use --kv-cache-dtype fp8 to fit {factor:.1f}× the tokens ({_len(m.kv_cache_tokens)} → "
                 f"{_len(e.kv_cache_tokens)}, {e.max_concurrency:.1f}× concurrency)"
             )
-            if e.max_concurrency >= MIN_CONCURRENCY:
+            if e.max_concurrency >= target:
                 options.append((text, set_value(dep, "kv_cache_dtype", "fp8")))
             else:
                 options.append((text, None))
-    hit = _first_tp(dep, base, lambda e: _clear(e) and e.max_concurrency >= MIN_CONCURRENCY)
+    hit = _first_tp(dep, base, lambda e: _clear(e) and e.max_concurrency >= target)
     if hit is not None:
         tp, e = hit
         options.append(
@@ -342,23 +400,24 @@ def low_concurrency_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
                 set_value(dep, "tensor_parallel_size", tp),
             )
         )
-    shorter = largest(1, mml - 1, lambda x: _concurrency(base, max_model_len=x) >= MIN_CONCURRENCY)
+    shorter = largest(1, mml - 1, lambda x: _concurrency(base, max_model_len=x) >= target)
     if shorter:
         options.append(
             (
-                f"--max-model-len {shorter} holds {MIN_CONCURRENCY:.0f} requests of that length",
+                f"--max-model-len {shorter} holds {target:g} requests of that length",
                 set_value(dep, "max_model_len", shorter),
             )
         )
     return _choose(options)
 
 
-def small_kv_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
+def small_kv_fix(dep: Deployment, m: MemoryEstimate, share: float = MIN_KV_SHARE) -> Fix | None:
+    """Ways to give the KV cache ``share`` of the budget (VL212's ``min-kv-share``)."""
     base = base_inputs(dep)
     if base is None:
         return None
     options: list[tuple[str, SettingChange | None]] = []
-    hit = _first_tp(dep, base, lambda e: _clear(e) and e.kv_cache_gib >= MIN_KV_SHARE * e.budget_gib)
+    hit = _first_tp(dep, base, lambda e: _clear(e) and e.kv_cache_gib >= share * e.budget_gib)
     if hit is not None:
         tp, e = hit
         options.append(
@@ -392,7 +451,7 @@ def _choose(options: list[tuple[str, SettingChange | None]]) -> Fix | None:
     if applied is None:
         return Fix("; or ".join(texts), unsafe=True)
     rest = [t for t in texts if t != applied[0]]
-    return _fix(_with_alternatives(applied[0], rest), applied[1])
+    return _fix(applied[0], applied[1], alternatives=rest)
 
 
 # -- VL213 ---------------------------------------------------------------------------------------

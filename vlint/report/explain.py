@@ -15,14 +15,24 @@ if TYPE_CHECKING:
     from vlint.memory import MemoryEstimate
 
 BAR_WIDTH = 64
+#: (name, glyph without colour, colour): with colour every part is a full block in its colour; without
+#: it, glyphs that stay apart in any font (the shades ▓▒░ do not)
 _SEGMENTS = (
-    ("weights", "█", "magenta"),
-    ("activation", "▓", "yellow"),
-    ("non-torch", "▒", "cyan"),
-    ("graphs", "░", "blue"),
-    ("KV cache", "■", "green"),
-    ("headroom", "·", "white"),
+    ("weights", "#", "magenta"),
+    ("activation", "+", "yellow"),
+    ("non-torch", "%", "cyan"),
+    ("CUDA graphs", "~", "blue"),
+    ("KV cache", "=", "green"),
+    ("free", ".", "white"),
 )
+#: where vLLM's budget (gpu_memory_utilization × total) ends
+_BUDGET_END = "|"
+
+
+@dataclass(slots=True)
+class _Part:
+    segment: int
+    gib: float
 
 
 @dataclass(slots=True)
@@ -112,24 +122,80 @@ def _plain(v: Any) -> Any:
     return str(v)
 
 
-def bar(m: MemoryEstimate, style: Any, width: int = BAR_WIDTH, *, overflow_note: bool = True) -> str:
-    """The GPU's memory to scale: budget parts, then what lies outside the budget."""
-    total = max(m.total_gib, 1e-9)
+def _parts(m: MemoryEstimate) -> tuple[list[_Part], list[_Part]]:
+    """The GPU's memory, per rank: (inside vLLM's budget, outside it). CUDA graphs are drawn where
+    vLLM puts them: inside the budget (V1 from 0.20) or outside it (V0, and V1 before 0.20)."""
     graphs_in = m.cuda_graph_gib if m.cuda_graph_in_budget else 0.0
-    kv = max(m.kv_cache_gib, 0.0)
-    parts = [m.weights_gib, m.activation_gib, m.non_torch_gib, graphs_in, kv, max(total - m.budget_gib, 0.0)]
-    cells = [p / total * width for p in parts]
-    counts = [int(c) for c in cells]
-    # give the leftover cells to the largest remainders so the bar is exactly `width` wide
-    for i in sorted(range(len(cells)), key=lambda i: cells[i] - counts[i], reverse=True)[: width - sum(counts)]:
+    graphs_out = 0.0 if m.cuda_graph_in_budget else m.cuda_graph_gib
+    inside = [
+        _Part(0, m.weights_gib),
+        _Part(1, m.activation_gib),
+        _Part(2, m.non_torch_gib),
+        _Part(3, graphs_in),
+        _Part(4, max(m.kv_cache_gib, 0.0)),
+    ]
+    outside_total = max(m.total_gib - m.budget_gib, 0.0)
+    graphs_out = min(graphs_out, outside_total)
+    outside = [_Part(3, graphs_out), _Part(5, max(outside_total - graphs_out, 0.0))]
+    return [p for p in inside if p.gib > 0], [p for p in outside if p.gib > 0]
+
+
+def _cells(gibs: list[float], width: int) -> list[int]:
+    """Cells per part, exactly ``width`` in all (largest remainders get the leftover cells); a part
+    of any size gets at least one cell, so what the legend names is drawn."""
+    total = sum(gibs)
+    if total <= 0 or not gibs:
+        return [0] * len(gibs)
+    exact = [g / total * width for g in gibs]
+    counts = [max(1, int(c)) for c in exact]
+    while sum(counts) > width and max(counts) > 1:
+        counts[counts.index(max(counts))] -= 1
+    for i in sorted(range(len(exact)), key=lambda i: exact[i] - counts[i], reverse=True):
+        if sum(counts) >= width:
+            break
         counts[i] += 1
+    return counts
+
+
+def _glyph(segment: int, style: Any) -> str:
+    name, plain, color = _SEGMENTS[segment]
+    if not getattr(style, "color", False):
+        return plain
+    return style("·" if name == "free" else "█", fg=color, dim=name == "free")
+
+
+def bar(m: MemoryEstimate, style: Any, width: int = BAR_WIDTH, *, overflow_note: bool = True) -> str:
+    """The GPU's memory to scale: the budget's parts, ``|`` where the budget ends, then what lies
+    outside it (CUDA graphs when vLLM puts them there, and what is left free)."""
+    inside, outside = _parts(m)
+    counts = _cells([p.gib for p in inside + outside], width)
     out = []
-    for (_, ch, color), n in zip(_SEGMENTS, counts, strict=True):
-        if n > 0:
-            out.append(style(ch * n, fg=color))
+    for k, (part, n) in enumerate(zip(inside + outside, counts, strict=True)):
+        if k == len(inside) and outside:
+            out.append(style(_BUDGET_END, bold=True))
+        out.append(_glyph(part.segment, style) * n)
+    graphs_in = m.cuda_graph_gib if m.cuda_graph_in_budget else 0.0
     over = m.weights_gib + m.activation_gib + m.non_torch_gib + graphs_in - m.budget_gib
     suffix = style(f"  over budget by {over:.2f} GiB", fg="red", bold=True) if over > 0 and overflow_note else ""
-    return "▕" + "".join(out) + "▏" + suffix
+    return "[" + "".join(out) + "]" + suffix
+
+
+def legend(ms: list[MemoryEstimate], style: Any) -> str:
+    """What the bars above draw, in the same glyphs and colours (a part no bar draws is left out),
+    with its size for a single bar."""
+    drawn: dict[int, float] = {}
+    for m in ms:
+        inside, outside = _parts(m)
+        for p in inside + outside:
+            drawn[p.segment] = drawn.get(p.segment, 0.0) + p.gib
+    items = []
+    for seg in sorted(drawn):
+        name = _SEGMENTS[seg][0]
+        size = f" {drawn[seg]:.2f} GiB" if len(ms) == 1 else ""
+        items.append(f"{_glyph(seg, style)} {name}{size}")
+    if any(_parts(m)[1] for m in ms):
+        items.append(f"{style(_BUDGET_END, bold=True)} end of the budget")
+    return "  ".join(items)
 
 
 def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None) -> str:
@@ -143,21 +209,20 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
         lines.append(f"  memory model: not computed — {blocked_by(dep)}")
         return "\n".join(lines) + "\n"
     lines.append("  " + bar(m, style))
-    legend = "  " + "  ".join(style(ch, fg=color) + " " + name for name, ch, color in _SEGMENTS)
-    lines.append(legend)
+    lines.append("  " + legend([m], style))
     lines.append("")
     rows = [
-        ("total GPU memory", f"{m.total_gib:.2f} GiB", ""),
+        ("total GPU memory", f"{m.total_gib:.2f} GiB", f"{dep.gpu.name if dep.gpu else 'GPU'}: what vLLM sees"),
         (
             "budget (× gpu_memory_utilization)",
             f"{m.budget_gib:.2f} GiB",
             f"{dep.value('gpu_memory_utilization')} ({dep.why('gpu_memory_utilization')})",
         ),
-        ("model weights", f"{m.weights_gib:.2f} GiB", "Model loading took … GiB"),
+        ("model weights", f"{m.weights_gib:.2f} GiB", 'log "Model loading took … GiB"'),
         (
             "activation peak",
             f"{m.activation_gib:.2f} GiB",
-            f"profile run of {dep.value('max_num_batched_tokens')} tokens",
+            f"the profile run of {dep.value('max_num_batched_tokens')} tokens",
         ),
         ("non-torch memory", f"{m.non_torch_gib:.2f} GiB", "NCCL, CUDA context growth"),
         (
@@ -165,14 +230,20 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
             f"{m.cuda_graph_gib:.2f} GiB",
             "inside the budget" if m.cuda_graph_in_budget else "outside the budget (estimate)",
         ),
-        ("available KV cache memory", f"{m.kv_cache_gib:.2f} GiB", "Available KV cache memory"),
-        ("KV bytes per token", f"{m.kv_bytes_per_token / 1024:.1f} KiB", f"block {m.block_size} tokens"),
-        ("GPU KV cache size", f"{m.kv_cache_tokens:,} tokens", ""),
-        ("max concurrency", f"{m.max_concurrency:.2f}x", f"for {dep.value('max_model_len')} tokens per request"),
-        ("left outside the budget", f"{m.headroom_outside_budget_gib:.2f} GiB", "CUDA context, NCCL, others"),
+        ("available KV cache memory", f"{m.kv_cache_gib:.2f} GiB", 'log "Available KV cache memory: … GiB"'),
+        ("KV bytes per token", f"{m.kv_bytes_per_token / 1024:.1f} KiB", f"blocks of {m.block_size} tokens"),
+        ("GPU KV cache size", f"{m.kv_cache_tokens:,} tokens", 'log "GPU KV cache size: … tokens"'),
+        (
+            "max concurrency",
+            f"{m.max_concurrency:.2f}x",
+            f'log "Maximum concurrency for {dep.value("max_model_len")} tokens per request"',
+        ),
+        ("left outside the budget", f"{m.headroom_outside_budget_gib:.2f} GiB", "CUDA context, NCCL, other processes"),
     ]
-    w0 = max(len(r[0]) for r in rows)
-    w1 = max(len(r[1]) for r in rows)
+    head = ("per GPU", "value", "where it comes from (log: the line of vLLM's startup log that shows it)")
+    w0 = max(len(r[0]) for r in (head, *rows))
+    w1 = max(len(r[1]) for r in (head, *rows))
+    lines.append(style(f"  {head[0]:<{w0}}  {head[1]:>{w1}}  {head[2]}", bold=True))
     for a, b, c in rows:
         lines.append(f"  {a:<{w0}}  {b:>{w1}}  {style(c, dim=True) if c else ''}".rstrip())
     lines.append("")
@@ -279,9 +350,9 @@ def render_compare(before: Deployment, after: Deployment, sets: dict[str, str], 
     right = bar(ma, style, w, overflow_note=False) if ma is not None else f"(not computed: {blocked_by(after)})"
     pad = " " * max(0, w + 2 - _visible_len(left))
     lines.append(f"  {left}{pad}    {right}")
-    lines.append("  " + "  ".join(style(ch, fg=color) + " " + name for name, ch, color in _SEGMENTS))
+    lines.append("  " + legend([x for x in (mb, ma) if x is not None], style))
     lines.append("")
-    rows = [("", "before", "after", "change"), *_cmp_rows(mb, ma)]
+    rows = [("per GPU", "before", "after", "change"), *_cmp_rows(mb, ma)]
     rows.append(("verdict", _verdict(mb, style), _verdict(ma, style), ""))
     widths = [max(_visible_len(r[i]) for r in rows) for i in range(4)]
     for k, r in enumerate(rows):

@@ -52,10 +52,23 @@ def _first_paragraph(text: str) -> str:
     return text.strip().split("\n\n", 1)[0].replace("\n", " ").strip()
 
 
-def rule_descriptor(rule: Rule) -> dict[str, Any]:
+#: what kind of problem each group's rules find (SARIF tags; GitHub code scanning filters by them)
+_KIND = {"1": "performance"}
+
+
+def rule_tags(rule: Rule) -> list[str]:
+    """``security`` for rules with a security-severity, else ``correctness`` (what vLLM refuses, fails
+    or does wrong) or ``performance`` (scheduling); then the rule's group and its own tags."""
     tags = ["custom"] if rule.custom else []
-    if not rule.custom and rule.code.startswith("VL") and len(rule.code) == 5:
-        tags.append(_GROUPS.get(rule.code[2], "other"))
+    group = rule.code[2] if not rule.custom and rule.code.startswith("VL") and len(rule.code) == 5 else ""
+    tags.append("security" if rule.security_severity is not None else _KIND.get(group, "correctness"))
+    if group:
+        tags.append(_GROUPS.get(group, "other"))
+    return list(dict.fromkeys([*tags, *rule.tags]))
+
+
+def rule_descriptor(rule: Rule) -> dict[str, Any]:
+    tags = rule_tags(rule)
     d: dict[str, Any] = {
         "id": rule.code,
         "name": rule.name,
@@ -64,6 +77,9 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
         "defaultConfiguration": {"enabled": rule.enabled, "level": _LEVEL[rule.severity]},
         "properties": {"tags": tags, "severity": rule.severity},
     }
+    if rule.security_severity is not None:
+        # GitHub code scanning ranks security alerts by this (a string, as GitHub documents it)
+        d["properties"]["security-severity"] = f"{rule.security_severity:.1f}"
     if rule.docs:
         d["help"] = {"text": rule.docs.strip(), "markdown": rule.docs.strip()}
     uri = rule_help_uri(rule)

@@ -108,6 +108,15 @@ def summary(report: LintReport, st: Styler | None = None) -> str:
                 bold=True,
             )
         )
+    elif broken:  # "No problems found" only when everything was checked
+        parts.append(
+            st(
+                f"{broken} file{'s' if broken != 1 else ''} could not be read (the errors above); "
+                "no problems found in the others.",
+                fg="red",
+                bold=True,
+            )
+        )
     else:
         parts.append(st("No problems found.", fg="green", bold=True))
     checked = (

@@ -16,18 +16,22 @@ from vlint.argspec.spec import Resolution, load_spec, resolve_release
 from vlint.deployment import Deployment
 from vlint.invocation import Invocation
 from vlint.lint_root import LintRoot
+from vlint.precedence import CLI, FILE, ConfigDefaults, Stated, decide
 from vlint.version import Version
 
 
 @dataclass(slots=True)
 class ResolveOptions:
-    """What the user told vlint (command line and ``[tool.vlint]`` config)."""
+    """What the user told vlint: the command line (these fields override what the files state) and
+    the configuration's defaults for this file (``defaults``: used only where the files state
+    nothing; :mod:`vlint.precedence`)."""
 
     vllm_version: Version | None = None
     vllm_version_source: str = ""
     gpu: str | None = None
     gpu_count: int | None = None
     gpu_memory_gib: float | None = None
+    defaults: ConfigDefaults = field(default_factory=ConfigDefaults)
     model_paths: dict[str, str] = field(default_factory=dict)
     online: bool = False
     #: overrides of settings (``--set key=value``): dest or option name → text as on a command line
@@ -65,21 +69,24 @@ def choose_version(inv: Invocation, opts: ResolveOptions) -> tuple[Version, bool
 
 
 def choose_release(inv: Invocation, opts: ResolveOptions) -> tuple[Resolution, str]:
-    """The release to check a launch against and why, by precedence: ``--vllm-version`` > what the
-    files state (the container's image tag, a ``vllm==X`` pin beside the launch) > ``vllm-version``
-    in the config > the installed vllm > the newest bundled. The wanted release is then resolved by
-    :func:`vlint.argspec.spec.resolve_release` (exact, same series with a note, or outside the range)."""
-    wanted: Version | None = None
-    reason = ""
+    """The release to check a launch against and why, by precedence (:func:`vlint.precedence.decide`):
+    ``--vllm-version`` > what the files state (the container's image tag, a ``vllm==X`` pin beside the
+    launch) > ``vllm-version`` in the nearest config (``opts.defaults``) > the installed vllm > the
+    newest bundled. The wanted release is then resolved by :func:`vlint.argspec.spec.resolve_release`
+    (exact, same series with a note, or outside the range)."""
+    cli = None
+    if opts.vllm_version is not None:
+        cli = Stated(opts.vllm_version, opts.vllm_version_source or f"--vllm-version {opts.vllm_version}", CLI)
+    stated = None
     fact = inv.facts.get("vllm_version")
     fact_version = Version.try_parse(str(fact.value)) if fact is not None else None
-    from_config = bool(opts.vllm_version_source)  # check.py names the config file it came from
-    if opts.vllm_version is not None and not (from_config and fact_version is not None):
-        wanted, reason = opts.vllm_version, opts.vllm_version_source or f"--vllm-version {opts.vllm_version}"
-    elif fact is not None and fact_version is not None:
-        wanted, reason = fact_version, fact.detail or f"image tag ({fact.value})"
-        reason += _vendor_evidence(inv)
-    else:
+    if fact is not None and fact_version is not None:
+        why = (fact.detail or f"image tag ({fact.value})") + _vendor_evidence(inv)
+        stated = Stated(fact_version, why, FILE)
+    chosen = decide(cli, stated, opts.defaults.version())
+    wanted: Version | None = chosen.value if chosen is not None else None
+    reason = chosen.source if chosen is not None else ""
+    if wanted is None:
         installed = installed_vllm_version()
         if installed is not None:
             wanted, reason = installed, f"installed vllm {installed}"
@@ -198,25 +205,48 @@ def apply_overrides(args: Any, spec: Any, overrides: dict[str, str], span: Any) 
 
 
 def _resolve_hardware(dep: Deployment, opts: ResolveOptions) -> None:
+    """GPU type (or memory) and count, each by :func:`vlint.precedence.decide`: the command line >
+    what the files state > the config default. A GPU label the catalog does not know is stated too:
+    the config default never replaces what a file says."""
     from vlint.resolve.gpus import gpu_from_memory, lookup_gpu
 
     inv = dep.invocation
+    d = opts.defaults
+    # a GPU is (name, GiB or None): GiB set for --gpu-memory-gib / gpu-memory-gib
+    cli: Stated[tuple[str | None, float | None]] | None = None
     if opts.gpu_memory_gib is not None:
-        dep.gpu = gpu_from_memory(opts.gpu_memory_gib, opts.gpu or "custom")
-        dep.gpu_reason = f"--gpu-memory-gib {opts.gpu_memory_gib}"
+        cli = Stated((opts.gpu, opts.gpu_memory_gib), f"--gpu-memory-gib {opts.gpu_memory_gib}", CLI)
     elif opts.gpu:
-        dep.gpu = lookup_gpu(opts.gpu)
-        dep.gpu_reason = f"--gpu {opts.gpu}"
-    elif "gpu_type" in inv.facts:
+        cli = Stated((opts.gpu, None), f"--gpu {opts.gpu}", CLI)
+    stated: Stated[tuple[str | None, float | None]] | None = None
+    if "gpu_type" in inv.facts:
         fact = inv.facts["gpu_type"]
-        dep.gpu = lookup_gpu(str(fact.value))
-        dep.gpu_reason = fact.detail or f"GPU type {fact.value}"
-    count, why = gpu_count_from(inv)
-    if opts.gpu_count is not None:
-        count, why = opts.gpu_count, "--gpu NAME:COUNT"
-    dep.gpu_count = count
+        stated = Stated((str(fact.value), None), fact.detail or f"GPU type {fact.value}", FILE)
+    elif "gpu_label" in inv.facts:  # a GPU the catalog does not know: stated, but no GPU
+        stated = Stated((None, None), "", FILE)
+    config: Stated[tuple[str | None, float | None]] | None = None
+    memory, named = d.memory(), d.gpu_type()
+    if memory is not None:
+        config = Stated((d.gpu, memory.value), memory.source, memory.level)
+    elif named is not None:
+        config = Stated((named.value, None), named.source, named.level)
+    gpu = decide(cli, stated, config)
+    if gpu is not None:
+        name, gib = gpu.value
+        if gib is not None:
+            dep.gpu = gpu_from_memory(gib, name or "custom")
+        elif name is not None:
+            dep.gpu = lookup_gpu(name)
+        dep.gpu_reason = gpu.source
+    count_stated = None
+    n, why = gpu_count_from(inv)
     if why:
-        dep.gpu_reason = (dep.gpu_reason + "; " if dep.gpu_reason else "") + f"{count} GPU(s) from {why}"
+        count_stated = Stated(n, why, FILE)
+    cli_count = Stated(opts.gpu_count, "--gpu NAME:COUNT", CLI) if opts.gpu_count is not None else None
+    count = decide(cli_count, count_stated, d.count())
+    dep.gpu_count = count.value if count is not None else None
+    if count is not None:
+        dep.gpu_reason = (dep.gpu_reason + "; " if dep.gpu_reason else "") + f"{count.value} GPU(s) from {count.source}"
 
 
 def _resolve_model(dep: Deployment, opts: ResolveOptions, base_dir: Path | None) -> None:

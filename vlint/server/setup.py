@@ -145,13 +145,13 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 def config_file_for(path: Path, folder: Path) -> Path | None:
     """The config file that applies to ``path``: the nearest one from its folder up to ``folder``
     (the workspace folder), never above it."""
-    from vlint.config import _config_in  # the lookup ``vlint check`` uses, one folder at a time
+    from vlint.config import config_in  # the lookup ``vlint check`` uses, one folder at a time
 
     start = path.parent
     if not is_within(Path(os.path.abspath(start)), Path(os.path.abspath(folder))):
         return None
     for d in (start, *start.parents):
-        found = _config_in(d)
+        found = config_in(d)
         if found is not None:
             return found
         if os.path.abspath(d) == os.path.abspath(folder):
@@ -161,67 +161,58 @@ def config_file_for(path: Path, folder: Path) -> Path | None:
 
 def build_setup(folder: Path, root: LintRoot, config_path: Path | None, settings: EditorSettings) -> Setup:
     """The engine and options for files under ``folder`` (display paths relative to it), as
-    ``vlint check --root ROOT`` with the editor's settings as its flags would build them."""
+    ``vlint check --root ROOT`` with the editor's settings as its flags would build them: through
+    :class:`vlint.commands.settings.RunSettings`, so each file gets its nearest configuration (looked
+    for no higher than ``folder``) and the same precedence of editor settings, files and config."""
     import click
 
-    from vlint.commands.check import _resolve_options, apply_config_filters, split_list
-    from vlint.config import ConfigError, load_config
-    from vlint.engine import Selection
-    from vlint.rules import RuleError, load_catalog
+    from vlint.commands.common import SettingsError, split_list
+    from vlint.commands.settings import CliSettings, RunSettings
+    from vlint.config import ConfigError
 
+    cli = CliSettings(
+        select=split_list(settings.select) if settings.select is not None else None,
+        extend_select=split_list(settings.extend_select),
+        ignore=split_list(settings.ignore),
+        vllm_version=settings.vllm_version,
+        gpu=settings.gpu,
+        gpu_memory_gib=settings.gpu_memory_gib,
+        isolated=settings.isolated or config_path is None,
+    )
     stamps: list[tuple[str, tuple[int, int] | None]] = []
-    cfg: Config | None = None
-    if config_path is not None and not settings.isolated:
-        stamps.append((str(config_path), _stamp(config_path)))
-        try:
-            cfg = load_config(config_path)
-        except ConfigError as e:
-            raise SetupError(str(e)) from None
     try:
-        resolve = _resolve_options(cfg, settings.vllm_version, settings.gpu, settings.gpu_memory_gib, False)
+        run = RunSettings(cli, cwd=folder, ceiling=folder)
+        run.lint_root = root
+        cfg = run.finder.load(config_path) if config_path is not None and not cli.isolated else None
+        for f in cfg.files if cfg is not None else ():
+            stamps.append((str(f), _stamp(f)))
+        first = run.for_file(folder / "<workspace>")
+        size = run.max_file_size(cfg) * 2**20
     except click.BadParameter as e:
         raise SetupError(f"{e.param_hint}: {e.message}") from None
-    resolve.lint_root = root
-    try:
-        catalog = load_catalog(extra_dirs=cfg.rules_dirs if cfg else ())
-        engine = Engine(
-            catalog,
-            Selection(
-                select=settings.select if settings.select is not None else (cfg.select if cfg else None),
-                extend_select=(cfg.extend_select if cfg else ()) + split_list(settings.extend_select),
-                ignore=(cfg.ignore if cfg else ()) + split_list(settings.ignore),
-                severity=dict(cfg.severity) if cfg else {},
-            ),
-        )
-    except RuleError as e:
-        detail = f"{e} (rules selected by the editor's settings and {cfg.display_name})" if cfg else str(e)
-        raise SetupError(detail) from None
-    except Exception as e:  # an invalid when: schema in a rules-dir raises jsonschema's SchemaError
-        from jsonschema.exceptions import SchemaError
+    except (ConfigError, SettingsError) as e:
+        raise SetupError(str(e)) from None
+    opts = LintOptions(
+        resolve=first.resolve,
+        max_file_size=size or DEFAULT_MAX_FILE_SIZE,
+        root=folder,
+        lint_root=root,
+        suppress=True,
+        jobs=1,
+        settings_for=run.engine_and_resolve,
+    )
+    opts.discover.excluded = run.excluded
+    setup = Setup(first.engine, opts, cfg)
+    setup.post = lambda report: run.apply_filters(report, folder)
+    baseline = run.baseline(cfg)
+    if baseline is not None:
+        from vlint.baseline import BaselineError, read_baseline
 
-        if not isinstance(e, SchemaError):
-            raise
-        raise SetupError(f"a rule in {', '.join(map(str, cfg.rules_dirs if cfg else ()))}: {e.message}") from None
-    if cfg:
-        for pattern, refs in cfg.per_file_ignores.items():
-            for ref in refs:
-                if not catalog.resolve_selector(ref):
-                    raise SetupError(f"{cfg.display_name}: per-file-ignores.{pattern}: unknown rule {ref!r}")
-    size = cfg.max_file_size * 2**20 if cfg and cfg.max_file_size else DEFAULT_MAX_FILE_SIZE
-    opts = LintOptions(resolve=resolve, max_file_size=size, root=folder, lint_root=root, suppress=True, jobs=1)
-    setup = Setup(engine, opts, cfg)
-    if cfg:
-        opts.discover.exclude = tuple(p.rstrip("/") for p in cfg.exclude if "/" not in p.strip().rstrip("/"))
-        config = cfg
-        setup.post = lambda report: apply_config_filters(report, config, engine, folder)
-        if cfg.baseline is not None:
-            from vlint.baseline import BaselineError, read_baseline
-
-            stamps.append((str(cfg.baseline), _stamp(cfg.baseline)))
-            try:
-                setup.baseline = read_baseline(cfg.baseline)
-            except BaselineError as e:
-                raise SetupError(str(e)) from None
+        stamps.append((str(baseline), _stamp(baseline)))
+        try:
+            setup.baseline = read_baseline(baseline)
+        except BaselineError as e:
+            raise SetupError(str(e)) from None
     setup.stamps = tuple(stamps)
     return setup
 

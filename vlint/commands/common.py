@@ -1,0 +1,235 @@
+"""What the lint commands share: exit codes, errors, option parsing helpers and the click options
+that several commands take (defined once here: ``--root``, ``--config``, ``--isolated``…).
+
+``check`` and ``fix`` both import from here (and ``check --fix`` runs ``fix`` through a lazy import),
+so neither command module imports the other at load time.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from vlint.rules import Catalog
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+FORMATS = ("text", "json", "sarif", "github", "gitlab")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for v in values:
+        out.extend(x.strip() for x in v.split(",") if x.strip())
+    return tuple(out)
+
+
+def use_color(no_color: bool, stream: Any = None) -> bool:
+    """ANSI colours: never with ``--no-color`` or ``NO_COLOR``; always with ``FORCE_COLOR``; else when
+    the stream (stdout) is a terminal."""
+    if no_color or os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return (stream or sys.stdout).isatty()
+
+
+def known_gpu_names() -> list[str]:
+    from vlint.resolve.gpus import all_gpus
+
+    return sorted({g.name for g in all_gpus()})
+
+
+def unknown_gpu_message(name: str) -> str:
+    """``unknown GPU 'FOO'``, the closest known names, and every name vlint knows."""
+    import difflib
+
+    from vlint.resolve.gpus import all_gpus
+
+    names = known_gpu_names()
+    spellings = {a.lower(): g.name for g in all_gpus() for a in (g.name, *g.aliases)}
+    close = difflib.get_close_matches(name.lower(), list(spellings), n=3, cutoff=0.5)
+    hint = f" (did you mean {', '.join(dict.fromkeys(spellings[c] for c in close))}?)" if close else ""
+    return (
+        f"unknown GPU {name!r}{hint}; known GPUs: {', '.join(names)}. "
+        "For another GPU give its memory with --gpu-memory-gib (gpu-memory-gib in the config)"
+    )
+
+
+def parse_gpu(value: str | None, *, hint: str = "--gpu", check_known: bool = False) -> tuple[str | None, int | None]:
+    """``H100`` → (H100, None); ``A100-40GB:2`` → (A100-40GB, 2). With ``check_known``, a name the
+    GPU catalog does not know is an error listing the known ones."""
+    if not value:
+        return None, None
+    name, _, count = value.partition(":")
+    if count and (not count.isdigit() or int(count) < 1):
+        raise click.BadParameter(f"GPU count must be a positive integer, not {count!r}", param_hint=hint)
+    if check_known and name:
+        from vlint.resolve.gpus import lookup_gpu
+
+        if lookup_gpu(name) is None:
+            raise click.BadParameter(unknown_gpu_message(name), param_hint=hint)
+    return name or None, int(count) if count else None
+
+
+def default_format(env: dict[str, str] | os._Environ[str] | None = None) -> str:
+    """``github`` under GitHub Actions, else ``text``."""
+    env = os.environ if env is None else env
+    return "github" if env.get("GITHUB_ACTIONS", "").lower() == "true" else "text"
+
+
+def fail(message: str) -> NoReturn:
+    click.echo(f"vlint: error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+class SettingsError(Exception):
+    """A setting that cannot be used: a bad rule folder, an unknown rule on the command line (exit 2)."""
+
+
+def load_rules(rules_dirs: tuple[Path, ...]) -> Catalog:
+    """The bundled rules and those of ``rules_dirs``. Raises :class:`SettingsError`."""
+    from vlint.rules import RuleError, load_catalog
+
+    try:
+        return load_catalog(extra_dirs=rules_dirs)
+    except RuleError as e:
+        raise SettingsError(str(e)) from None
+    except Exception as e:  # an invalid when: schema raises jsonschema's SchemaError from vlint.rules
+        from jsonschema.exceptions import SchemaError
+
+        if not isinstance(e, SchemaError):
+            raise
+        where = "/".join(str(p) for p in e.absolute_path) or "(top level)"
+        dirs = ", ".join(map(str, rules_dirs))
+        raise SettingsError(f"a rule in {dirs} has an invalid when: schema at {where}: {e.message}") from None
+
+
+def build_catalog(rules_dirs: tuple[Path, ...]) -> Catalog:
+    """:func:`load_rules`, or exit 2 with the error."""
+    try:
+        return load_rules(rules_dirs)
+    except SettingsError as e:
+        fail(str(e))
+
+
+def load_user_config(paths: list[Path], config_file: Path | None, isolated: bool) -> Any:
+    """The one config of a run over ``paths`` (``--config FILE``, else the nearest to their common
+    folder, else from the current folder; none with ``--isolated``): for commands that take no
+    per-file settings (``vlint rules``)."""
+    if isolated:
+        return None
+    from vlint.config import ConfigError, find_config, load_config
+
+    found = config_file or find_config(paths)
+    if found is None:
+        return None
+    try:
+        return load_config(found)
+    except ConfigError as e:
+        fail(str(e))
+
+
+# -- options several commands take ------------------------------------------------------------------
+def config_options(f: F) -> F:
+    """``--config FILE`` and ``--isolated``."""
+    f = click.option(
+        "--isolated",
+        is_flag=True,
+        help="Ignore every configuration file (.vlint.toml, [tool.vlint]): for untrusted pull requests.",
+    )(f)
+    return click.option(
+        "--config",
+        "config_file",
+        type=click.Path(path_type=Path, dir_okay=False, exists=True),
+        help="Use this pyproject.toml or .vlint.toml for every file instead of the nearest one.",
+    )(f)
+
+
+def root_option(f: F) -> F:
+    """``--root DIR``: the lint root (:mod:`vlint.lint_root`)."""
+    return click.option(
+        "--root",
+        "lint_root",
+        type=click.Path(path_type=Path, file_okay=False, exists=True),
+        help="The only folder whose files vlint reads on its own (--config targets, env files, model "
+        "folders…); fixes are written only inside it [default: the git work tree of PATHS, else their "
+        "common folder].",
+    )(f)
+
+
+def target_options(f: F) -> F:
+    """``--vllm-version``, ``--gpu``, ``--gpu-memory-gib``, ``--online``."""
+    f = click.option("--online", is_flag=True, help="Allow fetching model config.json from the Hugging Face Hub.")(f)
+    f = click.option("--gpu-memory-gib", type=float, help="GPU memory as vLLM sees it, for GPUs vlint does not know.")(
+        f
+    )
+    f = click.option(
+        "--gpu",
+        help="GPU type and count, e.g. H100 or A100-40GB:2; overrides what the files say (config gpu does not).",
+    )(f)
+    return click.option(
+        "--vllm-version",
+        help="Target vLLM release (X.Y or X.Y.Z); overrides image tags and pins (config vllm-version does not).",
+    )(f)
+
+
+def selection_options(f: F) -> F:
+    """``--select``, ``--extend-select``, ``--ignore``."""
+    f = click.option("--ignore", multiple=True, help="Skip these rules (codes, prefixes or names).")(f)
+    f = click.option(
+        "--extend-select", multiple=True, help="Add rules to the selected set (off-by-default ones by code or name)."
+    )(f)
+    return click.option("--select", multiple=True, help="Only these rules (codes, prefixes such as VL1, or names).")(f)
+
+
+def exclude_options(f: F) -> F:
+    """``--exclude`` and ``--extend-exclude``."""
+    f = click.option(
+        "--extend-exclude",
+        multiple=True,
+        metavar="GLOB",
+        help="Also skip files and folders matching GLOB (relative to the current folder), keeping the defaults.",
+    )(f)
+    return click.option(
+        "--exclude",
+        multiple=True,
+        metavar="GLOB",
+        help="Skip files and folders matching GLOB, instead of the config's exclude and vlint's default "
+        "folders (.venv, node_modules, build…).",
+    )(f)
+
+
+def exit_code(report: Any, fail_on: str | Callable[[Any], str]) -> int:
+    """2 when a file could not be read or parsed, else 1 when a finding is at or above its
+    ``fail-on`` (one for all, or each finding's own: that of its file's configuration), else 0."""
+    from vlint.finding import SEVERITY_RANK
+
+    if any(fr.error is not None for fr in report.files):
+        return EXIT_ERROR
+    judge: Callable[[Any], str] = fail_on if callable(fail_on) else (lambda f: fail_on)
+    if any(SEVERITY_RANK[f.severity] >= SEVERITY_RANK[judge(f)] for f in report.findings):
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def default_jobs() -> int:
+    """Worker processes when ``-j`` is not given: the CPUs this process may use that are idle now
+    (the 1-minute load average taken off), at least 1. On a machine whose CPUs are all busy, workers
+    only compete with each other and with the rest: a run in one process is faster."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        load = 0.0
+    return max(1, min(cpus, int(cpus - load + 0.5)))

@@ -48,6 +48,7 @@ class WeightLayout:
     params_layout: int
     scheme: QuantScheme | None
     mtp: float = 0.0  # stored multi-token-prediction layers (num_nextn_predict_layers): loaded only for MTP
+    skipped: float = 0.0  # other stored tensors vLLM does not load (GPTQ's placeholder biases)
     scaled_to: float | None = None  # exact checkpoint bytes the layout was scaled to
     notes: list[str] = field(default_factory=list)
 
@@ -218,6 +219,7 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
     layers: list[float] = []
     layers_q: list[float] = []
     params = 0
+    skipped = 0.0
     prefix = layer_prefix(arch)
     for i in range(arch.num_layers):
         tot = 0.0
@@ -230,6 +232,8 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
                 by = scheme.linear_bytes(lin.out_f, lin.in_f) * lin.count
                 q += by
                 tot += by
+                if scheme.stored_bias:
+                    skipped += lin.out_f * lin.count * 2.0
             else:
                 tot += n * b
         norms = layer_extra_params(arch, i)
@@ -266,7 +270,9 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
     if arch.num_nextn_predict_layers and layers:
         # DeepSeek-V3-style MTP modules: a full decoder layer + eh_proj (2·hidden → hidden) + 2 norms
         mtp = arch.num_nextn_predict_layers * (layers[-1] + 2 * h * h * b + 2 * h * b)
-    total = sum(layers) + embed + lm + vision + other + h * b + mtp
+    if skipped:
+        notes.append(f"{skipped / 2**20:.1f} MiB of stored GPTQ placeholder biases, not loaded by vLLM")
+    total = sum(layers) + embed + lm + vision + other + h * b + mtp + skipped
     return WeightLayout(
         layers=layers,
         layers_quantized=layers_q,
@@ -278,6 +284,7 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
         params_layout=params,
         scheme=scheme,
         mtp=mtp,
+        skipped=skipped,
         notes=notes,
     )
 
@@ -298,6 +305,7 @@ def checkpoint_layout(arch: ModelArch) -> WeightLayout:
         other=lay.other * f,
         total=float(exact),
         mtp=lay.mtp * f,
+        skipped=lay.skipped * f,
         params_layout=lay.params_layout,
         scheme=lay.scheme,
         scaled_to=float(exact),

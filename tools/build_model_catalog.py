@@ -408,7 +408,14 @@ def merge(shared: dict[str, dict[str, Any]], harvest: dict[str, dict[str, Any]],
             old["source"] = old["source"] + [s for s in rec["source"] if s not in old["source"]]
             hb = rec.get("weight_bytes")
             if hb and rec.get("weight_bytes_source", "").startswith("model.safetensors.index.json"):
-                if not old.get("weight_bytes"):
+                curated_derived = str(old.get("weight_bytes_source") or "").lower().startswith("derived")
+                if not old.get("weight_bytes") or curated_derived:
+                    # a published total_size is read, not derived: it replaces a curated derivation
+                    if old.get("weight_bytes") and old["weight_bytes"] != hb:
+                        report.append(
+                            f"weight_bytes {target}: curated derivation {old['weight_bytes']} replaced by the "
+                            f"published total_size {hb}"
+                        )
                     old["weight_bytes"], old["weight_bytes_source"] = hb, rec["weight_bytes_source"]
                 elif old["weight_bytes"] != hb:
                     report.append(

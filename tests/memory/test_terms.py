@@ -214,6 +214,22 @@ def test_unquantized_modules_stay_in_the_serving_dtype() -> None:
     assert lay.layers[0] - lay.layers_quantized[0] == pytest.approx(down * 2 + 2 * 4096 * 2)
 
 
+def test_gptq_placeholder_biases_are_stored_not_loaded() -> None:
+    """AutoGPTQ files hold an fp16 bias per quantized linear that vLLM skips (llama.py "Skip loading
+    extra bias for GPTQ models"): TheBloke/MythoMax-L2-13B-GPTQ's file is 4,425,912 B larger than its
+    layout without them, 40 layers × 53,248 output channels × 2 B = 4,259,840 B plus its header."""
+    from vlint.resolve.weight_sizes import checkpoint_layout, weight_layout
+
+    a = model_arch_from_config(_cfg({"quant_method": "gptq", "bits": 4, "group_size": 128}), name="t", source="t")
+    lay = weight_layout(a)
+    outs = (4096 + 1024 + 1024 + 4096 + 14336 * 2 + 4096) * a.num_layers
+    assert lay.skipped == outs * 2
+    assert lay.total == pytest.approx(sum(lay.layers) + lay.embed + lay.lm_head + lay.other + 4096 * 2 + outs * 2)
+    exact = replace(a, weight_bytes=int(lay.total))
+    m = estimate_memory(_inp(arch=exact))
+    assert m.weights_gib * 2**30 == pytest.approx(checkpoint_layout(exact).total - lay.skipped, rel=1e-3)
+
+
 def test_online_fp8_of_a_bf16_checkpoint() -> None:
     """--quantization fp8 on Llama-3.1-8B: linear layers in 1 B, embeddings/lm_head kept (r076: 8.49 GiB)."""
     m = estimate_memory(_inp(model="meta-llama/Llama-3.1-8B-Instruct", quantization="fp8"))

@@ -11,7 +11,7 @@ Everything here is pure data handling, no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vlint.resolve.quant_scheme import QuantScheme, scheme_from_config
@@ -121,6 +121,12 @@ class ModelArch:
     moe_layer_indices: tuple[int, ...] = ()  # which decoder layers are MoE
     dense_intermediate_size: int | None = None  # dense-layer MLP width when it differs (Llama-4)
     gated_mlp: bool = True  # gate/up/down (SwiGLU/GeGLU); False: fc1/fc2 (Phi-2, GPT-2, OPT, Falcon…)
+    moe_latent_size: int | None = None  # experts run in a smaller latent width (Nemotron-3 Super/Ultra)
+    # Nemotron-H: every decoder layer holds exactly one block, "M" Mamba2 / "*" attention / "-" MLP /
+    # "E" MoE (hybrid_override_pattern or layers_block_type); "" = attention/state + MLP in every layer
+    block_pattern: str = ""
+    # Mamba2 mixer shapes (intermediate, heads, groups, d_state, conv kernel), for its weights
+    mamba2_dims: tuple[int, int, int, int, int] | None = None
     # quantization of the checkpoint
     quant_method: str | None = None
     quant_bits: float | None = None
@@ -225,9 +231,24 @@ _MAX_LEN_KEYS = (
 #: True (GemmaConfig, Gemma2Config, Gemma3TextConfig: ``tie_word_embeddings=True``)
 _TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3_text", "gemma3"})
 #: dense MLPs with two matrices (up, down) instead of gate/up/down: PhiForCausalLM fc1/fc2, GPT-2 c_fc/
-#: c_proj, OPT fc1/fc2, GPT-NeoX/Falcon dense_h_to_4h/dense_4h_to_h, BLOOM, GPT-BigCode, Starcoder2, MPT
+#: c_proj, OPT fc1/fc2, GPT-NeoX/Falcon dense_h_to_4h/dense_4h_to_h, BLOOM, GPT-BigCode, Starcoder2, MPT;
+#: Nemotron-H up_proj/down_proj (relu2) in its MLP, shared-expert and expert blocks ([0.33.0]
+#: vllm/model_executor/models/nemotron_h.py:109-124 NemotronHMLP, :237 experts ckpt_names up/down only)
 _UNGATED_MLP = frozenset(
-    {"phi", "phi-msft", "gpt2", "gpt_neox", "gptj", "opt", "falcon", "bloom", "gpt_bigcode", "starcoder2", "mpt"}
+    {
+        "phi",
+        "phi-msft",
+        "gpt2",
+        "gpt_neox",
+        "gptj",
+        "opt",
+        "falcon",
+        "bloom",
+        "gpt_bigcode",
+        "starcoder2",
+        "mpt",
+        "nemotron_h",
+    }
 )
 
 
@@ -275,6 +296,34 @@ _GEMMA3_TEXT_DEFAULTS = {
 }
 
 
+#: Nemotron-H block names → pattern characters: the transformers NemotronHConfig names (mamba /
+#: linear_attention, attention / full_attention, mlp, moe; transformers 5.20 configuration_nemotron_h.py
+#: _pattern_to_list, remap_legacy_layer_types) and the characters vLLM builds layers from ([0.33.0]
+#: vllm/model_executor/models/nemotron_h.py:548-553 ALL_DECODER_LAYER_TYPES)
+_NEMOTRON_BLOCKS = {
+    "mamba": "M",
+    "linear_attention": "M",
+    "attention": "*",
+    "full_attention": "*",
+    "mlp": "-",
+    "moe": "E",
+}
+
+
+def nemotron_h_pattern(cfg: Mapping[str, Any], model_type: str) -> str | None:
+    """The one-block-per-layer pattern of a Nemotron-H config (``hybrid_override_pattern``, or
+    ``layers_block_type`` as newer configs write it), or None for other models."""
+    pat = cfg.get("hybrid_override_pattern")
+    if isinstance(pat, str) and pat and set(pat) <= set("M*-E"):
+        return pat
+    if model_type != "nemotron_h":
+        return None
+    lbt = cfg.get("layers_block_type") or cfg.get("layer_types")
+    if isinstance(lbt, list) and lbt and all(str(t).lower() in _NEMOTRON_BLOCKS for t in lbt):
+        return "".join(_NEMOTRON_BLOCKS[str(t).lower()] for t in lbt)
+    return None
+
+
 def _layer_types(cfg: Mapping[str, Any], n: int, model_type: str) -> tuple[list[str], list[str]]:
     """Per-layer KV kinds (FULL/SLIDING/…) and notes on how they were found."""
     notes: list[str] = []
@@ -298,15 +347,14 @@ def _layer_types(cfg: Mapping[str, Any], n: int, model_type: str) -> tuple[list[
                 out.append(FULL)
                 notes.append(f"unknown layer type {t!r} counted as full attention")
         return out, ["layer kinds from config layer_types"]
+    pat = nemotron_h_pattern(cfg, model_type)
+    if pat is not None and len(pat) == n:
+        m = {"M": MAMBA, "*": FULL, "-": NO_KV, "E": NO_KV}
+        return [m.get(c, NO_KV) for c in pat], ["Nemotron-H block pattern (one block per layer)"]
     # Jamba-style block types
     lbt = cfg.get("layers_block_type")
     if isinstance(lbt, list) and len(lbt) == n:
         return [MAMBA if str(t).lower() == "mamba" else FULL for t in lbt], ["layers_block_type"]
-    # Nemotron-H: hybrid_override_pattern, one char per layer (M mamba, * attention, - MLP, E MoE)
-    pat = cfg.get("hybrid_override_pattern")
-    if isinstance(pat, str) and len(pat) == n:
-        m = {"M": MAMBA, "*": FULL, "-": NO_KV, "E": NO_KV}
-        return [m.get(c, NO_KV) for c in pat], ["hybrid_override_pattern"]
     if "attn_layer_period" in cfg and "attn_layer_offset" in cfg:  # Jamba
         per, off = _int(cfg["attn_layer_period"], 8), _int(cfg["attn_layer_offset"], 4)
         return [FULL if i % per == off else MAMBA for i in range(n)], ["attn_layer_period/offset"]
@@ -459,6 +507,17 @@ def _mamba_state(cfg: Mapping[str, Any], hidden: int, model_type: str) -> tuple[
 # parameter counting (standard decoder layout; exact for Llama/Qwen/Mistral-style models)
 
 
+def mamba2_params(dims: tuple[int, int, int, int, int], hidden: int) -> tuple[int, int, int]:
+    """(in_proj, out_proj, other) parameters of one Mamba2 mixer: ``in_proj`` hidden → 2·inner +
+    2·groups·d_state + heads, ``out_proj`` inner → hidden, and the conv1d weight and bias (conv_dim ×
+    kernel + conv_dim), A, D, dt_bias (one per head) and the gated norm (inner) ([0.33.0]
+    vllm/model_executor/layers/mamba/mamba_mixer2.py:344 conv_dim, :359-371 in_proj, :481-488 A/D/dt_bias,
+    :498-507 out_proj and norm)."""
+    inner, heads, groups, d_state, kernel = dims
+    conv_dim = inner + 2 * groups * d_state
+    return hidden * (inner + conv_dim + heads), inner * hidden, conv_dim * kernel + conv_dim + 3 * heads + inner
+
+
 def _count_params(a: dict[str, Any]) -> tuple[int, int, int, int]:
     """(total, embedding+lm_head, attention, mlp incl. experts) parameters of the text decoder."""
     h, n, v = a["hidden"], a["layers"], a["vocab"]
@@ -473,20 +532,56 @@ def _count_params(a: dict[str, Any]) -> tuple[int, int, int, int]:
     else:
         attn_layer = h * heads * hd + 2 * h * kvh * hd + heads * hd * h
     inter = a["inter"]
-    dense_mlp = (3 if a.get("gated", True) else 2) * h * inter
+    mats = 3 if a.get("gated", True) else 2
+    dense_mlp = mats * h * inter
     n_moe = a["moe_layers"]
     if a["experts"]:
         mi = a["moe_inter"] or inter
-        moe = a["experts"] * 3 * h * mi + a["experts"] * h
+        latent = a.get("latent") or 0
+        moe = a["experts"] * mats * (latent or h) * mi + a["experts"] * h + 2 * h * latent
         if a["shared"]:
-            moe += 3 * h * (a.get("shared_inter") or mi * a["shared"])
+            moe += mats * h * (a.get("shared_inter") or mi * a["shared"])
     else:
         moe = 0
     n_attn = a.get("attn_layers", n)
     attn = attn_layer * n_attn
-    mlp = dense_mlp * (n - n_moe) + moe * n_moe
-    norms = n * 2 * h + h
-    return emb + attn + mlp + norms, emb, attn, mlp
+    dense_layers = a.get("dense_layers", n - n_moe)
+    mlp = dense_mlp * dense_layers + moe * n_moe
+    norms = n * a.get("norms_per_layer", 2) * h + h
+    return emb + attn + mlp + norms + a.get("mamba", 0), emb, attn, mlp
+
+
+def _param_counts(arch: ModelArch) -> dict[str, Any]:
+    """The shape numbers :func:`_count_params` needs, from a :class:`ModelArch`."""
+    counts: dict[str, Any] = {
+        "hidden": arch.hidden_size,
+        "layers": arch.num_layers,
+        "vocab": arch.vocab_size,
+        "heads": arch.num_attention_heads,
+        "kv_heads": arch.num_kv_heads,
+        "head_dim": arch.head_dim,
+        "tied": arch.tie_word_embeddings,
+        "gated": arch.gated_mlp,
+        "inter": arch.dense_intermediate_size or arch.intermediate_size,
+        "experts": arch.num_experts,
+        "moe_inter": arch.moe_intermediate_size,
+        "shared": arch.num_shared_experts,
+        "shared_inter": arch.shared_expert_intermediate_size,
+        "moe_layers": arch.num_moe_layers,
+        "latent": arch.moe_latent_size or 0,
+        "kv_lora_rank": arch.kv_lora_rank,
+        "qk_rope_head_dim": arch.qk_rope_head_dim,
+        "q_lora_rank": arch.q_lora_rank,
+        "qk_nope_head_dim": arch.qk_nope_head_dim,
+        "v_head_dim": arch.v_head_dim,
+        "attn_layers": sum(1 for t in arch.layer_types if t in ATTENTION_KINDS or t == KV_SHARED),
+    }
+    if arch.block_pattern:  # Nemotron-H: one block and one norm per layer
+        counts["dense_layers"] = arch.block_pattern.count("-")
+        counts["norms_per_layer"] = 1
+        if arch.mamba2_dims:
+            counts["mamba"] = arch.block_pattern.count("M") * sum(mamba2_params(arch.mamba2_dims, arch.hidden_size))
+    return counts
 
 
 # --------------------------------------------------------------------------------------------
@@ -559,6 +654,12 @@ def model_arch_from_config(
         notes.append("MLA: one latent KV vector (kv_lora_rank + qk_rope_head_dim) per token per layer")
 
     # layers
+    pattern = nemotron_h_pattern(cfg, model_type)
+    if pattern and not n_layers:
+        n_layers = len(pattern)  # NemotronHConfig.num_hidden_layers is len(layers_block_type)
+    if pattern and len(pattern) != n_layers:
+        notes.append(f"block pattern of {len(pattern)} layers ignored: the config has {n_layers}")
+        pattern = None
     ltypes, lnotes = _layer_types(cfg, n_layers, model_type)
     notes.extend(lnotes)
     n_shared_kv = _int(cfg.get("num_kv_shared_layers"), 0)
@@ -570,6 +671,18 @@ def model_arch_from_config(
     if any(t in STATE_KINDS for t in ltypes):
         conv, ssm, snotes = _mamba_state(cfg, hidden, model_type)
         notes.extend(snotes)
+    mamba2 = None
+    if pattern and "M" in pattern and cfg.get("mamba_num_heads"):
+        # NemotronHMambaDecoderLayer: MambaMixer2 with intermediate mamba_num_heads × mamba_head_dim
+        # ([0.33.0] vllm/model_executor/models/nemotron_h.py:390-404)
+        mh, mhd = _int(cfg["mamba_num_heads"]), _int(cfg.get("mamba_head_dim"), 64)
+        mamba2 = (
+            mh * mhd,
+            mh,
+            _int(cfg.get("n_groups"), 1),
+            _int(cfg.get("ssm_state_size"), 128),
+            _int(cfg.get("conv_kernel"), 4),
+        )
 
     # MoE
     experts = _int(_get(cfg, "num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"), 0)
@@ -581,11 +694,19 @@ def model_arch_from_config(
     shared_inter = _int(cfg.get("shared_expert_intermediate_size"), 0) or None
     if shared_inter and not shared:
         shared = 1
+    if pattern and shared and cfg.get("moe_shared_expert_intermediate_size"):
+        # Nemotron-H: one shared MLP of moe_shared_expert_intermediate_size × n_shared_experts
+        # ([0.33.0] vllm/model_executor/models/nemotron_h.py:178-193)
+        shared_inter = _int(cfg["moe_shared_expert_intermediate_size"]) * shared
+    latent = _int(cfg.get("moe_latent_size"), 0) or None  # nemotron_h.py:152-156, :198-213, :233
     if model_type.startswith("llama4") and experts:
         shared = shared or 1
     n_moe = 0
     moe_idx: list[int] = []
-    if experts:
+    if experts and pattern:  # Nemotron-H: the "E" blocks are the MoE layers, nothing else has an MLP
+        moe_idx = [i for i, c in enumerate(pattern) if c == "E"]
+        n_moe = len(moe_idx)
+    elif experts:
         first_dense = _int(cfg.get("first_k_dense_replace"), 0)
         step = _int(_get(cfg, "decoder_sparse_step", "moe_layer_freq", "interleave_moe_layer_step"), 1) or 1
         mlp_only = set(cfg.get("mlp_only_layers") or [])
@@ -603,34 +724,8 @@ def model_arch_from_config(
     q = _quant(qsrc)
     scheme = scheme_from_config(qsrc.get("quantization_config") or qsrc.get("compression_config"), dtype_bytes(dtype))
 
-    # params (exact layout count; catalog/safetensors sizes win when given)
-    counts = {
-        "hidden": hidden,
-        "layers": n_layers,
-        "vocab": vocab,
-        "heads": heads,
-        "kv_heads": kv_heads,
-        "head_dim": head_dim,
-        "tied": tied,
-        "gated": gated,
-        "inter": dense_inter,
-        "experts": experts,
-        "moe_inter": moe_inter,
-        "shared": shared,
-        "shared_inter": shared_inter,
-        "moe_layers": n_moe,
-        "kv_lora_rank": kv_lora,
-        "qk_rope_head_dim": rope_hd,
-        "q_lora_rank": cfg.get("q_lora_rank"),
-        "qk_nope_head_dim": cfg.get("qk_nope_head_dim"),
-        "v_head_dim": cfg.get("v_head_dim"),
-        "attn_layers": sum(1 for t in ltypes if t in ATTENTION_KINDS or t == KV_SHARED),
-    }
+    # params: exact when given (catalog), else counted from the layout below
     params = _int(config.get("params"), 0) or None
-    params_est = False
-    if params is None:
-        params = _count_params(counts)[0]
-        params_est = True
     vision = _int(config.get("vision_params"), 0)
     if not vision and config.get("params_text_only_derived") and config.get("params"):
         vision = max(0, _int(config["params"]) - _int(config["params_text_only_derived"]))
@@ -667,7 +762,7 @@ def model_arch_from_config(
     sw = _int(cfg.get("sliding_window"), 0) or None
     if sw is None and SLIDING in ltypes:
         sw = 4096
-    return ModelArch(
+    arch = ModelArch(
         name=name,
         model_type=outer_type or model_type,
         text_model_type=model_type if model_type != outer_type else None,
@@ -712,7 +807,9 @@ def model_arch_from_config(
         weight_bytes=weight_bytes,
         weight_bytes_source=None if weight_bytes is None else "given",
         params=params,
-        params_estimated=params_est,
+        moe_latent_size=latent,
+        block_pattern=pattern or "",
+        mamba2_dims=mamba2,
         vision_params=vision,
         max_position_embeddings=mpe,
         max_len_keys=keys,
@@ -727,34 +824,15 @@ def model_arch_from_config(
         source=source,
         notes=tuple(notes),
     )
+    if params is None:
+        arch = replace(arch, params=param_breakdown(arch)["total"], params_estimated=True)
+    return arch
 
 
 def param_breakdown(arch: ModelArch) -> dict[str, int]:
     """Parameter split of the text decoder: ``embed`` (incl. lm_head), ``attn``, ``mlp``, ``total``,
     ``per_layer`` (average non-embedding params per layer), ``vision``."""
-    counts = {
-        "hidden": arch.hidden_size,
-        "layers": arch.num_layers,
-        "vocab": arch.vocab_size,
-        "heads": arch.num_attention_heads,
-        "kv_heads": arch.num_kv_heads,
-        "head_dim": arch.head_dim,
-        "tied": arch.tie_word_embeddings,
-        "gated": arch.gated_mlp,
-        "inter": arch.intermediate_size,
-        "experts": arch.num_experts,
-        "moe_inter": arch.moe_intermediate_size,
-        "shared": arch.num_shared_experts,
-        "shared_inter": arch.shared_expert_intermediate_size,
-        "moe_layers": arch.num_moe_layers,
-        "kv_lora_rank": arch.kv_lora_rank,
-        "qk_rope_head_dim": arch.qk_rope_head_dim,
-        "q_lora_rank": arch.q_lora_rank,
-        "qk_nope_head_dim": arch.qk_nope_head_dim,
-        "v_head_dim": arch.v_head_dim,
-        "attn_layers": sum(1 for t in arch.layer_types if t in ATTENTION_KINDS or t == KV_SHARED),
-    }
-    total, emb, attn, mlp = _count_params(counts)
+    total, emb, attn, mlp = _count_params(_param_counts(arch))
     return {
         "total": total,
         "embed": emb,

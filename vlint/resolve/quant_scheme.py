@@ -45,6 +45,10 @@ class QuantScheme:
     targets: tuple[str, ...] = ()  # compressed-tensors targets (Linear or module patterns); () = every linear
     quantize_lm_head: bool = False
     only_experts: bool = False  # format quantizes only MoE expert weights (gpt-oss mxfp4)
+    # an fp16 bias of out_features per quantized linear is stored even where the model has none
+    # (AutoGPTQ QuantLinear); vLLM skips loading it ([0.19.0] vllm/model_executor/models/llama.py:480,
+    # :492 "Skip loading extra bias for GPTQ models")
+    stored_bias: bool = False
     source: str = ""
 
     def linear_bytes(self, out_f: int, in_f: int) -> float:
@@ -235,6 +239,7 @@ def scheme_from_config(q: Mapping[str, Any] | None, model_dtype_bytes: float = 2
             scale_bytes=half,
             zero_points=True,  # GPTQ checkpoints store qzeros even when symmetric
             g_idx=True,  # and the int32 g_idx, desc_act or not
+            stored_bias=True,
             ignore=skips + _auto_round_skips(q),
             quantize_lm_head=lm_head,
             source=f"{method}: qweight/qzeros int32 + fp16 scales per group + int32 g_idx",

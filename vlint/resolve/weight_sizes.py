@@ -13,7 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from vlint.resolve.model_arch import ATTENTION_KINDS, KV_SHARED, ModelArch, dtype_bytes, param_breakdown
+from vlint.resolve.model_arch import (
+    ATTENTION_KINDS,
+    KV_SHARED,
+    MAMBA,
+    ModelArch,
+    dtype_bytes,
+    mamba2_params,
+    param_breakdown,
+)
 from vlint.resolve.quant_scheme import QuantScheme
 
 
@@ -40,6 +48,7 @@ class WeightLayout:
     params_layout: int
     scheme: QuantScheme | None
     mtp: float = 0.0  # stored multi-token-prediction layers (num_nextn_predict_layers): loaded only for MTP
+    skipped: float = 0.0  # other stored tensors vLLM does not load (GPTQ's placeholder biases)
     scaled_to: float | None = None  # exact checkpoint bytes the layout was scaled to
     notes: list[str] = field(default_factory=list)
 
@@ -57,13 +66,37 @@ def _family(arch: ModelArch) -> str:
         return "llama4"
     if mt.startswith("gpt_oss"):
         return "gpt_oss"
+    if arch.block_pattern:
+        return "nemotron_h"
     return "default"
+
+
+def layer_prefix(arch: ModelArch) -> str:
+    """Checkpoint name of the decoder-layer list (``backbone.layers`` for Nemotron-H, whose vLLM
+    loader maps ``backbone`` → ``model``: [0.33.0] vllm/model_executor/models/nemotron_h.py:735)."""
+    return "backbone.layers" if _family(arch) == "nemotron_h" else "model.layers"
+
+
+def layer_extra_params(arch: ModelArch, layer: int) -> int:
+    """Parameters of decoder layer ``layer`` outside its linear modules: the norms (one per layer in
+    Nemotron-H, [0.33.0] nemotron_h.py:316/359/408/529; two elsewhere) and a Mamba2 mixer's conv1d,
+    A, D, dt_bias and gated norm."""
+    h = arch.hidden_size
+    if not arch.block_pattern:
+        return 2 * h
+    kind = arch.layer_types[layer] if layer < len(arch.layer_types) else ""
+    extra = h
+    if kind == MAMBA and arch.mamba2_dims:
+        extra += mamba2_params(arch.mamba2_dims, h)[2]
+    return extra
 
 
 def layer_linears(arch: ModelArch, layer: int) -> list[Linear]:
     """The linear modules of decoder layer ``layer`` (names relative to ``model.layers.{layer}.``)."""
     h = arch.hidden_size
     kind = arch.layer_types[layer] if layer < len(arch.layer_types) else "full_attention"
+    if arch.block_pattern:
+        return _nemotron_h_linears(arch, layer, kind)
     out: list[Linear] = []
     if kind in ATTENTION_KINDS or kind == KV_SHARED:
         heads = arch.num_attention_heads
@@ -125,6 +158,50 @@ def layer_linears(arch: ModelArch, layer: int) -> list[Linear]:
     return out
 
 
+def _nemotron_h_linears(arch: ModelArch, layer: int, kind: str) -> list[Linear]:
+    """Nemotron-H: one block per layer ([0.33.0] vllm/model_executor/models/nemotron_h.py:548-553),
+    checkpoint names ``mixer.*``: attention q/k/v/o (:460-474), Mamba2 in_proj/out_proj (:390-404),
+    MLP up/down (:109-124, :307-313), MoE router ``gate`` (:159-165), experts with up/down only in the
+    latent width when ``moe_latent_size`` is set (:228-237) plus fc1/fc2 latent projections (:198-213),
+    and one shared-expert MLP (:178-193)."""
+    h = arch.hidden_size
+    block = arch.block_pattern[layer] if layer < len(arch.block_pattern) else "-"
+    if block == "*" or kind in ATTENTION_KINDS:
+        heads, kvh, hd = arch.num_attention_heads, arch.num_kv_heads, arch.head_dim
+        return [
+            Linear("mixer.q_proj", heads * hd, h),
+            Linear("mixer.k_proj", kvh * hd, h),
+            Linear("mixer.v_proj", kvh * hd, h),
+            Linear("mixer.o_proj", h, heads * hd),
+        ]
+    if block == "M":
+        if not arch.mamba2_dims:
+            return []
+        inner, heads, groups, d_state, _ = arch.mamba2_dims
+        return [
+            Linear("mixer.in_proj", 2 * inner + 2 * groups * d_state + heads, h),
+            Linear("mixer.out_proj", h, inner),
+        ]
+    if block == "E" and arch.num_experts:
+        e, mi = arch.num_experts, int(arch.moe_intermediate_size or arch.intermediate_size)
+        width = int(arch.moe_latent_size or h)
+        out = [
+            Linear("mixer.gate", e, h),
+            Linear("mixer.experts.0.up_proj", mi, width, count=e, expert=True),
+            Linear("mixer.experts.0.down_proj", width, mi, count=e, expert=True),
+        ]
+        if arch.moe_latent_size:
+            out.append(Linear("mixer.fc1_latent_proj", width, h))
+            out.append(Linear("mixer.fc2_latent_proj", h, width))
+        if arch.num_shared_experts:
+            si = int(arch.shared_expert_intermediate_size or mi * arch.num_shared_experts)
+            out.append(Linear("mixer.shared_experts.up_proj", si, h))
+            out.append(Linear("mixer.shared_experts.down_proj", h, si))
+        return out
+    inter = arch.intermediate_size
+    return [Linear("mixer.up_proj", inter, h), Linear("mixer.down_proj", h, inter)]
+
+
 def _is_moe_layer(arch: ModelArch, layer: int) -> bool:
     if arch.moe_layer_indices:
         return layer in arch.moe_layer_indices
@@ -142,20 +219,24 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
     layers: list[float] = []
     layers_q: list[float] = []
     params = 0
+    skipped = 0.0
+    prefix = layer_prefix(arch)
     for i in range(arch.num_layers):
         tot = 0.0
         q = 0.0
         for lin in layer_linears(arch, i):
             n = lin.out_f * lin.in_f * lin.count
             params += n
-            name = f"model.layers.{i}.{lin.name}"
+            name = f"{prefix}.{i}.{lin.name}"
             if scheme is not None and scheme.quantizes(name, expert=lin.expert):
                 by = scheme.linear_bytes(lin.out_f, lin.in_f) * lin.count
                 q += by
                 tot += by
+                if scheme.stored_bias:
+                    skipped += lin.out_f * lin.count * 2.0
             else:
                 tot += n * b
-        norms = 2 * h
+        norms = layer_extra_params(arch, i)
         params += norms
         layers.append(tot + norms * b)
         layers_q.append(q)
@@ -180,7 +261,7 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
             lin.out_f * lin.in_f * lin.count
             for i in range(arch.num_layers)
             for lin in layer_linears(arch, i)
-            if scheme.quantizes(f"model.layers.{i}.{lin.name}", expert=lin.expert)
+            if scheme.quantizes(f"{prefix}.{i}.{lin.name}", expert=lin.expert)
         )
         if q_params:
             other = leftover * q_layers / q_params
@@ -189,7 +270,9 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
     if arch.num_nextn_predict_layers and layers:
         # DeepSeek-V3-style MTP modules: a full decoder layer + eh_proj (2·hidden → hidden) + 2 norms
         mtp = arch.num_nextn_predict_layers * (layers[-1] + 2 * h * h * b + 2 * h * b)
-    total = sum(layers) + embed + lm + vision + other + h * b + mtp
+    if skipped:
+        notes.append(f"{skipped / 2**20:.1f} MiB of stored GPTQ placeholder biases, not loaded by vLLM")
+    total = sum(layers) + embed + lm + vision + other + h * b + mtp + skipped
     return WeightLayout(
         layers=layers,
         layers_quantized=layers_q,
@@ -201,6 +284,7 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
         params_layout=params,
         scheme=scheme,
         mtp=mtp,
+        skipped=skipped,
         notes=notes,
     )
 
@@ -221,6 +305,7 @@ def checkpoint_layout(arch: ModelArch) -> WeightLayout:
         other=lay.other * f,
         total=float(exact),
         mtp=lay.mtp * f,
+        skipped=lay.skipped * f,
         params_layout=lay.params_layout,
         scheme=lay.scheme,
         scaled_to=float(exact),
@@ -228,4 +313,12 @@ def checkpoint_layout(arch: ModelArch) -> WeightLayout:
     )
 
 
-__all__ = ["Linear", "WeightLayout", "checkpoint_layout", "layer_linears", "weight_layout"]
+__all__ = [
+    "Linear",
+    "WeightLayout",
+    "checkpoint_layout",
+    "layer_extra_params",
+    "layer_linears",
+    "layer_prefix",
+    "weight_layout",
+]

@@ -12,6 +12,7 @@ git repository with config files, and the ``vlint`` command run in it.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -295,3 +296,52 @@ def test_a_config_in_the_repository_names_only_paths_inside_it(repo: Repo, tmp_p
     (repo.root / ".vlint.toml").unlink()
     (tmp_path / "pyproject.toml").write_text('[tool.vlint]\nextend = "outside/base.toml"\n')
     assert "VL101" not in repo.lint_json(".").codes()
+
+
+def test_a_config_in_the_repository_names_no_baseline_outside_it(repo: Repo, tmp_path: Path) -> None:
+    """baseline = "…" in a repository's config is read only inside the root (it is vlint's own read)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "b.json").write_text('{"tool": "vlint", "format_version": 1, "findings": []}')
+    repo.write("start.sh", SCRIPT)
+    repo.write(".vlint.toml", f'baseline = "{outside / "b.json"}"\n')
+    res = repo.lint_json(".")
+    assert res.code == 2 and "baseline:" in res.err and "lies outside the lint root" in res.err, res.err
+
+
+def test_a_config_in_the_repository_that_links_outside_is_not_read(repo: Repo, tmp_path: Path) -> None:
+    """A .vlint.toml that is a symbolic link to a file elsewhere is not read as the repository's
+    configuration (its text could be anything on the machine, and errors quote it)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "cfg.toml").write_text('ignore = ["VL101"]\n')
+    repo.write("start.sh", SCRIPT)
+    (repo.root / ".vlint.toml").symlink_to(outside / "cfg.toml")
+    res = repo.lint_json(".")
+    assert res.code == 2 and "symbolic link to a file outside the lint root" in res.err, res.err
+    assert "--config" in res.err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_baseline_that_is_not_a_regular_file_is_an_error_not_a_hang(repo: Repo) -> None:
+    repo.write("start.sh", SCRIPT)
+    os.mkfifo(repo.root / "b.json")
+    repo.write(".vlint.toml", 'baseline = "b.json"\n')
+    res = repo.lint_json(".")
+    assert res.code == 2 and "not a regular file" in res.err, res.err
+
+
+def test_an_oversized_config_or_baseline_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from vlint import baseline, config
+
+    b = tmp_path / "b.json"
+    b.write_text('{"tool": "vlint", "format_version": 1, "findings": []}' + " " * 200)
+    assert baseline.read_entries(b) == []
+    monkeypatch.setattr(baseline, "MAX_BASELINE_BYTES", 100)
+    with pytest.raises(baseline.BaselineError, match="over 100 bytes"):
+        baseline.read_entries(b)
+    c = tmp_path / "vlint.toml"
+    c.write_text('ignore = ["VL101"]\n' + "#" * 200)
+    monkeypatch.setattr(config, "MAX_CONFIG_BYTES", 100)
+    with pytest.raises(config.ConfigError, match="over"):
+        config.read_table(c)

@@ -28,12 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vlint.bounded_read import read_regular
 from vlint.finding import Finding
 
 if TYPE_CHECKING:
     from vlint.lint import LintReport
 
 FORMAT_VERSION = 1
+MAX_BASELINE_BYTES = 64 << 20  # a baseline of a large monorepo is a few MiB
 #: the key under SARIF ``partialFingerprints``
 FINGERPRINT_KEY = "vlint/v1"
 
@@ -144,7 +146,7 @@ class Scope:
 def read_entries(path: Path) -> list[dict[str, object]]:
     """The entries of a baseline file (each with a fingerprint). Raises :class:`BaselineError`."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(read_regular(path, MAX_BASELINE_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise BaselineError(f"{path}: no such baseline file (create it with --write-baseline {path})") from None
     except (OSError, UnicodeDecodeError) as e:

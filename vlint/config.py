@@ -31,6 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from vlint.bounded_read import read_regular
 from vlint.globs import Glob, compile_glob
 from vlint.paths import schemas_dir
 
@@ -354,11 +355,7 @@ def _toml_loads(text: str) -> dict[str, Any]:
 def read_table(path: Path) -> dict[str, Any]:
     """The ``[tool.vlint]`` table of a pyproject.toml, or the top level of another TOML file."""
     try:
-        with path.open("rb") as f:
-            data = f.read(MAX_CONFIG_BYTES + 1)
-        if len(data) > MAX_CONFIG_BYTES:
-            raise ConfigError(path, f"is over {MAX_CONFIG_BYTES >> 20} MiB: not a vlint configuration")
-        text = data.decode("utf-8")
+        text = read_regular(path, MAX_CONFIG_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(path, "no such file") from None
     except (OSError, UnicodeDecodeError) as e:
@@ -397,12 +394,17 @@ def load_config(path: Path, guard: Guard | None = None) -> Config:
         if len(seen) >= MAX_EXTEND_DEPTH:
             raise ConfigError(path, f"extend: more than {MAX_EXTEND_DEPTH} files extend each other")
         seen.append(current)
+        if guard is not None:  # the file itself (found, or named by extend): a link out is not read
+            why = guard(current, "", current)
+            if why is not None:
+                raise ConfigError(current, why)
         table = read_table(current)
         validate(table, current)
         layer = layer_from_table(table, current)
         if guard is not None:
             named = [("rules-dir", d) for d in layer.rules_dirs or ()]
             named += [("extend", layer.extend)] if layer.extend is not None else []
+            named += [("baseline", layer.baseline)] if layer.baseline is not None else []
             for key, target in named:
                 why = guard(layer.file, key, target)
                 if why is not None:

@@ -23,6 +23,7 @@ import click
 
 from vlint.commands.common import SettingsError, load_rules, parse_gpu, unknown_gpu_message
 from vlint.config import Config, ConfigError, ConfigFinder, Layer, display_config, glob_match
+from vlint.lint_root import is_within
 from vlint.precedence import ConfigDefaults
 
 if TYPE_CHECKING:
@@ -505,11 +506,15 @@ def _inside_root_guard(root: LintRoot) -> Callable[[Path, str, Path], str | None
     the ``--config`` file may name anything."""
 
     def guard(config: Path, key: str, target: Path) -> str | None:
-        if not root.contains(config):
+        # from the pull request when it lies in the root as named or as its links resolve: a
+        # vlint.toml in the repository linking out is still the repository's
+        if not (root.contains(config) or is_within(Path(os.path.abspath(config)), root.path)):
             return None
         why = root.refusal(target)
         if why is None:
             return None
+        if not key:  # the configuration file itself
+            return f"{why}: not read (pass it with --config to trust it, or --isolated to ignore it)"
         return (
             f"{why}; a configuration inside the repository may only name paths inside it "
             "(pass it with --config to trust it, or --isolated to ignore it)"

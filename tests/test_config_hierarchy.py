@@ -345,3 +345,23 @@ def test_an_oversized_config_or_baseline_is_refused(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(config, "MAX_CONFIG_BYTES", 100)
     with pytest.raises(config.ConfigError, match="over"):
         config.read_table(c)
+
+
+def test_a_custom_rule_file_linking_out_of_its_folder_is_not_read(repo: Repo, tmp_path: Path) -> None:
+    """rules-dir may be the pull request's: a rule file there that links to a file elsewhere (whose
+    text a YAML error would quote) is refused by path, and a FIFO is an error, not a hang."""
+    secret = tmp_path / "outside" / "credentials.yaml"
+    secret.parent.mkdir()
+    secret.write_text("[default\naws_secret_access_key: wJalrXUtnFEMIK7MDENGbPxRfiCYzq81Kx9Lmq\n")
+    repo.write("start.sh", SCRIPT)
+    (repo.root / "rules").mkdir()
+    (repo.root / "rules" / "evil.yaml").symlink_to(secret)
+    repo.write(".vlint.toml", 'rules-dir = "rules"\n')
+    res = repo.lint_json(".")
+    assert res.code == 2 and "symbolic link out of the rules folder" in res.err, res.err
+    assert "wJalrXUtnFEMIK7" not in res.err + res.out
+    (repo.root / "rules" / "evil.yaml").unlink()
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(repo.root / "rules" / "pipe.yaml")
+        res = repo.lint_json(".")
+        assert res.code == 2 and "not a regular file" in res.err, res.err

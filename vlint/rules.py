@@ -9,6 +9,7 @@ Files are validated against ``schemas/rule.schema.json``.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from functools import cache
@@ -146,11 +147,18 @@ def validate_rule_dict(d: Any, path: Path, *, custom: bool) -> None:
             raise RuleError(f"{path}: when: is not a valid JSON Schema at {where}: {e.message}") from None
 
 
+#: a custom rule file is a page of YAML; a rules folder may come from the pull request
+MAX_RULE_FILE_BYTES = 1 << 20
+
+
 def load_rule_file(path: Path, *, custom: bool = False, validate: bool = False) -> Rule:
+    from vlint.bounded_read import read_regular
+
     try:
-        with path.open(encoding="utf-8") as f:
-            d = yaml.load(f, Loader=_Loader)
-    except (OSError, yaml.YAMLError) as e:
+        d = yaml.load(read_regular(path, MAX_RULE_FILE_BYTES).decode("utf-8"), Loader=_Loader)
+    except OSError as e:
+        raise RuleError(f"{path}: cannot read rule: {e.strerror or e}") from None
+    except (UnicodeDecodeError, yaml.YAMLError) as e:
         raise RuleError(f"{path}: cannot read rule: {e}") from None
     _check_rule_dict(d, path, custom=custom, validate=validate)
     return _rule_from_dict(d, path, custom)
@@ -170,10 +178,13 @@ def _check_rule_dict(d: Any, path: Path, *, custom: bool, validate: bool) -> Non
 def load_rules_from(folder: Path, *, custom: bool = False, validate: bool = False) -> list[Rule]:
     if not folder.is_dir():
         raise RuleError(f"{folder}: not a directory")
-    return [
-        load_rule_file(p, custom=custom, validate=validate)
-        for p in sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
-    ]
+    paths = sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
+    if custom:  # a rule file linking out of its folder would read (and quote, in errors) another file
+        real = os.path.realpath(folder)
+        for p in paths:
+            if os.path.commonpath([real, os.path.realpath(p)]) != real:
+                raise RuleError(f"{p}: a symbolic link out of the rules folder: not read")
+    return [load_rule_file(p, custom=custom, validate=validate) for p in paths]
 
 
 @dataclass(slots=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,17 +130,13 @@ def _strip_trailing_blanks(line: str) -> str:
 def _read_gitignore(path: Path, root: LintRoot | None) -> str | None:
     """A ``.gitignore``'s text: a regular file, at most :data:`MAX_GITIGNORE_BYTES`, inside the lint
     root; otherwise (a link to ``/dev/zero``, a FIFO, a huge file) it is not read and has no effect."""
+    from vlint.bounded_read import read_regular
+
     try:
         if root is not None and root.refusal(path) is not None:
             return None
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_GITIGNORE_BYTES:
-                return None
-            data = f.read(MAX_GITIGNORE_BYTES + 1)
+        data = read_regular(path, MAX_GITIGNORE_BYTES)
     except (OSError, ValueError):
-        return None
-    if len(data) > MAX_GITIGNORE_BYTES:
         return None
     return data.decode("utf-8", errors="replace")
 

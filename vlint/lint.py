@@ -434,7 +434,8 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
         from vlint.sources.pins import attach_pins
 
         lint_root = reader.opts.lint_root
-        attach_pins(combined.invocations, src, reader.read_linked, lint_root.path if lint_root else reader.opts.root)
+        pin_root = lint_root.folder_of(src.abspath) if lint_root else reader.opts.root
+        attach_pins(combined.invocations, src, reader.read_linked, pin_root)
     if not names and fr.error is None:
         fr.error = _unreadable_yaml(src, explicit)
     fr.sources = tuple(names)

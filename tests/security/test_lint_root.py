@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -183,3 +184,37 @@ def test_root_option_widens_the_root(workspace: tuple[Path, Path]) -> None:
         os.chdir(cwd)
     assert "VL060" in [f["code"] for f in json.loads(narrow.output)["findings"]]
     assert "VL060" not in [f["code"] for f in json.loads(wide.output)["findings"]]
+
+
+def test_paths_in_different_work_trees_do_not_open_the_folder_between_them(tmp_path: Path) -> None:
+    """`vlint repoA/x repoB/y` (pre-commit in a monorepo checkout next to another, or a CI step that
+    lints the checkout and a file in /tmp) must not make the common parent — often / — the root:
+    each work tree is a folder of the root, and a file may not read between them."""
+    from vlint.lint_root import find_root
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    write_tree(a, {"serve.sh": "vllm serve m/x --config ../secret.yaml\n"})
+    write_tree(b, {"serve.sh": "vllm serve m/x\n"})
+    (a / ".git").mkdir()
+    (b / ".git").mkdir()
+    write_tree(tmp_path, {"secret.yaml": f"max-num-seqs: {SECRET}\n"})
+    root = find_root([a / "serve.sh", b / "serve.sh"])
+    assert set(root.folders) == {a.resolve(), b.resolve()}
+    assert root.refusal(tmp_path / "secret.yaml") == "lies outside the lint root"
+    assert root.refusal(b / "serve.sh") is None and root.refusal(a / ".git" / "config") is not None
+    r = CliRunner().invoke(main, ["check", "--isolated", "--format", "json", str(a / "serve.sh"), str(b / "serve.sh")])
+    assert SECRET not in r.output
+    assert "VL060" in [f["code"] for f in json.loads(r.output)["findings"]]
+
+
+def test_folders_without_a_work_tree_share_their_common_folder_but_never_the_machine(tmp_path: Path) -> None:
+    from vlint.lint_root import find_root
+
+    write_tree(tmp_path, {"x/a.sh": "", "y/b.sh": ""})
+    assert find_root([tmp_path / "x" / "a.sh", tmp_path / "y" / "b.sh"]).folders == (tmp_path.resolve(),)
+    other = Path(sys.prefix).resolve()  # a folder whose only common parent with tmp_path is /, usually
+    if os.path.commonpath([other, tmp_path.resolve()]) != "/" or find_root([other]).how.startswith("the git"):
+        pytest.skip("no folder here that shares only / with the temporary folder")
+    machine = find_root([tmp_path / "x" / "a.sh", other / "x.sh"])
+    assert machine.folders == ((tmp_path / "x").resolve(), other)
+    assert machine.refusal(Path("/etc/passwd")) == "lies outside the lint root"

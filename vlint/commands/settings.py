@@ -454,7 +454,8 @@ class RunSettings:
             how = "--config" if self.cli.config_file else "the nearest above the file"
             lines.append(f"  configuration: {chain} ({how})")
         if self.lint_root is not None:
-            lines.append(f"  lint root: {self.lint_root.path} ({self.lint_root.how})")
+            shown = ", ".join(str(f) for f in self.lint_root.folders)
+            lines.append(f"  lint root: {shown} ({self.lint_root.how})")
         width = max((len(k) for k, _, _ in s.origin), default=10)
         for key, value, where in s.origin:
             lines.append(f"  {key:<{width}}  {value}  [{where}]")
@@ -508,7 +509,8 @@ def _inside_root_guard(root: LintRoot) -> Callable[[Path, str, Path], str | None
     def guard(config: Path, key: str, target: Path) -> str | None:
         # from the pull request when it lies in the root as named or as its links resolve: a
         # vlint.toml in the repository linking out is still the repository's
-        if not (root.contains(config) or is_within(Path(os.path.abspath(config)), root.path)):
+        named = Path(os.path.abspath(config))
+        if not (root.contains(config) or any(is_within(named, f) for f in root.folders)):
             return None
         why = root.refusal(target)
         if why is None:

@@ -51,6 +51,16 @@ def test_hook_definition() -> None:
         "setup.cfg",
         "values.yaml.bak",
         "notes.txt",
+        "Makefile",
+        "GNUmakefile",
+        "tools/serve.mk",
+        "justfile",
+        "Procfile",
+        "Procfile.dev",
+        "deploy/vllm.service",
+        "conf.d/vllm.conf",
+        "supervisord.ini",
+        "vllm.timer",
     ],
 )
 def test_hook_files_match_what_vlint_walks(name: str) -> None:

@@ -55,6 +55,20 @@ DEFAULT_INCLUDE = (
     ".env",
     ".env.*",
     "*.py",
+    # task runners and process managers (vlint.sources.makefile, justfile, procfile, systemd, supervisord)
+    "Makefile",
+    "makefile",
+    "GNUmakefile",
+    "*.mk",
+    "justfile",
+    "Justfile",
+    ".justfile",
+    "*.just",
+    "Procfile",
+    "Procfile.*",
+    "*.service",
+    "*.conf",
+    "*.ini",
 )
 
 

@@ -53,7 +53,7 @@ def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None =
         for name, content in ((case.file, case.content), *case.files):
             target = root / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content, encoding="utf-8")
+            target.write_text(content, encoding=case.encoding if name == case.file else "utf-8")
         # the scratch folder is the repository: its lint root (or --root, relative to it)
         lint_root = LintRoot(real_path(root / root_arg))
         report = lint_paths([root / case.file], engine, LintOptions(resolve=opts, root=root, lint_root=lint_root))

@@ -44,6 +44,8 @@ class RuleCase:
     files: tuple[tuple[str, str], ...] = ()
     #: the rule's options for this case (``[tool.vlint.rules.CODE]``)
     options: tuple[tuple[str, Any], ...] = ()
+    #: how ``content`` is written to ``file`` (``latin-1`` for a file that is not UTF-8)
+    encoding: str = "utf-8"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +96,7 @@ def _rule_from_dict(d: dict[str, Any], path: Path, custom: bool) -> Rule:
                 args=tuple(str(x) for x in c.get("args") or ()),
                 files=files,
                 options=tuple((str(k), v) for k, v in (c.get("options") or {}).items()),
+                encoding=str(c.get("encoding", "utf-8")),
             )
         )
     return Rule(

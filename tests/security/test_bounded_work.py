@@ -41,8 +41,28 @@ def _tree(tmp: Path, files: dict[str, str]) -> None:
         ("deploy.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\t" + " \t" * N + "y:\n"),
         ("serve.yaml", "\n" * N + "vllm: 1\n" + " " * N + "\n"),
         ("compose.yaml", "services:\n" + "\n" * N + "  x:\n" + " " * N),
+        # is_template_file: a backward scan over the blanks before each `{{`, not a strip of the line
+        ("values.yaml", "a: '" + "{{ " * N + "'\n"),
+        # Makefile: assignment modifiers, rule colons, nested references, long continued lines
+        ("Makefile", "export " * N + "\n" + "x" * N + " \t" * N + "\n\tvllm serve " + "$(" * N + "\n"),
+        ("Makefile", "A = " + "\\\n" * N + "1\nserve:\n\tvllm serve $(A)" + " \\\n\t" * N + "\n"),
+        ("justfile", "m := " + '"' * N + "\nserve:\n    vllm serve " + "{{" * N + "\n"),
+        ("conf.d/v.conf", "[program:v]\ncommand=vllm serve " + "%(" * N + "\n" + "   ;" * N + "\n"),
+        ("v.service", "[Service]\nExecStart=vllm serve x" + " \\\n" * N + "\nEnvironment=" + '"' * N + "\n"),
     ],
-    ids=["template-sniffing", "github-expressions", "trailing-tab-repair", "key-lines", "blank-indentation"],
+    ids=[
+        "template-sniffing",
+        "github-expressions",
+        "trailing-tab-repair",
+        "key-lines",
+        "blank-indentation",
+        "template-file-lines",
+        "makefile-lines",
+        "makefile-continuations",
+        "justfile-interpolation",
+        "supervisord-expansions",
+        "systemd-continuations",
+    ],
 )
 def test_linear_scans(tmp_path: Path, name: str, content: str) -> None:
     _tree(tmp_path, {name: content})

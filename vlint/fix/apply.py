@@ -434,7 +434,7 @@ def write_fixed(outcome: FixOutcome, root: LintRoot | None = None) -> list[str]:
             continue
         try:
             original = p.read_bytes()
-            if decode(original) != old:
+            if decode(original, strict=True) != old:
                 errors.append(f"{shown}: changed on disk while vlint was fixing it; not written")
                 continue
             st = os.lstat(p)

@@ -55,6 +55,8 @@ class SourceText:
     path: str
     abspath: Path
     text: str
+    #: (bytes that are not UTF-8, line of the first) when the file was read leniently
+    undecodable: tuple[int, int] | None = None
 
 
 @dataclass(slots=True)

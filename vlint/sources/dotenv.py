@@ -48,6 +48,34 @@ class Mapped:
     def verbatim(cls, text: str, start: int = 0) -> Mapped:
         return cls(text, list(range(start, start + len(text))), list(range(start + 1, start + len(text) + 1)))
 
+    @classmethod
+    def concat(cls, pieces: list[Mapped]) -> Mapped:
+        """The pieces one after another, in one pass (``add_mapped`` in a loop copies the text so far
+        each time: quadratic over many pieces)."""
+        out = cls("".join(p.text for p in pieces))
+        base = 0
+        for p in pieces:
+            out.lo.extend(p.lo)
+            out.hi.extend(p.hi)
+            for a, b in p.unresolved:
+                if out.unresolved and out.unresolved[-1][1] == a + base:
+                    out.unresolved[-1] = (out.unresolved[-1][0], b + base)
+                else:
+                    out.unresolved.append((a + base, b + base))
+            base += len(p.text)
+        return out
+
+    @classmethod
+    def literal(cls, text: str, lo: int, hi: int) -> Mapped:
+        """``text`` whose every character stands for origin ``[lo, hi)``."""
+        return cls(text, [lo] * len(text), [hi] * len(text))
+
+    @classmethod
+    def unresolved_text(cls, spelling: str, lo: int, hi: int) -> Mapped:
+        out = cls.literal(spelling, lo, hi)
+        out.unresolved.append((0, len(spelling)))
+        return out
+
     def add(self, text: str, lo: int, hi: int) -> None:
         """Append ``text`` whose every character stands for origin ``[lo, hi)``."""
         self.text += text

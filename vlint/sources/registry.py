@@ -32,6 +32,12 @@ def _sniff_vllm_config(src: SourceText) -> bool:
 
 SOURCES: tuple[Source, ...] = (
     Source("shell", sniffing.shell, _lazy("shell")),
+    Source("makefile", sniffing.makefile, _lazy("makefile")),
+    Source("justfile", sniffing.justfile, _lazy("justfile")),
+    Source("taskfile", sniffing.taskfile, _lazy("taskfile")),
+    Source("systemd", sniffing.systemd, _lazy("systemd")),
+    Source("procfile", sniffing.procfile, _lazy("procfile")),
+    Source("supervisord", sniffing.supervisord, _lazy("supervisord")),
     Source("kubernetes", sniffing.kubernetes, _lazy("kubernetes")),
     Source("helm", sniffing.helm, _lazy("helm")),
     Source("template", sniffing.template, _lazy("helm", "template_extract")),

@@ -229,6 +229,8 @@ class _Launch:
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     powershell = src.abspath.suffix.lower() == ".ps1"
     text = src.text.lstrip("\ufeff")
+    if not powershell:
+        text = drop_final_backslash(text)
     return extract_from_text(
         text,
         PositionMap.for_text(src.path, text),
@@ -236,6 +238,16 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         read_file=read_file,
         powershell=powershell,
     )
+
+
+def drop_final_backslash(text: str) -> str:
+    """A script file whose very last character is an unescaped ``\\`` (no newline after it): bash
+    drops that backslash when it reads the file (``printf %s a \\`` at end of file prints ``a``; dash
+    keeps it), so the launch does not get a ``\\`` argument. Same length, so positions stay exact."""
+    if not text.endswith("\\"):
+        return text
+    run = len(text) - len(text.rstrip("\\"))
+    return text[:-1] + " " if run % 2 else text
 
 
 def extract_from_text(

@@ -55,14 +55,52 @@ def has_template(text: str) -> bool:
     return find_template(text) is not None
 
 
+#: a line that opens a YAML block scalar (``key: |``, ``- >-``, ``run: |2``), trailing comment allowed
+_BLOCK_OPENER = re.compile(r"(?:^|[:-][ \t])[|>][+-]?[0-9]?[+-]?[ \t]*(?:#.*)?$")
+
+
+def is_template_file(text: str) -> bool:
+    """Template syntax where YAML structure is: a ``{{`` that starts a line's content (``{{- if … }}``,
+    ``- {{ … }}``) or a mapping value (``image: {{ .Values.image }}``), outside block scalars. Such a file
+    is not YAML until it is rendered. A ``{{`` inside a string (``run: docker inspect -f
+    '{{.State.Running}}'``, ``args: ["--name={{.Name}}"]``) or a block scalar leaves the file YAML: it is
+    a value some tool fills in, not a template of the file. One pass over the lines."""
+    if "{{" not in text:
+        return False
+    block_indent = -1  # indentation of the line that opened the block scalar we are in
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        indent = len(line) - len(body)
+        if block_indent >= 0:
+            if not body.strip() or indent > block_indent:
+                continue
+            block_indent = -1
+        i = line.find("{{")
+        while i >= 0:
+            if i == 0 or line[i - 1] != "$":
+                # the last character before the `{{` that is not a blank (a backward scan over the blanks
+                # just before this `{{`: each blank is passed by one scan, so the line stays linear)
+                j = i - 1
+                while j >= 0 and line[j] in " \t":
+                    j -= 1
+                value_start = j < i - 1 and line[j] in ":-" and (line[j] == ":" or j == 0 or line[j - 1] in " \t")
+                if j < 0 or value_start:
+                    return True
+            i = line.find("{{", i + 2)
+        if _BLOCK_OPENER.search(line) is not None:
+            block_indent = indent
+    return False
+
+
 def is_vllm_template(text: str) -> bool:
     """Template syntax in a file that mentions vLLM (other charts' templates are not vLLM's business)."""
     return has_template(text) and "vllm" in text.lower()
 
 
 def plain_yaml(src: SourceText) -> bool:
-    """A ``.yaml``/``.yml`` file that is YAML as it stands (Go templates are the template source's)."""
-    return src.abspath.suffix.lower() in (".yaml", ".yml") and not has_template(src.text)
+    """A ``.yaml``/``.yml`` file that is YAML as it stands (Go templates are the template source's;
+    a ``{{ … }}`` inside a string value does not make a file a template: :func:`is_template_file`)."""
+    return src.abspath.suffix.lower() in (".yaml", ".yml") and not is_template_file(src.text)
 
 
 def _top_keys(pattern: re.Pattern[str], text: str) -> set[str]:
@@ -108,7 +146,13 @@ def helm(src: SourceText) -> bool:
 
 def template(src: SourceText) -> bool:
     """A YAML-like file with ``{{ … }}`` that mentions vLLM and no other source claims."""
-    return is_yamlish(src) and is_vllm_template(src.text) and not kubernetes(src) and not helm(src)
+    return (
+        is_yamlish(src)
+        and is_vllm_template(src.text)
+        and (is_template_file(src.text) or src.abspath.suffix.lower() == ".tpl")
+        and not kubernetes(src)
+        and not helm(src)
+    )
 
 
 # -- compose, CI and cluster launchers ---------------------------------------------------------------
@@ -163,6 +207,48 @@ def ray_serve(src: SourceText) -> bool:
     return bool(_RAY_HINTS.search(text)) or (
         "import_path" in text and re.search(r"^applications\s*:", text, re.MULTILINE) is not None
     )
+
+
+# -- task runners and service managers --------------------------------------------------------------
+_MAKEFILE_NAMES = {"makefile", "gnumakefile"}
+
+
+def makefile(src: SourceText) -> bool:
+    name = src.abspath.name.lower()
+    return name in _MAKEFILE_NAMES or name.endswith((".mk", ".make"))
+
+
+def justfile(src: SourceText) -> bool:
+    name = src.abspath.name.lower()
+    return name in ("justfile", ".justfile") or name.endswith(".just")
+
+
+def systemd(src: SourceText) -> bool:
+    return src.abspath.suffix.lower() == ".service"
+
+
+def procfile(src: SourceText) -> bool:
+    name = src.abspath.name
+    return name == "Procfile" or name.startswith("Procfile.")
+
+
+def supervisord(src: SourceText) -> bool:
+    suffix = src.abspath.suffix.lower()
+    return suffix in (".conf", ".ini") and "[program:" in src.text
+
+
+_TASKFILE_NAME = re.compile(r"^taskfile(\.dist)?\.ya?ml$", re.IGNORECASE)
+
+
+def taskfile(src: SourceText) -> bool:
+    """go-task's ``Taskfile.yml``: its ``{{.VAR}}`` are task's own templating, not a Helm template."""
+    if src.abspath.suffix.lower() not in (".yaml", ".yml"):
+        return False
+    if _TASKFILE_NAME.match(src.abspath.name):
+        return True
+    text = src.text
+    has_tasks = text.startswith("tasks:") or "\ntasks:" in text
+    return has_tasks and (text.startswith("version:") or "\nversion:" in text)
 
 
 # -- Dockerfile, .env, Python --------------------------------------------------------------------

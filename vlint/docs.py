@@ -25,6 +25,7 @@ def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None =
 
     opts = ResolveOptions()
     root_arg = ""
+    render = True
     args = list(case.args)
     select: list[str] = []
     i = 0
@@ -41,6 +42,10 @@ def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None =
             select.append(val)
         elif a == "--root":
             root_arg = val
+        elif a == "--no-render":
+            render = False
+            i += 1
+            continue
         else:
             raise ValueError(f"rule case option not supported: {a}")
         i += 2
@@ -56,7 +61,9 @@ def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None =
             target.write_text(content, encoding=case.encoding if name == case.file else "utf-8")
         # the scratch folder is the repository: its lint root (or --root, relative to it)
         lint_root = LintRoot(real_path(root / root_arg))
-        report = lint_paths([root / case.file], engine, LintOptions(resolve=opts, root=root, lint_root=lint_root))
+        report = lint_paths(
+            [root / case.file], engine, LintOptions(resolve=opts, root=root, lint_root=lint_root, render=render)
+        )
     return report.findings
 
 

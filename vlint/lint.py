@@ -83,6 +83,8 @@ class LintOptions:
     progress: Callable[[int, int], None] | None = None
     #: ``jobs`` is vlint's default (not ``-j``): workers only for runs with enough work to pay for them
     auto_jobs: bool = False
+    #: render kustomize overlays and Helm charts with the tools on PATH (False: ``--no-render``)
+    render: bool = True
 
 
 def display_path(path: Path, root: Path) -> str:
@@ -270,6 +272,13 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
     reader = reader or Reader(opts)
     if reader.opts.lint_root is None:
         reader.opts = opts
+    from vlint.render import configured
+
+    with configured(opts.render, opts.lint_root.path if opts.lint_root else None):
+        return _lint_paths(paths, engine, opts, reader)
+
+
+def _lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, reader: Reader) -> LintReport:
     found = list(discover(paths, opts.discover))
     jobs = _jobs_for(opts.jobs, found, auto=opts.auto_jobs)
     tick = opts.progress or (lambda done, total: None)

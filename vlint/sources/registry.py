@@ -13,9 +13,8 @@ def _lazy(module: str, function: str = "extract") -> Callable[[SourceText, ReadF
     """The source's extract function, imported on first use (sniffing a tree loads no source module)."""
 
     def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
-        fn: Callable[[SourceText, ReadFile], SourceResult] = getattr(
-            importlib.import_module(f"vlint.sources.{module}"), function
-        )
+        name = module if "." in module else f"vlint.sources.{module}"
+        fn: Callable[[SourceText, ReadFile], SourceResult] = getattr(importlib.import_module(name), function)
         return fn(src, read_file)
 
     return extract
@@ -38,6 +37,7 @@ SOURCES: tuple[Source, ...] = (
     Source("systemd", sniffing.systemd, _lazy("systemd")),
     Source("procfile", sniffing.procfile, _lazy("procfile")),
     Source("supervisord", sniffing.supervisord, _lazy("supervisord")),
+    Source("kustomize", sniffing.kustomization, _lazy("vlint.render.kustomize")),
     Source("kubernetes", sniffing.kubernetes, _lazy("kubernetes")),
     Source("helm", sniffing.helm, _lazy("helm")),
     Source("template", sniffing.template, _lazy("helm", "template_extract")),

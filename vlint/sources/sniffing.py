@@ -209,6 +209,14 @@ def ray_serve(src: SourceText) -> bool:
     )
 
 
+# -- files an outside tool renders --------------------------------------------------------------
+KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def kustomization(src: SourceText) -> bool:
+    return src.abspath.name in KUSTOMIZATION_NAMES
+
+
 # -- task runners and service managers --------------------------------------------------------------
 _MAKEFILE_NAMES = {"makefile", "gnumakefile"}
 

@@ -1,0 +1,211 @@
+"""Kustomize overlays rendered with the real tool (``kubectl kustomize`` / ``kustomize build`` on PATH;
+skipped with the reason where neither is installed), findings mapped back to the patch or base line
+that set the value, and the checks before the tool runs (remote bases, plugins, Helm inflation,
+references outside the lint root), which need no tool."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from vlint.engine import Engine
+from vlint.finding import Finding
+from vlint.lint import LintOptions, lint_paths
+from vlint.lint_root import LintRoot
+from vlint.rules import load_catalog
+
+KUBECTL = shutil.which("kustomize") or shutil.which("kubectl")
+needs_tool = pytest.mark.skipif(KUBECTL is None, reason="neither kustomize nor kubectl is on PATH")
+
+BASE = {
+    "k8s/base/kustomization.yaml": """\
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        resources:
+          - deployment.yaml
+        """,
+    "k8s/base/deployment.yaml": """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: vllm
+          labels: {app: vllm}
+        spec:
+          replicas: 1
+          selector:
+            matchLabels: {app: vllm}
+          template:
+            metadata:
+              labels: {app: vllm}
+            spec:
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.10.2
+                  command: ["vllm", "serve"]
+                  args:
+                    - meta-llama/Llama-3.1-8B-Instruct
+                    - --max-model-len
+                    - "8192"
+                    - --enforce-eager
+                  resources:
+                    limits:
+                      nvidia.com/gpu: 1
+        """,
+}
+OVERLAY = {
+    "k8s/overlays/l4/kustomization.yaml": """\
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        namePrefix: l4-
+        resources:
+          - ../../base
+        patches:
+          - path: gpu-patch.yaml
+          - target: {kind: Deployment, name: vllm}
+            patch: |-
+              - op: add
+                path: /spec/template/spec/nodeSelector
+                value:
+                  cloud.google.com/gke-accelerator: nvidia-l4
+        """,
+    "k8s/overlays/l4/gpu-patch.yaml": """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: vllm
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  args:
+                    - meta-llama/Llama-3.1-70B-Instruct
+                    - --max-model-len
+                    - "200000"
+                    - --tensor-parallel-size
+                    - "3"
+                    - --enforce-eager
+                  resources:
+                    limits:
+                      nvidia.com/gpu: 2
+        """,
+}
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+
+
+def lint(root: Path, *names: str, render: bool = True) -> list[Finding]:
+    engine = Engine(load_catalog())
+    opts = LintOptions(root=root, lint_root=LintRoot(root.resolve()), render=render)
+    report = lint_paths([root / n for n in names], engine, opts)
+    assert all(fr.error is None for fr in report.files), [fr.error for fr in report.files]
+    return report.findings
+
+
+def where(f: Finding) -> str:
+    return f"{f.code} {f.span.path}:{f.span.line}:{f.span.column}"
+
+
+@needs_tool
+def test_overlay_findings_point_at_the_patch_that_set_the_value(tmp_path: Path) -> None:
+    write(tmp_path, {**BASE, **OVERLAY})
+    found = lint(tmp_path, "k8s/overlays/l4/kustomization.yaml")
+    got = {where(f) for f in found}
+    patch = "k8s/overlays/l4/gpu-patch.yaml"
+    assert f"VL204 {patch}:12:15" in got  # --max-model-len 200000: the patch's line, not the base's 8192
+    assert f"VL205 {patch}:14:15" in got  # tensor 3 cannot split the 70B model
+    assert f"VL601 {patch}:14:15" in got  # 3 GPUs needed, the patch's limit gives 2
+    # the flag the patch keeps from the base's list is the patch's own (kustomize replaces the list)
+    assert any(w.startswith(f"VL105 {patch}:16:") for w in got), got
+    assert not any(f.span.path.startswith("\x00") for f in found)  # never the scratch path
+
+
+@needs_tool
+def test_base_values_map_to_the_base(tmp_path: Path) -> None:
+    write(tmp_path, BASE)
+    found = lint(tmp_path, "k8s/base/kustomization.yaml")
+    assert {where(f) for f in found if f.code == "VL105"} == {"VL105 k8s/base/deployment.yaml:22:15"}
+
+
+@needs_tool
+def test_overlay_output_and_the_base_file_alone_agree(tmp_path: Path) -> None:
+    write(tmp_path, BASE)
+    alone = {where(f) for f in lint(tmp_path, "k8s/base/deployment.yaml")}
+    rendered = {where(f) for f in lint(tmp_path, "k8s/base/kustomization.yaml")}
+    assert alone == rendered
+
+
+def test_without_rendering_one_note_says_what_was_not_checked(tmp_path: Path) -> None:
+    write(tmp_path, {**BASE, **OVERLAY})
+    found = lint(tmp_path, "k8s/overlays/l4/kustomization.yaml", render=False)
+    assert [where(f) for f in found] == ["VL630 k8s/overlays/l4/kustomization.yaml:1:1"]
+    assert "--no-render" in found[0].message and "kubectl kustomize k8s/overlays/l4 | vlint -" in found[0].message
+
+
+def test_tool_missing_is_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {**BASE, **OVERLAY})
+    monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))
+    found = lint(tmp_path, "k8s/overlays/l4/kustomization.yaml")
+    assert [f.code for f in found] == ["VL630"] and "neither kubectl nor kustomize is on PATH" in found[0].message
+
+
+def test_remote_bases_plugins_and_helm_are_not_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[list[str]] = []
+    import vlint.render.kustomize as kz
+
+    monkeypatch.setattr(kz, "run_tool", lambda argv, **kw: calls.append(argv))  # must never be reached
+    write(tmp_path, BASE)
+    write(
+        tmp_path,
+        {
+            "k8s/remote/kustomization.yaml": """\
+                resources:
+                  - ../base
+                  - https://raw.githubusercontent.com/example/llm/main/vllm.yaml
+                  - github.com/example/llm-stack//base?ref=v1
+                transformers:
+                  - labels.yaml
+                helmCharts:
+                  - name: vllm
+                    repo: https://example.com/charts
+                """
+        },
+    )
+    found = lint(tmp_path, "k8s/remote/kustomization.yaml")
+    assert calls == []
+    assert sorted(where(f) for f in found) == [
+        "VL631 k8s/remote/kustomization.yaml:3:5",
+        "VL631 k8s/remote/kustomization.yaml:4:5",
+        "VL631 k8s/remote/kustomization.yaml:5:1",
+        "VL631 k8s/remote/kustomization.yaml:7:1",
+    ]
+
+
+def test_references_outside_the_lint_root_are_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import vlint.render.kustomize as kz
+
+    monkeypatch.setattr(kz, "run_tool", lambda argv, **kw: pytest.fail("the tool ran"))
+    outside = tmp_path / "outside"
+    write(outside, {"deployment.yaml": BASE["k8s/base/deployment.yaml"]})
+    repo = tmp_path / "repo"
+    write(repo, {"deploy/kustomization.yaml": "resources:\n  - ../../outside/deployment.yaml\n"})
+    (repo / "deploy" / "link.yaml").symlink_to(outside / "deployment.yaml")
+    write(repo, {"deploy2/kustomization.yaml": "resources:\n  - ../deploy/link.yaml\n"})
+    found = lint(repo, "deploy/kustomization.yaml", "deploy2/kustomization.yaml")
+    assert sorted(where(f) for f in found) == [
+        "VL060 deploy/kustomization.yaml:2:5",
+        "VL060 deploy2/kustomization.yaml:2:5",
+    ]
+
+
+def test_overlays_that_are_not_about_vllm_are_left_alone(tmp_path: Path) -> None:
+    write(tmp_path, {"web/kustomization.yaml": "resources: [svc.yaml]\n", "web/svc.yaml": "kind: Service\n"})
+    assert lint(tmp_path, "web/kustomization.yaml", render=False) == []

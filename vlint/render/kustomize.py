@@ -1,0 +1,317 @@
+"""Kustomize overlays: ``kustomization.yaml`` rendered with ``kustomize build`` (or ``kubectl
+kustomize``, which ships it), the output linted like a manifest, findings mapped back to the patch or
+base line that set each value (:mod:`vlint.render.mapping`).
+
+Before the tool runs, vlint reads the kustomization tree itself (through the run's reader: inside
+the lint root, never ``.git``) and renders only when everything kustomize would read is known and
+local:
+
+* every file and folder named by ``resources``/``bases``/``components``/``crds``/``configurations``,
+  patches (``patches``, ``patchesStrategicMerge``, ``patchesJson6902``), generators' ``files``/``envs``,
+  ``replacements`` and ``openapi`` lies inside the lint root (else VL060 on the line that names it);
+* none is remote — a URL or a git reference (``github.com/org/repo//dir?ref=v1``) is not fetched
+  (VL631 names it);
+* no plugin (``generators``, ``transformers``, ``validators``) and no Helm inflation (``helmCharts``):
+  kustomize runs without ``--enable-alpha-plugins``/``--enable-exec``/``--enable-helm``, and vlint says
+  what it did not render (VL631); a field vlint does not know is not guessed at either.
+
+The tool then runs with ``--load-restrictor LoadRestrictionsRootOnly`` under
+:func:`vlint.render.tools.run_tool` (scrubbed environment, timeout, output cap). Without the tool, or
+with ``--no-render``, the overlay gets one VL630 note saying what was not checked and how to check it.
+Only overlays whose files mention vLLM are rendered: other kustomizations are not vLLM's business.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vlint.invocation import Problem
+from vlint.render import settings
+from vlint.render.mapping import Origins, SpanMapper, remap_result
+from vlint.render.tools import find_tool, run_tool
+from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceResult, SourceText, refused
+from vlint.sources.k8s_common import LineIndex, MappedText, compose_documents, get, items, scalar, scalar_text
+from vlint.sources.sniffing import KUSTOMIZATION_NAMES
+from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode
+from vlint.span import Span
+
+NAME = "kustomize"
+
+#: kustomizations one overlay may pull in (bases of bases…)
+_MAX_KUSTOMIZATIONS = 100
+_MAX_DEPTH = 12
+#: fields that hold no file reference
+_PLAIN_FIELDS = {
+    "apiVersion",
+    "kind",
+    "metadata",
+    "namePrefix",
+    "nameSuffix",
+    "namespace",
+    "commonLabels",
+    "labels",
+    "commonAnnotations",
+    "images",
+    "replicas",
+    "vars",
+    "generatorOptions",
+    "buildMetadata",
+    "sortOptions",
+}
+_PATH_LISTS = ("resources", "bases", "components", "crds", "configurations")
+_NOT_RUN = {
+    "helmCharts": "Helm inflation (helmCharts) is not run: kustomize would need --enable-helm",
+    "helmChartInflationGenerator": "Helm inflation is not run: kustomize would need --enable-helm",
+    "helmGlobals": "Helm inflation is not run: kustomize would need --enable-helm",
+    "generators": "generator plugins are not run",
+    "transformers": "transformer plugins are not run",
+    "validators": "validator plugins are not run",
+}
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_REMOTE_HOSTS = ("github.com/", "gitlab.com/", "bitbucket.org/", "git@", "git::", "ssh:", "https:", "http:")
+
+
+@dataclass(slots=True)
+class _Plan:
+    read_file: ReadFile
+    result: SourceResult
+    #: files kustomize reads, in its order, and whether each is a patch (patches win ties)
+    files: list[tuple[SourceText, bool]] = field(default_factory=list)
+    #: inline patches (``patch: |``): their text in the kustomization
+    inline: list[MappedText] = field(default_factory=list)
+    #: why the overlay is not rendered (each with the span that says so)
+    blocked: list[tuple[str, Span]] = field(default_factory=list)
+    refused: bool = False
+    #: the kustomization files below the overlay's own (bases, components)
+    kustomization_files: list[SourceText] = field(default_factory=list)
+    kustomizations: int = 0
+    seen: set[Path] = field(default_factory=set)
+
+    @property
+    def about_vllm(self) -> bool:
+        texts = [t.text for t, _ in self.files] + [m.text for m in self.inline]
+        return any("vllm" in t.lower() for t in texts)
+
+
+def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
+    result = SourceResult()
+    plan = _Plan(read_file, result)
+    _kustomization(plan, src, 0)
+    if not plan.about_vllm:
+        return result
+    anchor = Span(src.path, 1, 1, 1, 1)
+    folder = src.abspath.parent
+    shown = str(Path(src.path).parent) if str(Path(src.path).parent) != "." else "."
+    for why, span in plan.blocked:
+        result.problems.append(
+            Problem(
+                "VL631",
+                span,
+                f"{why}: the overlay {shown} is not rendered, so the vLLM launches it builds are not checked",
+                {"overlay": shown},
+            )
+        )
+    if plan.blocked or plan.refused:
+        return result
+    how = f"kubectl kustomize {shown} | vlint -"
+    if not settings().enabled:
+        result.problems.append(_not_rendered(anchor, shown, "rendering is off (--no-render)", how))
+        return result
+    tool = find_tool("kustomize")
+    argv = [tool, "build"] if tool else None
+    if argv is None:
+        kubectl = find_tool("kubectl")
+        argv = [kubectl, "kustomize"] if kubectl else None
+    if argv is None:
+        why = "neither kubectl nor kustomize is on PATH (install kubectl, which ships kustomize)"
+        result.problems.append(_not_rendered(anchor, shown, why, how))
+        return result
+    run = run_tool([*argv, str(folder), "--load-restrictor", "LoadRestrictionsRootOnly"])
+    if not run.ok:
+        if "is not in or below" in run.error:
+            run.error += (
+                " (kustomize's load restrictor, LoadRestrictionsRootOnly, the default of kubectl apply -k too, "
+                "refuses files outside the overlay's folder: make the base a folder with its own kustomization.yaml)"
+            )
+        result.problems.append(
+            Problem(
+                "VL631",
+                anchor,
+                f"kustomize could not render {shown}: {run.error}; the vLLM launches it builds are not checked",
+                {"overlay": shown, "error": run.error},
+            )
+        )
+        return result
+    found = lint_rendered(run.output, src, read_file, _origins(plan, src), anchor, "kustomize")
+    found.linked = [t.abspath for t, _ in plan.files] + [k.abspath for k in plan.kustomization_files]
+    merge(found, result)
+    return result
+
+
+def _not_rendered(span: Span, shown: str, why: str, how: str) -> Problem:
+    return Problem(
+        "VL630",
+        span,
+        f"the kustomize overlay {shown} is not rendered: {why}; the vLLM launches it builds are not checked "
+        f"(or lint its output: {how})",
+        {"overlay": shown, "why": why},
+    )
+
+
+def merge(found: SourceResult, result: SourceResult) -> None:
+    result.invocations.extend(found.invocations)
+    result.assignments.extend(found.assignments)
+    result.secret_tokens.extend(found.secret_tokens)
+    result.problems.extend(found.problems)
+    result.linked.extend(found.linked)
+    if found.error is not None and result.error is None:
+        result.error = found.error
+
+
+def lint_rendered(
+    output: str, src: SourceText, read_file: ReadFile, origins: Origins, fallback: Span, tool: str
+) -> SourceResult:
+    """The launches of a tool's rendered manifests, with spans in the source files."""
+    from vlint.sources import kubernetes
+
+    virtual = f"\x00{tool}:{src.path}"
+    rendered = SourceText(virtual, src.abspath.parent / f".{tool}-output.yaml", output)
+    found = kubernetes.extract(rendered, read_file)
+    mapper = SpanMapper(virtual, output, origins, fallback)
+    out = remap_result(found, mapper.span)
+    if out.error is not None:  # the tool's output is not YAML vlint reads: say where, in the source
+        out.error = SourceError(f"the output of {tool} could not be read: {out.error.message}", fallback.line)
+    for inv in out.invocations:
+        inv.label = f"{inv.label} ({tool} output)" if inv.label else f"{tool} output"
+    return out
+
+
+def _origins(plan: _Plan, src: SourceText) -> Origins:
+    origins = Origins(later_wins=True)
+    for rank, (text, patch) in enumerate(plan.files):
+        origins.add_yaml(text.path, text.text, rank + (1_000_000 if patch else 0))
+    # images/replicas/namespace set in the kustomizations themselves (the overlay's last)
+    for rank, k in enumerate([*reversed(plan.kustomization_files), src]):
+        origins.add_yaml(k.path, k.text, 3_000_000 + rank)
+    for k, mt in enumerate(plan.inline):
+        origins.add_embedded(mt, 2_000_000 + k)
+    return origins
+
+
+# -- reading the kustomization tree --------------------------------------------------------------
+def _kustomization(plan: _Plan, src: SourceText, depth: int) -> None:
+    if src.abspath in plan.seen:
+        return
+    plan.seen.add(src.abspath)
+    plan.kustomizations += 1
+    if depth:
+        plan.kustomization_files.append(src)
+    if plan.kustomizations > _MAX_KUSTOMIZATIONS or depth > _MAX_DEPTH:
+        plan.blocked.append(("more kustomizations than vlint follows", Span(src.path, 1, 1, 1, 1)))
+        return
+    lines = LineIndex(src.path, src.text)
+    docs = compose_documents(src.text, src.path)
+    root = docs.nodes[0] if docs.nodes else None
+    if docs.errors or not isinstance(root, MappingNode):
+        plan.blocked.append((f"{src.path} is not a kustomization vlint can read", Span(src.path, 1, 1, 1, 1)))
+        return
+    folder = src.abspath.parent
+    patches: list[tuple[str, Span]] = []
+    for key, value in root.value:
+        if not isinstance(key, ScalarNode):
+            continue
+        name = str(key.value)
+        span = lines.node_span(key)
+        if name in _NOT_RUN:
+            plan.blocked.append((_NOT_RUN[name], span))
+        elif name in _PATH_LISTS:
+            for ref in items(value):
+                _ref(plan, folder, ref, lines, depth, allow_dir=True)
+        elif name == "patchesStrategicMerge":
+            for ref in items(value):
+                text = scalar(ref) or ""
+                if "\n" in text or (":" in text.split("\n", 1)[0] and " " in text):
+                    plan.inline.append(scalar_text(ref, lines))  # type: ignore[arg-type]
+                else:
+                    patches.append((text, lines.node_span(ref)))
+                    _ref(plan, folder, ref, lines, depth, patch=True)
+        elif name in ("patches", "patchesJson6902", "replacements"):
+            for entry in items(value):
+                path_node = get(entry, "path")
+                if path_node is not None:
+                    _ref(plan, folder, path_node, lines, depth, patch=True)
+                inline = get(entry, "patch")
+                if isinstance(inline, ScalarNode):
+                    plan.inline.append(scalar_text(inline, lines))
+        elif name in ("configMapGenerator", "secretGenerator"):
+            for entry in items(value):
+                for ref in [*items(get(entry, "files")), *items(get(entry, "envs")), get(entry, "env")]:
+                    if isinstance(ref, ScalarNode):
+                        text = str(ref.value)
+                        _ref(plan, folder, ref, lines, depth, text=text.split("=", 1)[-1], data=True)
+        elif name == "openapi":
+            path_node = get(value, "path")
+            if path_node is not None:
+                _ref(plan, folder, path_node, lines, depth, data=True)
+        elif name not in _PLAIN_FIELDS:
+            plan.blocked.append((f"the kustomization field {name!r} is not one vlint knows to be safe to render", span))
+
+
+def _is_remote(ref: str, folder: Path) -> bool:
+    if _URL.match(ref) or ref.startswith(_REMOTE_HOSTS) or "?ref=" in ref or "?version=" in ref:
+        return True
+    first = ref.split("/", 1)[0]
+    return "." in first.strip(".") and "/" in ref and not (folder / ref).exists()
+
+
+def _ref(
+    plan: _Plan,
+    folder: Path,
+    node: Node,
+    lines: LineIndex,
+    depth: int,
+    *,
+    allow_dir: bool = False,
+    patch: bool = False,
+    data: bool = False,
+    text: str | None = None,
+) -> None:
+    ref = (text if text is not None else scalar(node)) or ""
+    span = lines.node_span(node)
+    if not ref:
+        return
+    if _is_remote(ref, folder):
+        plan.blocked.append((f"the remote base or resource {ref} is not fetched (vlint never downloads)", span))
+        return
+    target = folder / ref
+    try:
+        sub = plan.read_file(target)
+    except OutsideRoot as e:
+        plan.refused = True
+        refused(e, span, plan.result.problems, f"the kustomize reference {ref}")
+        return
+    except SourceError as e:
+        if allow_dir and "directory" in e.message:
+            _folder(plan, target, span, depth)
+            return
+        plan.blocked.append((f"{ref} cannot be read ({e.message})", span))
+        return
+    if not data:
+        plan.files.append((sub, patch))
+
+
+def _folder(plan: _Plan, folder: Path, span: Span, depth: int) -> None:
+    for name in KUSTOMIZATION_NAMES:
+        try:
+            sub = plan.read_file(folder / name)
+        except OutsideRoot as e:
+            plan.refused = True
+            refused(e, span, plan.result.problems, f"the kustomize base {folder.name}")
+            return
+        except SourceError:
+            continue
+        _kustomization(plan, sub, depth + 1)
+        return
+    plan.blocked.append((f"{folder.name}/ has no kustomization.yaml", span))

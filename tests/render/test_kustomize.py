@@ -6,16 +6,11 @@ references outside the lint root), which need no tool."""
 from __future__ import annotations
 
 import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from vlint.engine import Engine
-from vlint.finding import Finding
-from vlint.lint import LintOptions, lint_paths
-from vlint.lint_root import LintRoot
-from vlint.rules import load_catalog
+from .helpers import lint, where, write
 
 KUBECTL = shutil.which("kustomize") or shutil.which("kubectl")
 needs_tool = pytest.mark.skipif(KUBECTL is None, reason="neither kustomize nor kubectl is on PATH")
@@ -93,25 +88,6 @@ OVERLAY = {
                       nvidia.com/gpu: 2
         """,
 }
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text))
-
-
-def lint(root: Path, *names: str, render: bool = True) -> list[Finding]:
-    engine = Engine(load_catalog())
-    opts = LintOptions(root=root, lint_root=LintRoot(root.resolve()), render=render)
-    report = lint_paths([root / n for n in names], engine, opts)
-    assert all(fr.error is None for fr in report.files), [fr.error for fr in report.files]
-    return report.findings
-
-
-def where(f: Finding) -> str:
-    return f"{f.code} {f.span.path}:{f.span.line}:{f.span.column}"
 
 
 @needs_tool
@@ -209,3 +185,16 @@ def test_references_outside_the_lint_root_are_not_read(tmp_path: Path, monkeypat
 def test_overlays_that_are_not_about_vllm_are_left_alone(tmp_path: Path) -> None:
     write(tmp_path, {"web/kustomization.yaml": "resources: [svc.yaml]\n", "web/svc.yaml": "kind: Service\n"})
     assert lint(tmp_path, "web/kustomization.yaml", render=False) == []
+
+
+def test_no_render_on_the_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from vlint.cli import main
+
+    write(tmp_path, {**BASE, **OVERLAY})
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(
+        main, ["--no-color", "-q", "--root", ".", "--no-render", "k8s/overlays/l4/kustomization.yaml"]
+    )
+    assert "VL630" in r.output and "rendering is off (--no-render)" in r.output, r.output

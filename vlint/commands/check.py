@@ -107,6 +107,11 @@ class Run:
 @click.option(
     "--show-files", is_flag=True, help="List the files that would be linted (with their configuration), then exit."
 )
+@click.option(
+    "--no-render",
+    is_flag=True,
+    help="Do not run kubectl/kustomize or helm to render kustomize overlays and Helm charts (each gets a note).",
+)
 @click.option("--no-suppress", is_flag=True, help="Ignore suppression comments, annotations and the baseline.")
 @click.option(
     "--add-suppressions",
@@ -161,6 +166,7 @@ def check_cmd(
     stdin_filename: str | None,
     statistics: bool,
     show_files: bool,
+    no_render: bool,
     no_suppress: bool,
     add_suppressions: bool,
     baseline: Path | None,
@@ -237,6 +243,7 @@ def check_cmd(
             auto_jobs=jobs is None,
             lint_root=root,
             settings_for=settings.engine_and_resolve,
+            render=not no_render,
         )
         first = settings.for_run(targets)
         opts.resolve, engine = first.resolve, first.engine

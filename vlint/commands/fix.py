@@ -106,8 +106,13 @@ def fix_cmd(
         def wanted(f: Finding) -> bool:
             return (not chosen or f.code in chosen) and f.code not in skipped
 
+        # fixes are never written through a rendering (a kustomize/Helm output mapped back to its sources)
         opts = LintOptions(
-            resolve=first.resolve, suppress=True, lint_root=root, settings_for=settings.engine_and_resolve
+            resolve=first.resolve,
+            suppress=True,
+            lint_root=root,
+            settings_for=settings.engine_and_resolve,
+            render=False,
         )
         opts.discover.excluded = settings.excluded
         outcome = fix_paths(

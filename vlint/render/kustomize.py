@@ -29,7 +29,8 @@ from pathlib import Path
 
 from vlint.invocation import Problem
 from vlint.render import settings
-from vlint.render.mapping import Origins, SpanMapper, remap_result
+from vlint.render.mapping import Origins
+from vlint.render.output import lint_rendered, merge, not_rendered
 from vlint.render.tools import find_tool, run_tool
 from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.k8s_common import LineIndex, MappedText, compose_documents, get, items, scalar, scalar_text
@@ -117,7 +118,9 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         return result
     how = f"kubectl kustomize {shown} | vlint -"
     if not settings().enabled:
-        result.problems.append(_not_rendered(anchor, shown, "rendering is off (--no-render)", how))
+        result.problems.append(
+            not_rendered(anchor, "the kustomize overlay", "overlay", shown, "rendering is off (--no-render)", how)
+        )
         return result
     tool = find_tool("kustomize")
     argv = [tool, "build"] if tool else None
@@ -126,7 +129,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         argv = [kubectl, "kustomize"] if kubectl else None
     if argv is None:
         why = "neither kubectl nor kustomize is on PATH (install kubectl, which ships kustomize)"
-        result.problems.append(_not_rendered(anchor, shown, why, how))
+        result.problems.append(not_rendered(anchor, "the kustomize overlay", "overlay", shown, why, how))
         return result
     run = run_tool([*argv, str(folder), "--load-restrictor", "LoadRestrictionsRootOnly"])
     if not run.ok:
@@ -148,44 +151,6 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     found.linked = [t.abspath for t, _ in plan.files] + [k.abspath for k in plan.kustomization_files]
     merge(found, result)
     return result
-
-
-def _not_rendered(span: Span, shown: str, why: str, how: str) -> Problem:
-    return Problem(
-        "VL630",
-        span,
-        f"the kustomize overlay {shown} is not rendered: {why}; the vLLM launches it builds are not checked "
-        f"(or lint its output: {how})",
-        {"overlay": shown, "why": why},
-    )
-
-
-def merge(found: SourceResult, result: SourceResult) -> None:
-    result.invocations.extend(found.invocations)
-    result.assignments.extend(found.assignments)
-    result.secret_tokens.extend(found.secret_tokens)
-    result.problems.extend(found.problems)
-    result.linked.extend(found.linked)
-    if found.error is not None and result.error is None:
-        result.error = found.error
-
-
-def lint_rendered(
-    output: str, src: SourceText, read_file: ReadFile, origins: Origins, fallback: Span, tool: str
-) -> SourceResult:
-    """The launches of a tool's rendered manifests, with spans in the source files."""
-    from vlint.sources import kubernetes
-
-    virtual = f"\x00{tool}:{src.path}"
-    rendered = SourceText(virtual, src.abspath.parent / f".{tool}-output.yaml", output)
-    found = kubernetes.extract(rendered, read_file)
-    mapper = SpanMapper(virtual, output, origins, fallback)
-    out = remap_result(found, mapper.span)
-    if out.error is not None:  # the tool's output is not YAML vlint reads: say where, in the source
-        out.error = SourceError(f"the output of {tool} could not be read: {out.error.message}", fallback.line)
-    for inv in out.invocations:
-        inv.label = f"{inv.label} ({tool} output)" if inv.label else f"{tool} output"
-    return out
 
 
 def _origins(plan: _Plan, src: SourceText) -> Origins:

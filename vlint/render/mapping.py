@@ -102,6 +102,26 @@ def _item_name(item: Node) -> str:
     return ""
 
 
+def _words(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of non-space characters, a flag's ``--name=value`` split at ``=``."""
+    out: list[tuple[int, int]] = []
+    i, n = 0, len(text)
+    while i < n:
+        while i < n and text[i].isspace():
+            i += 1
+        j = i
+        while j < n and not text[j].isspace():
+            j += 1
+        if j > i:
+            eq = text.find("=", i, j)
+            if text.startswith("-", i) and eq > 0:
+                out += [(i, eq), (eq + 1, j)] if eq + 1 < j else [(i, eq)]
+            else:
+                out.append((i, j))
+        i = j
+    return out
+
+
 def _norm(text: str) -> str:
     return _WORD.sub("", text.lower().lstrip("-"))
 
@@ -144,6 +164,9 @@ class Origins:
         cands = self.by_value.get(str(rendered.node.value))
         if not cands:
             return None
+        return self.best_of(cands, rendered)
+
+    def best_of(self, cands: list[_Scalar], rendered: _Scalar) -> _Scalar:
         ctx = _norm(rendered.context)
 
         def score(s: _Scalar) -> tuple[int, int, int, int]:
@@ -174,42 +197,82 @@ class SpanMapper:
         self.scalars.sort(key=lambda s: s.node.start_mark.index)
         self._starts = [self.lines.offset(s.node.start_mark.line, s.node.start_mark.column) for s in self.scalars]
         self._ends = [self.lines.offset(s.node.end_mark.line, s.node.end_mark.column) for s in self.scalars]
-        self._cache: dict[int, tuple[str, LineIndex, list[int]] | None] = {}
+        self._cache: dict[int, list[tuple[LineIndex, int] | None] | None] = {}
         offset = 0
         for line in text.split("\n"):
             if line.startswith("# Source: "):
                 self._doc_sources.append((offset, line[len("# Source: ") :].strip()))
             offset += len(line) + 1
 
-    def _target(self, k: int) -> tuple[str, LineIndex, list[int]] | None:
-        """(path, lines, source offset per character of the value) for rendered scalar ``k``."""
+    def _target(self, k: int) -> list[tuple[LineIndex, int] | None] | None:
+        """Where each character of rendered scalar ``k``'s value came from (file lines, offset)."""
         if k in self._cache:
             return self._cache[k]
         r = self.scalars[k]
+        n = len(r.text.offsets)
         best = self.origins.best(r)
-        hit: tuple[str, LineIndex, list[int]] | None = None
-        if best is not None and len(best.text.offsets) == len(r.text.offsets):
-            hit = (best.file_lines.path, best.file_lines, best.text.offsets)
+        hit: list[tuple[LineIndex, int] | None] | None = None
+        if best is not None and len(best.text.offsets) == n:
+            hit = [(best.file_lines, o) for o in best.text.offsets]
         else:
-            hit = self._literal(k)
+            value = str(r.node.value)
+            hit = self._literal(k, value, n) if "\n" not in value.rstrip("\n") else None
+            if hit is None:
+                hit = self._pieces(k)
         self._cache[k] = hit
         return hit
 
-    def _literal(self, k: int) -> tuple[str, LineIndex, list[int]] | None:
-        """The value's first line written literally in the template the document came from."""
-        r = self.scalars[k]
-        first = str(r.node.value).split("\n", 1)[0]
-        if not first.strip() or not self.origins.templates:
-            return None
+    def _template_texts(self, k: int) -> list[LineIndex]:
+        """The template the document of rendered scalar ``k`` came from (``# Source:``), else all."""
         i = bisect_right([o for o, _ in self._doc_sources], self._starts[k]) - 1
-        names = [self._doc_sources[i][1]] if i >= 0 else list(self.origins.templates)
-        for name in names:
-            lines = self.origins.templates.get(name)
-            at = lines.text.find(first) if lines is not None else -1
-            if lines is not None and at >= 0:
+        if i >= 0 and self._doc_sources[i][1] in self.origins.templates:
+            return [self.origins.templates[self._doc_sources[i][1]]]
+        return list(self.origins.templates.values()) if i < 0 else []
+
+    def _literal(self, k: int, first: str, n: int) -> list[tuple[LineIndex, int] | None] | None:
+        """The value's first line written literally in the template the document came from."""
+        if not first.strip():
+            return None
+        for lines in self._template_texts(k):
+            at = lines.text.find(first)
+            if at >= 0:
                 last = at + len(first) - 1
-                return lines.path, lines, [min(at + j, last) for j in range(len(r.text.offsets))]
+                return [(lines, min(at + j, last)) for j in range(n)]
         return None
+
+    def _pieces(self, k: int) -> list[tuple[LineIndex, int] | None] | None:
+        """A value the template builds from pieces (``--max-model-len={{ .Values.len }}``, a script with
+        ``{{ .Values.model }}`` in it): each word (and each side of a flag's ``=``) found on its own, as a
+        value (under the key that matches the flag before it) or literally in the template."""
+        r = self.scalars[k]
+        value = r.text.text
+        out: list[tuple[LineIndex, int] | None] = [None] * len(value)
+        templates = self._template_texts(k)
+        flag = r.context
+        found = False
+        for a, b in _words(value):
+            word = value[a:b]
+            piece = _Scalar(r.node, r.lines, r.path, flag, 0)
+            cands = self.origins.by_value.get(word)
+            src: list[tuple[LineIndex, int]] | None = None
+            if cands and not word.startswith("-"):
+                piece_best = self.origins.best_of(cands, piece)
+                if len(piece_best.text.offsets) == b - a:
+                    src = [(piece_best.file_lines, o) for o in piece_best.text.offsets]
+            if src is None and len(word) >= 3:
+                for lines in templates:
+                    at = lines.text.find(word)
+                    if at >= 0:
+                        src = [(lines, at + j) for j in range(b - a)]
+                        break
+            if src is not None:
+                out[a:b] = src
+                found = True
+            if word.startswith("--"):
+                flag = word
+            elif not (a and value[a - 1] == "="):
+                flag = r.context
+        return out if found else None
 
     def _char(self, offset: int) -> tuple[str, LineIndex, int] | None:
         """Where the rendered character at ``offset`` came from (a character of a scalar's value)."""
@@ -218,11 +281,13 @@ class SpanMapper:
             return None
         target = self._target(k)
         value = self.scalars[k].text.offsets
-        if target is None or not value or not target[2]:
+        if target is None or not value:
             return None
-        path, lines, offs = target
-        j = min(max(bisect_right(value, offset) - 1, 0), len(offs) - 1)
-        return path, lines, offs[j]
+        j = min(max(bisect_right(value, offset) - 1, 0), len(target) - 1)
+        hit = target[j]
+        if hit is None:
+            return None
+        return hit[0].path, hit[0], hit[1]
 
     def span(self, span: Span) -> Span:
         if span.path != self.path:
@@ -230,12 +295,19 @@ class SpanMapper:
         a_off = self.lines.offset(span.line - 1, span.column - 1)
         b_off = self.lines.offset(span.end_line - 1, span.end_column - 1)
         start = self._char(a_off)
+        last = self._char(b_off - 1) if b_off > a_off else None
+        if last is not None and (start is None or start[0] != last[0]) and b_off - a_off <= 4096:
+            # a word built from pieces of two files (``--max-model-len=`` of the template, ``300000`` of
+            # the values file): the span is the last piece, the value that was set
+            first = next(o for o in range(a_off, b_off) if (c := self._char(o)) is not None and c[0] == last[0])
+            start = self._char(first)
+            assert start is not None
+            return last[1].span(start[2], min(max(last[2] + 1, start[2]), len(last[1].text)))
         if start is None:
             return self.fallback
         path, lines, a = start
         b = a
         if b_off > a_off:
-            last = self._char(b_off - 1)
             b = last[2] + 1 if last is not None and last[0] == path and last[2] >= a else a + (b_off - a_off)
         return lines.span(a, min(b, len(lines.text)))
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
 
 from vlint.sources import sniffing
 from vlint.sources.base import ReadFile, Source, SourceResult, SourceText
@@ -38,6 +41,7 @@ SOURCES: tuple[Source, ...] = (
     Source("procfile", sniffing.procfile, _lazy("procfile")),
     Source("supervisord", sniffing.supervisord, _lazy("supervisord")),
     Source("kustomize", sniffing.kustomization, _lazy("vlint.render.kustomize")),
+    Source("helm-chart", sniffing.helm_chart, _lazy("vlint.render.helm")),
     Source("kubernetes", sniffing.kubernetes, _lazy("kubernetes")),
     Source("helm", sniffing.helm, _lazy("helm")),
     Source("template", sniffing.template, _lazy("helm", "template_extract")),
@@ -60,6 +64,33 @@ def sources_for(src: SourceText, *, explicit: bool = False) -> list[Source]:
 def iter_sources(src: SourceText, *, explicit: bool = False) -> Iterator[Source]:
     """:func:`sources_for`, sniffing each source only when the caller asks for the next one (the lint
     stops at the first source that finds launches: the later sniffers, which may parse the YAML, never run)."""
+    chart = sniffing.chart_of(src.abspath)
+    if chart is not None and not explicit:
+        # a template of a chart found by a folder walk is checked through its chart (Chart.yaml
+        # rendered with helm, or one VL630 note for the chart), not read unrendered on its own
+        return
     for s in SOURCES:
         if s.sniff(src):
-            yield s
+            yield s if chart is None else replace(s, extract=_in_chart(s.extract, src, chart))
+
+
+def _in_chart(
+    extract: Callable[[SourceText, ReadFile], SourceResult], src: SourceText, chart: Path
+) -> Callable[[SourceText, ReadFile], SourceResult]:
+    """A chart template named on the command line: its VL604 note says where it is checked."""
+    rel = Path(src.path).parents[len(src.abspath.relative_to(chart).parts) - 1]
+    shown = rel.as_posix()
+
+    def run(text: SourceText, read_file: ReadFile) -> SourceResult:
+        result = extract(text, read_file)
+        for i, p in enumerate(result.problems):
+            if p.code == "VL604":
+                result.problems[i] = dataclasses.replace(
+                    p,
+                    message=f"this file is a template of the Helm chart {shown}, only complete once rendered: lint "
+                    f"{shown} (vlint renders it with helm template when helm is on PATH) or the output of "
+                    f"`helm template {shown} | vlint -`",
+                )
+        return result
+
+    return run

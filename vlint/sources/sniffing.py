@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 from vlint.sources.base import SourceText
 
@@ -215,6 +215,19 @@ KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization
 
 def kustomization(src: SourceText) -> bool:
     return src.abspath.name in KUSTOMIZATION_NAMES
+
+
+def chart_of(path: Path) -> Path | None:
+    """The Helm chart folder whose ``templates/`` holds ``path`` (``chart/templates/x/y.yaml``), or None."""
+    for parent in list(path.parents)[:4]:
+        if parent.name == "templates" and (parent.parent / "Chart.yaml").is_file():
+            return parent.parent
+    return None
+
+
+def helm_chart(src: SourceText) -> bool:
+    """A chart's ``Chart.yaml`` (rendered with its templates and values: :mod:`vlint.render.helm`)."""
+    return src.abspath.name in ("Chart.yaml", "Chart.yml")
 
 
 # -- task runners and service managers --------------------------------------------------------------

@@ -1,0 +1,31 @@
+"""What the rendering tests share: writing a fixture tree, linting it, naming a finding's place."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from vlint.engine import Engine
+from vlint.finding import Finding
+from vlint.lint import LintOptions, lint_paths
+from vlint.lint_root import LintRoot
+from vlint.rules import load_catalog
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+
+
+def lint(root: Path, *names: str, render: bool = True) -> list[Finding]:
+    engine = Engine(load_catalog())
+    opts = LintOptions(root=root, lint_root=LintRoot(root.resolve()), render=render)
+    report = lint_paths([root / n for n in names], engine, opts)
+    assert all(fr.error is None for fr in report.files), [fr.error for fr in report.files]
+    return report.findings
+
+
+def where(f: Finding) -> str:
+    return f"{f.code} {f.span.path}:{f.span.line}:{f.span.column}"

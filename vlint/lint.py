@@ -58,6 +58,8 @@ class FileResult:
     used_by: tuple[str, ...] = ()
     #: the file's text was read (code frames may show its lines)
     read: bool = False
+    #: why a file that mentions vLLM yielded nothing vlint checked (no launch, no note); "" otherwise
+    skipped: str = ""
 
 
 @dataclass(slots=True)
@@ -301,6 +303,8 @@ def _lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, reader: Re
     seen: set[tuple[str, str, int, int, str]] = set()
     for fr, findings, found in checked:
         secrets.extend(found)
+        if fr.used_by or fr.launches:  # read through another file's launch: checked there
+            fr.skipped = ""
         # a finding in a file that several launches read (a shared --config) is reported once
         for f in findings:
             key = (f.code, f.span.path, f.span.line, f.span.column, f.message)
@@ -406,8 +410,10 @@ def _check_file(
         return fr, [], []
     try:
         invocations = sr.invocations
-        if users:
+        problems = sr.problems
+        if users:  # a --config file: checked by the launches that read it, every key included
             invocations = [i for i in invocations if i.program != "config"]
+            problems = [p for p in problems if p.code != "VL051"]
         kept = []
         for inv in invocations:
             words = len(inv.args) + len(inv.kwargs) + (len(inv.config.entries) if inv.config is not None else 0)
@@ -427,7 +433,7 @@ def _check_file(
         findings: list[Finding] = []
         for dep in deployments:
             findings.extend(engine.run_deployment(dep))
-        ctx = FileContext(fr.path, deployments, sr.assignments, sr.problems, sr.secret_tokens)
+        ctx = FileContext(fr.path, deployments, sr.assignments, problems, sr.secret_tokens)
         secrets = list(find_secrets(ctx))
         findings.extend(engine.run_file(ctx))
     except Exception as e:  # the safety net: never lose the other files to one file's crash
@@ -487,6 +493,11 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
         attach_pins(combined.invocations, src, reader.read_linked, pin_root)
     if not names and fr.error is None:
         fr.error = _unreadable_yaml(src, explicit)
+    if not names and fr.error is None and explicit and not _readable_name(path):
+        fr.error = FileError(f"not a file vlint can read: {shown} (supported formats: {SUPPORTED_FORMATS})")
+    if fr.error is None and not combined.invocations and not combined.problems and _about_vllm(src.text):
+        how = f" (read as {', '.join(names)})" if names else ""
+        fr.skipped = f"mentions vLLM but has no vLLM launch vlint can read{how}"
     if src.undecodable is not None:
         combined.problems.append(_undecodable_note(src))
     fr.sources = tuple(names)
@@ -538,6 +549,24 @@ def _about_vllm(text: str) -> bool:
 
     keys = {m.group(1) for line in text.split("\n") if (m := _KEY_LINE.match(line)) is not None}
     return sum(1 for k in keys if k != "model" and is_known_option(k)) >= 2
+
+
+#: what ``not a file vlint can read`` lists
+SUPPORTED_FORMATS = (
+    "shell scripts, vLLM --config YAML, Kubernetes manifests, kustomize overlays, Helm charts and values, "
+    "compose files, GitHub Actions, SkyPilot, Ray Serve, Dockerfiles, Python, .env files, Makefiles, "
+    "justfiles, Taskfiles, Procfiles, systemd units, supervisord configs"
+)
+
+
+def _readable_name(path: Path) -> bool:
+    """Is the file's name one the folder walk reads (a YAML, a script, a Dockerfile…)? Such a file
+    named on the command line (as pre-commit names every staged one) is read, launches or not."""
+    from fnmatch import fnmatch
+
+    from vlint.discover import DEFAULT_INCLUDE
+
+    return any(fnmatch(path.name, pattern) for pattern in DEFAULT_INCLUDE)
 
 
 def _unreadable_yaml(src: SourceText, explicit: bool) -> FileError | None:

@@ -92,6 +92,7 @@ def report_dict(report: LintReport) -> dict[str, Any]:
                 "linked": list(fr.linked),
                 "used_by": list(fr.used_by),
                 "vllm_versions": sorted({str(d.version) for d in fr.deployments}),
+                "skipped": fr.skipped or None,
             }
         )
     counts = {s: 0 for s in ("error", "warning", "info")}
@@ -106,6 +107,7 @@ def report_dict(report: LintReport) -> dict[str, Any]:
             "files": len(report.files),
             "launches": sum(fr.launches for fr in report.files),
             "file_errors": sum(1 for fr in report.files if fr.error is not None),
+            "skipped": sum(1 for fr in report.files if fr.skipped),
             "errors": counts["error"],
             "warnings": counts["warning"],
             "info": counts["info"],

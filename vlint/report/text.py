@@ -126,6 +126,13 @@ def summary(report: LintReport, st: Styler | None = None) -> str:
     if broken:
         checked += f", {broken} could not be read"
     parts.append(checked + ".")
+    skipped = [fr.path for fr in report.files if fr.skipped]
+    if skipped:
+        shown = ", ".join(skipped[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+        parts.append(
+            f"{len(skipped)} file{'s' if len(skipped) != 1 else ''} mention{'s' if len(skipped) == 1 else ''} vLLM "
+            f"but {'have' if len(skipped) != 1 else 'has'} no launch vlint can read: {shown}."
+        )
     if versions:
         why = reasons[0] if len(reasons) == 1 else "per launch"
         parts.append(f"Target vLLM {', '.join(versions)} ({why}).")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from vlint.invocation import ConfigFile, Entry, Invocation
+from vlint.invocation import ConfigFile, Entry, Invocation, Problem
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.yaml_nodes import (
     MappingNode,
@@ -178,11 +178,36 @@ def looks_like_vllm_config(src: SourceText, known_option: object) -> bool:
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
+    """A config file found on its own (its content looks like vLLM's, no launch names it): only the
+    keys that are vLLM options are its settings; the others are the file's owner's (a launcher's or a
+    benchmark's own keys), named in one VL051 note instead of VL001 errors. A file that a launch reads
+    with ``--config`` is checked by that launch, every key included."""
+    from vlint.argspec.history import is_known_option
+
     config = load_config(src.text, src.path)
     if not config.entries:
         return SourceResult()
-    inv = Invocation(source=NAME, program="config", span=config.span, config=config, label="config file")
-    return SourceResult(invocations=[inv])
+    other = [e for e in config.entries if not is_known_option(_norm(e.key))]
+    result = SourceResult()
+    if other:
+        config = ConfigFile(config.path, [e for e in config.entries if e not in other], config.span)
+        names = ", ".join(e.key for e in other[:5]) + (f" and {len(other) - 5} more" if len(other) > 5 else "")
+        result.problems.append(
+            Problem(
+                "VL051",
+                other[0].key_span,
+                f"{len(other)} key{'s' if len(other) != 1 else ''} of this file {'are' if len(other) != 1 else 'is'} "
+                f"not vLLM option{'s' if len(other) != 1 else ''} ({names}): read as another program's settings; "
+                "the vLLM options are checked. If vLLM reads this file with --config, vLLM refuses them: "
+                "lint the launch that passes it",
+                {"keys": [e.key for e in other]},
+            )
+        )
+    if config.entries:
+        result.invocations.append(
+            Invocation(source=NAME, program="config", span=config.span, config=config, label="config file")
+        )
+    return result
 
 
 def resolve_config_path(ref: str, base: Path) -> Path:

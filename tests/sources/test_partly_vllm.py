@@ -1,0 +1,33 @@
+"""Partly-vLLM files (issue 15 item 4): a YAML file read as a vLLM config because most of its keys
+are vLLM options, but that no launch passes with --config, gets findings for the vLLM options only;
+its other keys are one VL051 note, not VL001 errors. Passed with --config, every key is checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.render.helpers import lint, write
+
+BENCH = """\
+    # sweep settings for benchmarks/run_sweep.py; the vLLM settings are passed through
+    model: meta-llama/Llama-3.1-8B-Instruct
+    tensor_parallel_size: 1
+    max_model_len: 300000
+    gpu_memory_utilization: 0.9
+    enable_prefix_caching: true
+    num_prompts: 500
+    """
+
+
+def test_a_sniffed_config_checks_only_the_vllm_options(tmp_path: Path) -> None:
+    write(tmp_path, {"bench/llama-8b.yaml": BENCH})
+    found = {(f.code, f.span.line) for f in lint(tmp_path, "bench/llama-8b.yaml")}
+    assert ("VL051", 7) in found and ("VL204", 4) in found  # the vLLM option is still checked
+    assert not any(code == "VL001" for code, _ in found)
+
+
+def test_the_same_file_passed_with_config_checks_every_key(tmp_path: Path) -> None:
+    write(tmp_path, {"bench/llama-8b.yaml": BENCH, "serve.sh": "vllm serve --config bench/llama-8b.yaml\n"})
+    found = {(f.code, f.span.path, f.span.line) for f in lint(tmp_path, ".")}
+    assert ("VL001", "bench/llama-8b.yaml", 7) in found  # vLLM refuses num_prompts
+    assert not any(code == "VL051" for code, _, _ in found)

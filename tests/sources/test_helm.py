@@ -431,3 +431,16 @@ def test_go_value_prints_numbers_like_helm(yaml_value: str, rendered: str) -> No
     node = mapping_get(doc, "k")
     assert isinstance(node, ScalarNode)
     assert helm.go_value(node) == rendered
+
+
+def test_llm_d_explicit_gpu_limit_wins(tmp_path: Path) -> None:
+    # TPU-style or hand-set counts: the chart keeps an explicit accelerator limit and fills in
+    # dataLocal x tensor only where none is set
+    values = LLM_D.replace(
+        '    modelCommand: vllmServe\n',
+        '    modelCommand: vllmServe\n    resources:\n      limits:\n        nvidia.com/gpu: "4"\n',
+    )
+    decode, prefill = launches(tmp_path, values)
+    assert decode.facts["gpu_count"].value == 4
+    assert "resources.limits[nvidia.com/gpu]" in decode.facts["gpu_count"].detail
+    assert prefill.facts["gpu_count"].value == 1  # no limit there: dataLocal x tensor

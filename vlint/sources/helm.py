@@ -558,11 +558,15 @@ def _llm_d(f: _File, root: Node) -> None:
             _replica_fact(facts, get(pd, "replicas"), lines)
             gpus = dp_local * tp
             rspan = lines.node_span(par if par is not None else pd)
-            if accel == "nvidia" or accel == "amd":
-                facts.set("gpu_count", gpus, rspan, f"llm-d: dataLocal × tensor = {gpus} ({accel})")
-            elif accel != "cpu":
-                facts.set("accelerator_count", gpus, rspan, f"llm-d: {accel}")
+            # an explicit accelerator limit wins; the chart fills in dataLocal × tensor only where the
+            # container sets none (llm-d-modelservice _helpers.tpl "llm-d-modelservice.resources": "Respect
+            # user's explicit accelerator setting; only auto-fill if not set"; chart versions before that
+            # overwrote the limit)
             resource_facts(facts, get(c, "resources"), lines)
+            if accel == "nvidia" or accel == "amd":
+                facts.setdefault("gpu_count", gpus, rspan, f"llm-d: dataLocal × tensor = {gpus} ({accel})")
+            elif accel != "cpu":
+                facts.setdefault("accelerator_count", gpus, rspan, f"llm-d: {accel}")
             env: dict[str, EnvVar] = {}
             read_env(get(c, "env"), lines, env)
             image_node = get(c, "image")

@@ -437,7 +437,7 @@ def test_llm_d_explicit_gpu_limit_wins(tmp_path: Path) -> None:
     # TPU-style or hand-set counts: the chart keeps an explicit accelerator limit and fills in
     # dataLocal x tensor only where none is set
     values = LLM_D.replace(
-        '    modelCommand: vllmServe\n',
+        "    modelCommand: vllmServe\n",
         '    modelCommand: vllmServe\n    resources:\n      limits:\n        nvidia.com/gpu: "4"\n',
     )
     decode, prefill = launches(tmp_path, values)

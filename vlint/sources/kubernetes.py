@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vlint.invocation import Invocation, Token
+from vlint.invocation import Invocation, Problem, Token
 from vlint.sources import shell
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.k8s_common import (
@@ -88,7 +88,33 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     for doc in nodes:
         for obj in _objects(doc, 0):
             _extract_object(f, obj)
+    for inv in f.result.invocations:
+        _unused_vllm_args(inv)
     return f.result
+
+
+def _unused_vllm_args(inv: Invocation) -> None:
+    """VL052: a ``VLLM_ARGS`` environment variable that the launch does not expand (``$(VLLM_ARGS)`` in
+    the args, ``$VLLM_ARGS`` in a script). vLLM reads no such variable (it is in no release's
+    ``vllm/envs.py``), nor does the vllm-openai image's entrypoint (``vllm serve``), so the flags in it
+    are never applied. It is then reported here rather than as an unknown vLLM variable (VL013)."""
+    tok = inv.env.get("VLLM_ARGS")
+    if tok is None or tok.unresolved:
+        return
+    span = tok.span
+    if any(t.span.path == span.path and span.line <= t.span.line <= span.end_line for t in inv.args):
+        return  # expanded into the command line: its words are the launch's arguments
+    shown = tok.text if len(tok.text) <= 80 else tok.text[:77] + "..."
+    inv.problems.append(
+        Problem(
+            "VL052",
+            span,
+            f"VLLM_ARGS is not read by vLLM or by the image's entrypoint, so these flags are not applied: {shown} "
+            "(put them in the container's args)",
+            {"value": tok.text},
+        )
+    )
+    del inv.env["VLLM_ARGS"]
 
 
 def _objects(node: Node, depth: int, seen: set[int] | None = None) -> list[MappingNode]:

@@ -87,6 +87,9 @@ class LintOptions:
     auto_jobs: bool = False
     #: render kustomize overlays and Helm charts with the tools on PATH (False: ``--no-render``)
     render: bool = True
+    #: a file named on the command line that no source reads, whose name is none the folder walk reads,
+    #: is an error (``vlint check``); else it is listed as skipped
+    unknown_format_is_error: bool = False
 
 
 def display_path(path: Path, root: Path) -> str:
@@ -494,8 +497,12 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
     if not names and fr.error is None:
         fr.error = _unreadable_yaml(src, explicit)
     if not names and fr.error is None and explicit and not _readable_name(path):
-        fr.error = FileError(f"not a file vlint can read: {shown} (supported formats: {SUPPORTED_FORMATS})")
-    if fr.error is None and not combined.invocations and not combined.problems and _about_vllm(src.text):
+        why = f"not a file vlint can read: {shown} (supported formats: {SUPPORTED_FORMATS})"
+        if reader.opts.unknown_format_is_error:
+            fr.error = FileError(why)
+        elif _about_vllm(src.text):
+            fr.skipped = f"mentions vLLM but is {why}"
+    elif fr.error is None and not combined.invocations and not combined.problems and _about_vllm(src.text):
         how = f" (read as {', '.join(names)})" if names else ""
         fr.skipped = f"mentions vLLM but has no vLLM launch vlint can read{how}"
     if src.undecodable is not None:

@@ -310,8 +310,10 @@ def test_binary_and_nul_bytes(tmp_path: Path) -> None:
 def test_invalid_utf8_names_the_line(tmp_path: Path) -> None:
     write_tree(tmp_path, {"start.sh": b"# ok\nvllm serve m \xff\xfe\n"})
     run = lint(tmp_path, "start.sh")
-    assert run.error("start.sh") == "not valid UTF-8 text (byte 0xff)"
-    assert run.file("start.sh")["error"]["line"] == 2
+    # not an error (issue 15): read as Windows-1252 and reported on the line of the first such byte
+    assert run.error("start.sh") is None
+    notes = [f for f in run.report["findings"] if f["code"] == "VL050"]
+    assert [(f["line"], f["data"]["bytes"]) for f in notes] == [(2, 2)]
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-8-sig"])

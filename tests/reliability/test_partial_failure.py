@@ -20,7 +20,8 @@ from .hostile import inject, lint, write_tree
 from .seeds import SEEDS
 
 BROKEN = {
-    "broken/utf8.sh": b"vllm serve m \xff\n",
+    # (a byte that is not UTF-8 is no longer an error: read as Windows-1252, VL050; issue 15)
+    "broken/binary.sh": b"vllm serve m \x00\x01\n",
     "broken/quote.sh": 'vllm serve m --max-model-len "4096\n',
     "broken/deploy.yaml": "apiVersion: v1\nkind: Pod\nspec: [\n",
 }
@@ -64,7 +65,7 @@ def test_97_files_linted_3_errors_exit_2(tree: Path) -> None:
     assert len(files) == 100
     errors = {f["path"]: f["error"] for f in files if f["error"] is not None}
     assert sorted(errors) == sorted(BROKEN)
-    assert errors["broken/utf8.sh"]["message"].startswith("not valid UTF-8")
+    assert errors["broken/binary.sh"]["message"].startswith("binary file (NUL bytes)")
     assert errors["broken/quote.sh"]["message"] == "shell syntax error: unterminated double quote"
     assert errors["broken/deploy.yaml"]["message"].startswith("invalid YAML")
     good = [f for f in files if f["error"] is None]

@@ -244,6 +244,7 @@ def check_cmd(
             lint_root=root,
             settings_for=settings.engine_and_resolve,
             render=not no_render,
+            unknown_format_is_error=True,
         )
         first = settings.for_run(targets)
         opts.resolve, engine = first.resolve, first.engine

@@ -19,7 +19,7 @@ KubeAI ``Model`` (``spec.url``/``args``/``env``/``resourceProfile``), KServe ``I
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from vlint.invocation import Invocation, Problem, Token
 from vlint.sources import shell
@@ -57,7 +57,7 @@ from vlint.sources.k8s_common import (
     unexpanded_env,
 )
 from vlint.sources.sniffing import kubernetes as sniff  # noqa: F401 - re-exported: callers use kubernetes.sniff
-from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, merged_items
+from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode, merged_items
 
 NAME = "kubernetes"
 
@@ -79,14 +79,24 @@ class _File:
     lines: LineIndex
     read_file: ReadFile
     result: SourceResult
+    #: InferenceService → the ServingRuntime of the same file it runs with
+    merged_runtime: dict[int, MappingNode] = field(default_factory=dict)
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     lines = LineIndex(src.path, src.text)
     f = _File(src, lines, read_file, SourceResult())
     nodes = read_documents(src, lines, f.result, "this manifest")
-    for doc in nodes:
-        for obj in _objects(doc, 0):
+    objects = [obj for doc in nodes for obj in _objects(doc, 0)]
+    runtimes = _serving_runtimes(objects)
+    used: set[int] = set()
+    for obj in objects:
+        runtime = _runtime_of(obj, runtimes)
+        if runtime is not None:
+            used.add(id(runtime))
+            f.merged_runtime[id(obj)] = runtime
+    for obj in objects:
+        if id(obj) not in used:  # a runtime an InferenceService here uses is linted through it
             _extract_object(f, obj)
     for inv in f.result.invocations:
         _unused_vllm_args(inv)
@@ -167,6 +177,9 @@ def _extract_object(f: _File, obj: MappingNode) -> None:
         inv = vllm_runtime_launch(spec, _context(f, f"{where} (production-stack operator)", {}, base))
         if inv is not None:
             f.result.invocations.append(inv)
+        return
+    if kind == "InferenceService" and id(obj) in f.merged_runtime:
+        _with_runtime(f, obj, spec, f.merged_runtime[id(obj)], base)
         return
     if kind == "InferenceService":
         _inference_service(f, obj, spec, base)
@@ -402,6 +415,83 @@ _KSERVE_FLAGS = {
     "enable-latency-logging": False,
     "predictor-use-ssl": False,
 }
+
+
+def _serving_runtimes(objects: list[MappingNode]) -> dict[str, MappingNode]:
+    out: dict[str, MappingNode] = {}
+    for obj in objects:
+        if scalar(get(obj, "kind")) in ("ServingRuntime", "ClusterServingRuntime"):
+            name = scalar(get(obj, "metadata", "name"))
+            if name and isinstance(get(obj, "spec"), MappingNode):
+                out.setdefault(name, obj)
+    return out
+
+
+def _runtime_of(obj: MappingNode, runtimes: dict[str, MappingNode]) -> MappingNode | None:
+    """The ServingRuntime of the same file that an InferenceService names (``predictor.model.runtime``)."""
+    if scalar(get(obj, "kind")) != "InferenceService" or not runtimes:
+        return None
+    name = scalar(get(obj, "spec", "predictor", "model", "runtime"))
+    return runtimes.get(name) if name else None
+
+
+#: fields of ``predictor.model`` that are not container fields
+_MODEL_SPEC_ONLY = {"modelFormat", "runtime", "storageUri", "protocolVersion", "storage", "runtimeVersion"}
+
+
+def _with_runtime(f: _File, obj: MappingNode, spec: Node, runtime: MappingNode, base: Facts) -> None:
+    """An InferenceService and the ServingRuntime it names, as KServe runs them: one container, the
+    runtime's with the predictor's container fields over it and the predictor's ``args`` after the
+    runtime's (kserve pkg/controller/v1beta1/inferenceservice/utils ``MergeRuntimeContainers``: a
+    strategic merge, then ``Args = append(runtime.Args, predictor.Args...)``); the pod is the runtime's,
+    with the predictor's pod fields (``nodeSelector``, ``tolerations``…) over it."""
+    predictor = get(spec, "predictor")
+    model = get(predictor, "model")
+    rspec = get(runtime, "spec")
+    containers = [c for c in items(get(rspec, "containers")) if isinstance(c, MappingNode)]
+    if not isinstance(model, MappingNode) or not isinstance(rspec, MappingNode) or not containers:
+        _inference_service(f, obj, spec, base)
+        return
+    rc = next((c for c in containers if scalar(get(c, "name")) == "kserve-container"), containers[0])
+    fields: dict[str, tuple[Node, Node]] = {str(k.value): (k, v) for k, v in rc.value if isinstance(k, ScalarNode)}
+    for k, v in model.value:
+        key = str(k.value) if isinstance(k, ScalarNode) else ""
+        if not key or key in _MODEL_SPEC_ONLY:
+            continue
+        if key in ("args", "env") and key in fields and isinstance(fields[key][1], SequenceNode):
+            first = fields[key][1]
+            items_ = [*first.value, *(v.value if isinstance(v, SequenceNode) else [])]
+            fields[key] = (fields[key][0], SequenceNode(first.tag, items_, first.start_mark, first.end_mark))
+        else:
+            fields[key] = (k, v)
+    merged = MappingNode(rc.tag, list(fields.values()), rc.start_mark, rc.end_mark)
+    pod_fields: dict[str, tuple[Node, Node]] = {
+        str(k.value): (k, v) for k, v in rspec.value if isinstance(k, ScalarNode) and k.value != "containers"
+    }
+    for k, v in predictor.value if isinstance(predictor, MappingNode) else []:
+        if isinstance(k, ScalarNode) and k.value not in ("model", "containers", "minReplicas", "maxReplicas"):
+            pod_fields[str(k.value)] = (k, v)
+    ckey = next(k for k, _ in rspec.value if isinstance(k, ScalarNode) and k.value == "containers")
+    seq = SequenceNode("tag:yaml.org,2002:seq", [merged], ckey.start_mark, ckey.end_mark)
+    pod = MappingNode(rspec.tag, [*pod_fields.values(), (ckey, seq)], rspec.start_mark, rspec.end_mark)
+    facts = Facts(dict(base.facts))
+    _replicas(facts, get(predictor, "minReplicas"), f.lines, "predictor.minReplicas")
+    node_selection_facts(facts, pod, f.lines)
+    rname = scalar(get(runtime, "metadata", "name")) or "?"
+    label = f"predictor of {_where(obj)} with ServingRuntime/{rname}"
+    invs = _container(f, merged, label, facts, read_volumes(pod, f.lines), opaque=False)
+    storage = get(model, "storageUri")
+    uri = scalar(storage) or ""
+    if uri.startswith("hf://") and storage is not None:
+        # KServe's storage initializer downloads the model to /mnt/models, where the runtime reads it
+        hf = scalar_text(storage, f.lines).slice(5, len(uri)).token()
+        for inv in invs:
+            for i, t in enumerate(inv.args):
+                if t.text == "/mnt/models" or t.text.rstrip("/") == "/mnt/models":
+                    inv.args[i] = hf
+                elif t.text.endswith("=/mnt/models") and t.text.startswith("--model"):
+                    inv.args[i] = Token(t.text[: -len("/mnt/models")] + hf.text, hf.span)
+    f.result.invocations.extend(invs)
 
 
 def _inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None:

@@ -16,7 +16,16 @@ BENCH = """\
     gpu_memory_utilization: 0.9
     enable_prefix_caching: true
     num_prompts: 500
+    request_rate: 8
     """
+
+
+def test_a_vllm_config_with_one_unknown_key_keeps_the_error(tmp_path: Path) -> None:
+    # eleven vLLM options and vllm-release: a vLLM config file (the corpus's worker-vllm gemma config)
+    text = BENCH.replace("    num_prompts: 500\n    request_rate: 8\n", "    vllm-release: v2.24.0\n")
+    write(tmp_path, {"configs/llama.yaml": text})
+    found = {(f.code, f.span.line) for f in lint(tmp_path, "configs/llama.yaml")}
+    assert ("VL001", 7) in found and not any(code == "VL051" for code, _ in found)
 
 
 def test_a_sniffed_config_checks_only_the_vllm_options(tmp_path: Path) -> None:

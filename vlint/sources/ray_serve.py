@@ -33,6 +33,15 @@ NAME = "ray-serve"
 PROGRAM = "ray-serve"
 
 _LLM_APPS = ("ray.serve.llm:build_openai_app", "ray.serve.llm:build_llm_deployment")
+#: builders whose args hold single LLMConfigs (a mapping or a path to a YAML file) under these keys:
+#: ``build_dp_openai_app`` (``DPOpenAiServingArgs.llm_config``, ray
+#: ``llm/_internal/serve/serving_patterns/data_parallel/builder.py``; ``DPServingArgs`` before) and
+#: ``build_pd_openai_app`` (prefill/decode disaggregation, ``prefill_config``/``decode_config``)
+_ONE_CONFIG_APPS = {
+    "build_dp_openai_app": ("llm_config",),
+    "build_dp_deployment": ("llm_config",),
+    "build_pd_openai_app": ("prefill_config", "decode_config"),
+}
 
 
 @dataclass(slots=True)
@@ -61,6 +70,10 @@ class LLMConfigSite:
     span: Span
     label: str
     facts: dict[str, Fact] = field(default_factory=dict)
+    #: a ``build_dp_openai_app`` config: each replica is one data-parallel rank (Ray's DP server sets
+    #: ``engine_kwargs["data_parallel_rank"]`` per replica, ray ``llm/_internal/serve/deployments/
+    #: data_parallel/dp_llm_server.py``), so a replica needs TP x PP GPUs, not x data_parallel_size
+    dp_rank_per_replica: bool = False
 
 
 def yaml_fields(node: Node, doc: YamlDoc, depth: int = 0) -> dict[str, Field]:
@@ -97,6 +110,8 @@ def invocation(site: LLMConfigSite) -> Invocation | None:
             for key, e in kwargs.children.items():
                 inv.kwargs.append(Entry(key, e.value, e.key_span, e.value_span, e.unresolved, e.item_spans))
     inv.facts.update(site.facts)
+    if site.dp_rank_per_replica and not any(e.key == "data_parallel_rank" for e in inv.kwargs):
+        inv.kwargs.append(Entry("data_parallel_rank", None, site.span, site.span, unresolved=True))
     acc = f.get("accelerator_type")
     if acc is not None and isinstance(acc.value, str) and not acc.unresolved:
         inv.facts["gpu_type"] = Fact(acc.value, acc.value_span, "accelerator_type")
@@ -185,14 +200,23 @@ def _serve_config(
     sites: list[LLMConfigSite] = []
     for app in seq(get(doc.root, "applications")):
         path = str(plain(get(app, "import_path")) or "")
-        if path not in _LLM_APPS:
+        builder = path.rsplit(":", 1)[-1] if path.startswith("ray.") else ""
+        if path not in _LLM_APPS and builder not in _ONE_CONFIG_APPS:
             continue
         name = plain(get(app, "name")) or path
-        for cfg in seq(get(app, "args", "llm_configs")):
+        configs = list(seq(get(app, "args", "llm_configs")))
+        for key in _ONE_CONFIG_APPS.get(builder, ()):
+            one = get(app, "args", key)
+            if one is not None:
+                configs.append(one)
+        first = len(sites)
+        for cfg in configs:
             if isinstance(cfg, MappingNode):
                 sites.append(LLMConfigSite(yaml_fields(cfg, doc), doc.span(cfg), f"application {name}", dict(facts)))
             elif isinstance(cfg, ScalarNode) and isinstance(plain(cfg), str):
                 sites.extend(_linked_config(str(plain(cfg)), src, read_file, result, f"application {name}", facts))
+        for site in sites[first:]:
+            site.dp_rank_per_replica = builder in ("build_dp_openai_app", "build_dp_deployment")
     return sites
 
 

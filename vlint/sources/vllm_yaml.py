@@ -177,11 +177,18 @@ def looks_like_vllm_config(src: SourceText, known_option: object) -> bool:
     return (len(known) >= 2 and len(known) / len(normalized) >= 0.6) or (len(normalized) == 1 and len(known) == 1)
 
 
+#: a config file found on its own whose keys are more than this share not vLLM options is a launcher's
+#: or a benchmark's file with some vLLM settings (VL051); at most this share, a vLLM config file whose
+#: unknown keys vLLM refuses (VL001: ``vllm-release: v2.24.0`` among eleven vLLM options)
+_OWN_KEYS_SHARE = 0.25
+
+
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
-    """A config file found on its own (its content looks like vLLM's, no launch names it): only the
-    keys that are vLLM options are its settings; the others are the file's owner's (a launcher's or a
-    benchmark's own keys), named in one VL051 note instead of VL001 errors. A file that a launch reads
-    with ``--config`` is checked by that launch, every key included."""
+    """A config file found on its own (its content looks like vLLM's, no launch names it). When more
+    than a quarter of its keys are not vLLM options, only the vLLM options are its settings; the
+    others are the file's owner's (a launcher's or a benchmark's own keys), named in one VL051 note
+    instead of VL001 errors. A file that a launch reads with ``--config`` is checked by that launch,
+    every key included."""
     from vlint.argspec.history import is_known_option
 
     config = load_config(src.text, src.path)
@@ -189,7 +196,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         return SourceResult()
     other = [e for e in config.entries if not is_known_option(_norm(e.key))]
     result = SourceResult()
-    if other:
+    if other and len(other) / len(config.entries) > _OWN_KEYS_SHARE:
         config = ConfigFile(config.path, [e for e in config.entries if e not in other], config.span)
         names = ", ".join(e.key for e in other[:5]) + (f" and {len(other) - 5} more" if len(other) > 5 else "")
         result.problems.append(

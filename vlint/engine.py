@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import string
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, get_check
@@ -187,6 +187,8 @@ class Engine:
                 continue
             for hit in fn(CheckContext(rule, dep=dep, options=self.options_for(rule))):
                 out.append(self._finding(rule, hit, context))
+        if dep.invocation.program in KEYWORD_PROGRAMS:
+            out = [_keyword_finding(f) for f in out]
         return out
 
     def run_file(self, file: FileContext) -> list[Finding]:
@@ -210,3 +212,32 @@ def describe(dep: Deployment) -> str:
     inv = dep.invocation
     label = inv.label or inv.program
     return f"{label} at line {inv.span.line}"
+
+
+#: launches whose settings are keyword arguments (Python ``LLM(...)``/``EngineArgs(...)``, Ray Serve
+#: ``engine_kwargs``): their findings name ``max_model_len``, not ``--max-model-len``
+KEYWORD_PROGRAMS = frozenset({"LLM", "ray-serve"})
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?: (\d+(?:\.\d+)?)(?![\w.]))?")
+
+
+def _keyword_finding(f: Finding) -> Finding:
+    fix = f.fix
+    if fix is not None:
+        fix = replace(fix, description=keyword_wording(fix.description))
+    return replace(f, message=keyword_wording(f.message), fix=fix)
+
+
+def keyword_wording(message: str) -> str:
+    """``message`` with each vLLM option written as the keyword argument it is (``--max-model-len`` →
+    ``max_model_len``, ``--no-enable-prefix-caching`` → ``enable_prefix_caching=False``)."""
+    from vlint.argspec.history import is_known_option
+
+    def word(m: re.Match[str]) -> str:
+        name, number = m.group(1), m.group(2)
+        if name.startswith("no-") and is_known_option(name[3:]):
+            return name[3:].replace("-", "_") + "=False" + (f" {number}" if number else "")
+        if not is_known_option(name):
+            return m.group(0)
+        return name.replace("-", "_") + (f"={number}" if number else "")
+
+    return _FLAG.sub(word, message)

@@ -21,15 +21,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vlint.invocation import Invocation, Problem, Token
+from vlint.invocation import ConfigFile, Entry, Invocation, Problem, Token
 from vlint.sources import shell
-from vlint.sources.base import ReadFile, SourceResult, SourceText
+from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.k8s_common import (
     EnvVar,
     Facts,
     LaunchContext,
     LineIndex,
     MappedText,
+    compose_documents,
     expand_refs,
     finish,
     get,
@@ -57,7 +58,7 @@ from vlint.sources.k8s_common import (
     unexpanded_env,
 )
 from vlint.sources.sniffing import kubernetes as sniff  # noqa: F401 - re-exported: callers use kubernetes.sniff
-from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode, merged_items
+from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode, merged_items, to_python
 
 NAME = "kubernetes"
 
@@ -98,6 +99,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     for obj in objects:
         if id(obj) not in used:  # a runtime an InferenceService here uses is linted through it
             _extract_object(f, obj)
+    _kaito_configs(f, objects)
     for inv in f.result.invocations:
         _unused_vllm_args(inv)
     return f.result
@@ -415,6 +417,50 @@ _KSERVE_FLAGS = {
     "enable-latency-logging": False,
     "predictor-use-ssl": False,
 }
+
+
+def _kaito_configs(f: _File, objects: list[MappingNode]) -> None:
+    """KAITO inference parameters: a ConfigMap whose ``data.inference_config.yaml`` holds a ``vllm:``
+    mapping, which KAITO's vLLM runtime passes to vLLM as engine arguments (each key a long option, as
+    in a ``--config`` file). A ``kaito.sh`` Workspace of the same file that names the ConfigMap
+    (``inference.config``) labels the launch with its preset; the preset's model is KAITO's, not named
+    here, so the model stays unknown."""
+    workspaces: dict[str, str] = {}
+    for obj in objects:
+        if scalar(get(obj, "kind")) == "Workspace" and (scalar(get(obj, "apiVersion")) or "").startswith("kaito.sh"):
+            cm = scalar(get(obj, "inference", "config"))
+            if cm:
+                workspaces[cm] = f"{_where(obj)} preset {scalar(get(obj, 'inference', 'preset', 'name')) or '?'}"
+    for obj in objects:
+        if scalar(get(obj, "kind")) != "ConfigMap":
+            continue
+        node = get(obj, "data", "inference_config.yaml")
+        if not isinstance(node, ScalarNode):
+            continue
+        inner = scalar_text(node, f.lines)
+        docs = compose_documents(inner.text, f.src.path)
+        root = docs.nodes[0] if docs.nodes and not docs.errors else None
+        vllm = get(root, "vllm")
+        if not isinstance(vllm, MappingNode):
+            continue
+        entries: list[Entry] = []
+        for k, v in vllm.value:
+            if not isinstance(k, ScalarNode):
+                continue
+            try:
+                value = to_python(v)
+            except SourceError:
+                continue
+            key_span = inner.span(k.start_mark.index, k.end_mark.index)
+            value_span = inner.span(v.start_mark.index, v.end_mark.index)
+            entries.append(Entry(str(k.value), value, key_span, value_span))
+        if not entries:
+            continue
+        name = scalar(get(obj, "metadata", "name")) or "?"
+        label = f"KAITO inference config ConfigMap/{name}" + (f" of {workspaces[name]}" if name in workspaces else "")
+        span = entries[0].key_span
+        config = ConfigFile(f.src.path, entries, span)
+        f.result.invocations.append(Invocation(source=NAME, program="config", span=span, config=config, label=label))
 
 
 def _serving_runtimes(objects: list[MappingNode]) -> dict[str, MappingNode]:

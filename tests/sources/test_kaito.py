@@ -1,0 +1,33 @@
+"""KAITO: the ``vllm:`` engine arguments of a ConfigMap's ``inference_config.yaml`` are a launch's
+settings (spans in the manifest), labelled with the Workspace that uses them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.render.helpers import lint, write
+from vlint.sources import kubernetes
+from vlint.sources.base import SourceText
+
+FIXTURE = (Path(__file__).parent / "kaito_workspace.yaml").read_text()
+
+
+def test_kaito_inference_config_is_a_launch(tmp_path: Path) -> None:
+    result = kubernetes.extract(SourceText("kaito.yaml", tmp_path / "kaito.yaml", FIXTURE), lambda p: None)  # type: ignore[arg-type,return-value]
+    (inv,) = result.invocations
+    assert inv.program == "config"
+    assert inv.label == (
+        "KAITO inference config ConfigMap/llama-inference-params of Workspace/workspace-llama-3-1-8b "
+        "preset llama-3.1-8b-instruct"
+    )
+    assert inv.config is not None
+    keys = {e.key: (e.value, e.key_span.line, e.key_span.column) for e in inv.config.entries}
+    assert keys["max-model-len"] == (131072, 12, 7)
+    assert keys["gpu-memory-utilization"] == (0.95, 10, 7)
+
+
+def test_kaito_findings_point_into_the_configmap(tmp_path: Path) -> None:
+    write(tmp_path, {"kaito.yaml": FIXTURE})
+    found = {(f.code, f.span.line) for f in lint(tmp_path, "kaito.yaml")}
+    assert ("VL201", 10) in found  # gpu-memory-utilization 0.95
+    assert ("VL002", 16) in found  # num-scheduler-steps: gone with the V0 engine

@@ -93,3 +93,11 @@ def test_one_skipped_file_is_counted_in_the_singular(repo: Path) -> None:
     write(repo, {"client.py": FILES["client.py"]})
     r = run(".")
     assert "1 file mentions vLLM but has no launch vlint can read: client.py." in r.output
+
+
+def test_a_named_file_without_extension_that_holds_a_vllm_command_is_read_as_shell(repo: Path) -> None:
+    write(repo, {"serve": "vllm serve Qwen/Qwen2.5-7B-Instruct --gpu-memory-utilization 0.99\n"})
+    r = run("-q", "serve")
+    assert r.exit_code == 1 and "serve:1:" in r.output and "1 vLLM launch" in r.output, r.output
+    write(repo, {"NOTES": "we run vLLM on Fridays\n"})
+    assert run("NOTES").exit_code == 2

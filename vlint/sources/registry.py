@@ -69,9 +69,13 @@ def iter_sources(src: SourceText, *, explicit: bool = False) -> Iterator[Source]
         # a template of a chart found by a folder walk is checked through its chart (Chart.yaml
         # rendered with helm, or one VL630 note for the chart), not read unrendered on its own
         return
+    sniffed = False
     for s in SOURCES:
         if s.sniff(src):
+            sniffed = True
             yield s if chart is None else replace(s, extract=_in_chart(s.extract, src, chart))
+    if not sniffed and explicit and sniffing.command_file(src):
+        yield SOURCES[0]  # shell: a file named on the command line that holds a vllm command
 
 
 def _in_chart(

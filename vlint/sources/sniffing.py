@@ -119,6 +119,15 @@ def shell(src: SourceText) -> bool:
     return bool(_SHEBANG.match(first))
 
 
+_COMMAND_LINE = re.compile(r"^[ \t]*(vllm[ \t]+serve|python3?[ \t]+-m[ \t]+vllm\.)", re.MULTILINE)
+
+
+def command_file(src: SourceText) -> bool:
+    """A file without an extension that holds a vLLM command line (``vllm serve …``): read as shell when
+    it is named on the command line (a folder walk reads only the names it knows)."""
+    return not PurePath(src.abspath.name).suffix and _COMMAND_LINE.search(src.text) is not None
+
+
 # -- Kubernetes and Helm -------------------------------------------------------------------------
 _API_VERSION = re.compile(r"^apiVersion\s*:", re.MULTILINE)
 _KIND = re.compile(r"^kind\s*:", re.MULTILINE)

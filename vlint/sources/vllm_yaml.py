@@ -183,6 +183,17 @@ def looks_like_vllm_config(src: SourceText, known_option: object) -> bool:
 _OWN_KEYS_SHARE = 0.25
 
 
+def _owner_keys(entries: list[Entry], unknown: list[Entry]) -> list[Entry]:
+    """The keys that are another program's: when more than :data:`_OWN_KEYS_SHARE` of the keys are
+    unknown, those not written the way this file writes vLLM's options (a ``vllm-release`` among dashed
+    options is meant for vLLM, a ``num_prompts`` there is not)."""
+    if not unknown or len(unknown) / len(entries) <= _OWN_KEYS_SHARE:
+        return []
+    known = [e.key for e in entries if e not in unknown]
+    dashed = bool(known) and all("_" not in k for k in known) and any("-" in k for k in known)
+    return [e for e in unknown if not (dashed and "-" in e.key and "_" not in e.key)]
+
+
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     """A config file found on its own (its content looks like vLLM's, no launch names it). When more
     than a quarter of its keys are not vLLM options, only the vLLM options are its settings; the
@@ -194,9 +205,10 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     config = load_config(src.text, src.path)
     if not config.entries:
         return SourceResult()
-    other = [e for e in config.entries if not is_known_option(_norm(e.key))]
+    unknown = [e for e in config.entries if not is_known_option(_norm(e.key))]
+    other = _owner_keys(config.entries, unknown)
     result = SourceResult()
-    if other and len(other) / len(config.entries) > _OWN_KEYS_SHARE:
+    if other:
         config = ConfigFile(config.path, [e for e in config.entries if e not in other], config.span)
         names = ", ".join(e.key for e in other[:5]) + (f" and {len(other) - 5} more" if len(other) > 5 else "")
         result.problems.append(

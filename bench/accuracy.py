@@ -128,6 +128,8 @@ class Row:
     release: str
     classes: list[str]
     planner: bool
+    weights_only: bool = False  # GPU not stated: only the weights (which do not depend on it) are scored
+    inferred: str = ""  # why the model id was inferred (INFERRED_MODELS)
     pairs: dict[str, tuple[float, float]] = field(default_factory=dict)  # name → (pred, logged)
     verdict: tuple[bool, bool] | None = None  # (predicted starts, logged starts)
     close_call: bool = False  # inside the uncertainty band (reported as a warning)
@@ -152,8 +154,29 @@ def _version(rec: dict[str, Any]) -> tuple[Version, str]:
     return Version.parse("0.19.0"), "0.19.0 (assumed: V1 log format)"
 
 
+#: records whose model is an inference or a local name: the catalog checkpoint it names, and why that
+#: one (the row says "model inferred"; the record's own wording is kept in the calibration file)
+INFERRED_MODELS = {
+    "Qwen2.5-7B-Instruct (AWQ int4 inferred from 5.2 GB weights)": (
+        "Qwen/Qwen2.5-7B-Instruct-AWQ",
+        "the record infers Qwen2.5-7B-Instruct in AWQ int4; Qwen's own AWQ checkpoint of it",
+    ),
+    "Qwen2.5-7B-Instruct (inferred: WeClone default; 14.2487 GB bf16 weights)": (
+        "Qwen/Qwen2.5-7B-Instruct",
+        "the record infers WeClone's default model Qwen2.5-7B-Instruct",
+    ),
+    "qwen3.6-35b-a3b-nvfp4 (Qwen3.6-35B-A3B NVFP4, modelopt)": (
+        "nvidia/Qwen3.6-35B-A3B-NVFP4",
+        "local name qwen3.6-35b-a3b-nvfp4, logged as ModelOpt NVFP4: NVIDIA's ModelOpt checkpoint of that name",
+    ),
+}
+
+
 def _model_ref(rec: dict[str, Any]) -> str:
-    return str(rec.get("model") or "").split(" ")[0]
+    model = str(rec.get("model") or "")
+    if model in INFERRED_MODELS:
+        return INFERRED_MODELS[model][0]
+    return model.split(" ")[0]
 
 
 def _rank(rec: dict[str, Any]) -> str:
@@ -189,8 +212,18 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
     gpu = lookup_gpu(rec.get("gpu") or "")
     if gpu is None and obs.get("total_gpu_memory_gib"):
         gpu = gpu_from_memory(float(obs["total_gpu_memory_gib"]), name=f"{obs['total_gpu_memory_gib']} GiB (logged)")
+    # a record that says its deployment arguments are not visible ("weak record (weights only)"):
+    # only the weights can be compared
+    weights_only = "weights only" in str(rec.get("notes") or "")
+    if weights_only and obs.get("weights_gib") is not None:
+        obs = {"weights_gib": obs["weights_gib"]}
     if gpu is None:
-        return None, f"GPU unknown: {rec.get('gpu')!r}"
+        if obs.get("weights_gib") is None or arch.quant_method == "mxfp4":  # MXFP4 padding depends on the GPU
+            return None, f"GPU unknown: {rec.get('gpu')!r}"
+        # the weights vLLM loads do not depend on the GPU's memory: score them alone
+        weights_only = True
+        obs = {"weights_gib": obs["weights_gib"]}
+        gpu = gpu_from_memory(1024.0, name="GPU not stated (weights only)")
     version, vnote = _version(rec)
     args = {k: v for k, v in (rec.get("args") or {}).items() if v is not None}
     user: dict[str, Any] = dict(args)
@@ -228,9 +261,14 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
         release=release_range(version),
         classes=model_classes(arch, rec),
         planner="llm-d-planner" in src or "version-sweep" in src,
+        weights_only=weights_only,
+        inferred=INFERRED_MODELS.get(str(rec.get("model") or ""), ("", ""))[1],
     )
     dev = bool(re.search(r"\bmain\b|dev\d|\.dev", str(rec.get("vllm_version") or "")))
-    return Prepared(rec, Sample(rec["id"], inp, obs, rank, dev), row), None
+    # WSL2 reports device memory through its own driver layer (r023: non-torch 0.03 GiB, outside the
+    # 0.13-0.46 GiB the calibration README gives for TP1 on Linux): scored, but not used to fit
+    atypical = "WSL2 host" if "WSL" in str(rec.get("gpu") or "") else ""
+    return Prepared(rec, Sample(rec["id"], inp, obs, rank, dev, atypical), row), None
 
 
 def score(p: Prepared, est: MemoryEstimate | None = None) -> Row:
@@ -252,7 +290,7 @@ def score(p: Prepared, est: MemoryEstimate | None = None) -> Row:
         row.pairs[name] = (pred, float(obs[okey]))
     outcome = str(p.rec.get("outcome") or "")
     stage = str(p.rec.get("failure_stage") or "")
-    if "config validation" in stage or "cause not in excerpt" in outcome:
+    if p.row.weights_only or "config validation" in stage or "cause not in excerpt" in outcome:
         outcome = ""  # not a memory verdict (argument checks are other rules'; or the cause is unknown)
     if outcome.startswith("success"):
         row.verdict = (est.starts, True)
@@ -504,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
     loro = leave_one_release_out(prepared)
     # unreleased builds ("main ~v0.6.5") are scored but do not set the band: their profiler may be
     # mid-change (the calibration README calls r003's non-torch 1.79 GiB an outlier for that reason)
-    engine_of = {p.row.rid: p.sample.engine for p in prepared if not p.sample.dev_build}
+    engine_of = {p.row.rid: p.sample.engine for p in prepared if not p.sample.dev_build and not p.sample.atypical}
     unc = term_uncertainty(loo, engine_of)
     if args.write_uncertainty:
         write_uncertainty(unc)
@@ -612,19 +650,25 @@ def render(
                 cells.append(f"{p:,.0f}/{o:,.0f}" if n == "kv_tokens" else f"{p:.2f}/{o:.2f}")
             else:
                 cells.append("")
-        if r.verdict is None:
+        if r.weights_only:
+            v = "weights only (GPU not stated)" if "not stated" in r.gpu else "weights only (arguments not logged)"
+        elif r.verdict is None:
             v = "n/a"
         elif r.close_call:
             v = "too close (warning)"
         else:
             ok = r.verdict[0] == r.verdict[1]
             v = ("start" if r.verdict[0] else f"fail ({r.failure_pred})") + (" ✓" if ok else " ✗")
-        w(
-            f"| {r.rid} | {r.model} | {r.gpu} | {r.version} | {', '.join(r.classes)} | "
-            + " | ".join(cells)
-            + f" | {v} |"
-        )
+        model = f"{r.model} (inferred)" if r.inferred else r.model
+        w(f"| {r.rid} | {model} | {r.gpu} | {r.version} | {', '.join(r.classes)} | " + " | ".join(cells) + f" | {v} |")
     w("")
+    inferred = [r for r in loo if r.inferred]
+    if inferred:
+        w("Model inferred (the record names no checkpoint id; the one taken and why):")
+        w("")
+        for r in inferred:
+            w(f"- {r.rid} → {r.model}: {r.inferred}")
+        w("")
     w(f"## Skipped ({len(skipped)})")
     w("")
     for rid, why in skipped:

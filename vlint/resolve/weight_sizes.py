@@ -229,7 +229,7 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
             params += n
             name = f"{prefix}.{i}.{lin.name}"
             if scheme is not None and scheme.quantizes(name, expert=lin.expert):
-                by = scheme.linear_bytes(lin.out_f, lin.in_f) * lin.count
+                by = scheme.for_module(name).linear_bytes(lin.out_f, lin.in_f) * lin.count
                 q += by
                 tot += by
                 if scheme.stored_bias:
@@ -246,7 +246,7 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
     if not arch.tie_word_embeddings:
         params += v * h
         quantized = scheme is not None and scheme.quantizes("lm_head")
-        lm = scheme.linear_bytes(v, h) if scheme is not None and quantized else float(v * h * b)
+        lm = scheme.for_module("lm_head").linear_bytes(v, h) if scheme is not None and quantized else float(v * h * b)
     vision = float(arch.vision_params) * b
     params += h  # final norm
     total_params = arch.params or param_breakdown(arch)["total"]

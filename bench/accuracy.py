@@ -88,6 +88,15 @@ def release_range(v: Version) -> str:
     return "?"
 
 
+_QUANT_WORDS = ("awq", "gptq", "fp8", "w8a8", "w4a16", "nvfp4", "int4", "int8", "gguf", "marlin", "autoround")
+
+
+def is_quantized_record(rec: dict[str, Any]) -> bool:
+    """The record's checkpoint is quantized, or it runs with --quantization (as logged)."""
+    q = str(rec.get("quantization") or "").lower()
+    return q not in ("", "none", "null") or any(w in str(rec.get("model") or "").lower() for w in _QUANT_WORDS)
+
+
 def model_classes(arch: ModelArch, rec: dict[str, Any]) -> list[str]:
     out = []
     q = (rec.get("quantization") or "").lower()
@@ -168,6 +177,53 @@ INFERRED_MODELS = {
     "qwen3.6-35b-a3b-nvfp4 (Qwen3.6-35B-A3B NVFP4, modelopt)": (
         "nvidia/Qwen3.6-35B-A3B-NVFP4",
         "local name qwen3.6-35b-a3b-nvfp4, logged as ModelOpt NVFP4: NVIDIA's ModelOpt checkpoint of that name",
+    ),
+}
+
+
+#: why a record cannot be answered, where the generic reason ("model not known") would not say it
+UNANSWERED_WHY = {
+    "Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8": (
+        "deployment not fully logged: the record's tensor_parallel_size 1 cannot hold the ~450 GiB FP8 "
+        "checkpoint on one 141 GB H20, yet the log shows 55.65 GiB of KV cache available, so the parallel layout "
+        "is missing from the excerpt; the FP8 checkpoint's own config.json was not found either (the unquantized "
+        "Qwen3-Coder-480B-A35B-Instruct is in the catalog)"
+    ),
+    "qwen3.6-27b-autoround-int4 (local path; Qwen3.6-27B AutoRound int4)": (
+        "a local AutoRound int4 export of Qwen3.6-27B: no published checkpoint is named, and which layers it kept "
+        "in 16 bits (AutoRound exports of the Qwen3.5/3.6 hybrids keep linear-attention and vision layers) and its "
+        "group size are not in the log"
+    ),
+    "qwen3.6-27b-autoround-int4 (Qwen3.6-27B AutoRound int4)": (
+        "the same local AutoRound int4 export of Qwen3.6-27B (checkpoint and its quantization_config unknown)"
+    ),
+    "Sehyo Qwen3.5-122B-A10B NVFP4 (+MTP drafter)": (
+        "a community NVFP4 export (not NVIDIA's, which is in the catalog) whose quantization_config was not found, "
+        "served with an MTP drafter, on a Jetson AGX Thor whose CUDA-visible (unified) memory is not logged"
+    ),
+    "Qwopus 3.5-27B NVFP4 (Qwen3.5-27B derivative, local profile name)": (
+        "a local NVFP4 fine-tune of Qwen3.5-27B (no published checkpoint of that name), MTP on, logged KV memory "
+        "only, on a Jetson AGX Thor whose CUDA-visible memory is not logged"
+    ),
+    "TheBloke/Llama-2-7B-GPTQ": (
+        "the main branch's quantize_config.json (bits, group size, act-order) is in no public copy found: the "
+        "model-card mirror pages found end before their Provided Files table"
+    ),
+    "mgoin/phi-2-super-marlin": "no public copy of its config.json or its Marlin quantization config was found",
+    "cyankiwi/gemma-4-31B-it-AWQ-4bit": (
+        "no public copy of its quantization_config was found; the record is a prose summary (~50 GB KV, "
+        "~525k tokens) of a 0.21.0 run"
+    ),
+    "Qwen2 GPTQ Int8 (likely Qwen/Qwen2-72B-Instruct-GPTQ-Int8; inferred from 17.98 GB/GPU at TP4)": (
+        "the checkpoint is the record author's guess from the weight size, and Qwen2-72B-Instruct-GPTQ-Int8's "
+        "config was not found (docs/models.md lists it); the GPU is a modded 22 GB RTX 2080 Ti"
+    ),
+    "deepseek-ai/DeepSeek-V4-Flash-0731": (
+        "a DeepSeek-V4-Flash revision: its config is in no public copy found, and deepseek_v4 (compressed sparse "
+        "attention with an indexer, FP4 experts) is not modelled"
+    ),
+    "DeepSeek-R1 GGUF (issue title)": (
+        "which GGUF file (model and quant type) is not stated; GGUF loading is not modelled"
     ),
 }
 
@@ -529,7 +585,7 @@ def main(argv: list[str] | None = None) -> int:
     for rec in recs:
         p, why = prepare(rec, models)
         if p is None:
-            skipped.append((rec["id"], why or ""))
+            skipped.append((rec["id"], UNANSWERED_WHY.get(str(rec.get("model") or ""), why or "")))
         else:
             prepared.append(p)
     EXACT_WEIGHTS.update(
@@ -669,6 +725,22 @@ def render(
         for r in inferred:
             w(f"- {r.rid} → {r.model}: {r.inferred}")
         w("")
+    w("## Quantized checkpoints")
+    w("")
+    qrecs = [r for r in recs if is_quantized_record(r)]
+    by_id = {r.rid: r for r in loo}
+    full = [r for r in qrecs if r["id"] in by_id and not by_id[r["id"]].weights_only]
+    wonly = [r for r in qrecs if r["id"] in by_id and by_id[r["id"]].weights_only]
+    left = [r for r in qrecs if r["id"] not in by_id]
+    w(
+        f"{len(qrecs)} records name a quantized checkpoint (or a --quantization): {len(full)} answered in full, "
+        f"{len(wonly)} for their weights only (GPU or arguments not stated), {len(left)} not answered."
+    )
+    w("")
+    why = dict(skipped)
+    for r in left:
+        w(f"- {r['id']} {r.get('model')}: {why.get(r['id'], '')}")
+    w("")
     w(f"## Skipped ({len(skipped)})")
     w("")
     for rid, why in skipped:

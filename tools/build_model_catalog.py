@@ -605,6 +605,7 @@ def from_additions(path: Path, models: dict[str, Any], report: list[str]) -> dic
             continue
         derived = list(add.get("derived", []))
         params = params_src = vision = None
+        src_base: list[str] = []
         if "config" in add:
             cfg = json.loads(json.dumps(add["config"]))
         else:
@@ -615,6 +616,7 @@ def from_additions(path: Path, models: dict[str, Any], report: list[str]) -> dic
             cfg = json.loads(json.dumps(base["config"]))
             cfg.pop("quantization_config", None)
             derived.append(f"architecture from the catalog record of {add['base']} (the checkpoint it was made from)")
+            src_base = [f"architecture (record of {add['base']}): {x}" for x in base.get("source", [])]
             if base.get("params"):
                 params, params_src = base["params"], f"of {add['base']} (same shapes)"
             vision = base.get("vision_params")
@@ -630,7 +632,7 @@ def from_additions(path: Path, models: dict[str, Any], report: list[str]) -> dic
             "vision_params": add.get("vision_params", vision),
             "aliases": list(add.get("aliases", [])),
             "confidence": add["confidence"],
-            "source": list(add["source"]),
+            "source": list(add["source"]) + src_base,
             "derived": derived,
             "notes_short": ([str(add["notes"])[:300]] if add.get("notes") else []) + notes,
         }
@@ -662,6 +664,9 @@ def build(
     report: list[str] = []
     if extend:
         models = read_bundled(out_dir)
+        if additions is not None and additions.is_file():  # an addition built before is built again
+            for mid in json.loads(additions.read_text()):
+                models.pop(mid, None)
     else:
         models = merge(from_shared_catalog(shared), from_harvest(shared / "models" / "harvest", report), report)
     if additions is not None:

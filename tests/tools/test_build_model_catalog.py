@@ -229,3 +229,17 @@ def test_extend_adds_to_the_built_catalog_only(tmp_path):
     kept = {json.loads(x)["id"]: x for x in before.decode().splitlines()}
     now = {json.loads(x)["id"]: x for x in (out / "models.jsonl").read_text().splitlines()}
     assert all(now[k] == v for k, v in kept.items())  # existing records untouched
+
+
+def test_extend_builds_a_changed_addition_again(tmp_path):
+    out = tmp_path / "out"
+    bmc.build(FIXTURE, out)
+    adds = _additions(tmp_path)
+    bmc.build(tmp_path / "none", out, extend=True, additions=adds)
+    data = json.loads(adds.read_text())
+    data["org/awq-of-dense"]["confidence"] = "low"
+    adds.write_text(json.dumps(data))
+    models, _, _ = bmc.build(tmp_path / "none", out, extend=True, additions=adds)
+    rec = models["org/awq-of-dense"]
+    assert rec["confidence"] == "low"
+    assert any(s.startswith("architecture (record of org/dense-instruct): ") for s in rec["source"])  # base cited

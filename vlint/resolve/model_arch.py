@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vlint.resolve.quant_scheme import QuantScheme, scheme_from_config
+from vlint.resolve.vision_params import vision_tower_params
 from vlint.version import V, Version
 
 # --------------------------------------------------------------------------------------------
@@ -729,6 +730,8 @@ def model_arch_from_config(
     vision = _int(config.get("vision_params"), 0)
     if not vision and config.get("params_text_only_derived") and config.get("params"):
         vision = max(0, _int(config["params"]) - _int(config["params_text_only_derived"]))
+    if not vision:
+        vision = vision_tower_params(config) or 0  # counted from vision_config as vLLM builds the encoder
 
     # context
     keys = tuple(

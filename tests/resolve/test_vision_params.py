@@ -50,3 +50,47 @@ def test_used_only_for_the_modelled_families_and_only_when_absent():
     assert model_arch_from_config(cfg, name="t", source="t").vision_params == qwen3_vision_params(TINY)
     given = model_arch_from_config({**cfg, "vision_params": 5}, name="t", source="t")
     assert given.vision_params == 5
+
+
+def test_gemma4_vision_tower_by_hand():
+    from vlint.resolve.vision_params import gemma4_vision_params
+
+    vc = {
+        "hidden_size": 8,
+        "intermediate_size": 16,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 2,
+        "head_dim": 4,
+        "patch_size": 2,
+        "position_embedding_size": 5,
+        "standardize": True,
+    }
+    h, i, hd = 8, 16, 4
+    layer = h * 2 * hd + 2 * h * 2 * hd + 2 * hd * h + 2 * hd + 3 * h * i + 4 * h
+    assert gemma4_vision_params(vc, 32) == 3 * 4 * h + 2 * 5 * h + 2 * layer + 2 * h + h * 32
+    assert gemma4_vision_params(vc, None) is None
+
+
+def test_gemma4_moe_layers_keep_their_dense_mlp():
+    from vlint.resolve.weight_sizes import layer_linears
+
+    text = {
+        "model_type": "gemma4_text",
+        "num_hidden_layers": 2,
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+        "intermediate_size": 96,
+        "moe_intermediate_size": 32,
+        "num_experts": 8,
+        "top_k_experts": 2,
+        "enable_moe_block": True,
+        "vocab_size": 100,
+    }
+    arch = model_arch_from_config({"model_type": "gemma4", "text_config": text}, name="g", source="t")
+    names = {m.name: m for m in layer_linears(arch, 0)}
+    assert names["mlp.up_proj"].out_f == 96 and not names["mlp.up_proj"].expert
+    assert names["experts.0.up_proj"].out_f == 32 and names["experts.0.up_proj"].count == 8
+    assert "router.proj" in names

@@ -577,6 +577,9 @@ def _param_counts(arch: ModelArch) -> dict[str, Any]:
         "v_head_dim": arch.v_head_dim,
         "attn_layers": sum(1 for t in arch.layer_types if t in ATTENTION_KINDS or t == KV_SHARED),
     }
+    if arch.is_moe and (arch.text_model_type or arch.model_type or "").startswith("gemma4"):
+        # Gemma-4 MoE layers keep their dense MLP beside the experts ([0.19.0] gemma4.py:600-625)
+        counts["dense_layers"] = arch.num_layers
     if arch.block_pattern:  # Nemotron-H: one block and one norm per layer
         counts["dense_layers"] = arch.block_pattern.count("-")
         counts["norms_per_layer"] = 1

@@ -42,14 +42,41 @@ def qwen3_vision_params(vc: Mapping[str, Any]) -> int | None:
     return embed + depth * block + merger + deepstack * post
 
 
+def gemma4_vision_params(vc: Mapping[str, Any], text_hidden: int | None) -> int | None:
+    """Gemma-4's vision tower, built by vLLM with transformers' AutoModel ([0.19.0] vllm/model_executor/
+    models/gemma4_mm.py:888-895; transformers 5.19.0 models/gemma4/modeling_gemma4.py): a patch embedder
+    (input_proj 3 x patch^2 -> hidden and a 2 x position_embedding_size x hidden table, :587-596), layers of
+    q/k/v/o without bias with q/k norms (:905-925), a gated MLP (:699-707) and four RMSNorms (:974-985), the
+    standardize bias/scale buffers (:1992-1994), and embed_vision's projection to the text width without
+    bias (gemma4_mm.py:792-830). None when a size is missing."""
+    h, inter, layers = _int(vc.get("hidden_size")), _int(vc.get("intermediate_size")), _int(vc.get("num_hidden_layers"))
+    heads, patch, pos = (
+        _int(vc.get("num_attention_heads")),
+        _int(vc.get("patch_size")),
+        _int(vc.get("position_embedding_size")),
+    )
+    if not (h and inter and layers and heads and patch and pos and text_hidden):
+        return None
+    kv = _int(vc.get("num_key_value_heads")) or heads
+    hd = _int(vc.get("head_dim")) or h // heads
+    embed = 3 * patch * patch * h + 2 * pos * h
+    layer = h * heads * hd + 2 * h * kv * hd + heads * hd * h + 2 * hd + 3 * h * inter + 4 * h
+    standardize = 2 * h if vc.get("standardize") else 0
+    return embed + layers * layer + standardize + h * text_hidden
+
+
 def vision_tower_params(config: Mapping[str, Any]) -> int | None:
     """The vision tower's parameters, when vLLM's encoder for this model type is modelled here."""
     vc = config.get("vision_config")
     if not isinstance(vc, Mapping):
         return None
-    if str(config.get("model_type") or "") in QWEN3_VISION_MODELS:
+    model_type = str(config.get("model_type") or "")
+    if model_type in QWEN3_VISION_MODELS:
         return qwen3_vision_params(vc)
+    if model_type == "gemma4":
+        text = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else config
+        return gemma4_vision_params(vc, _int(text.get("hidden_size")))
     return None
 
 
-__all__ = ["qwen3_vision_params", "vision_tower_params"]
+__all__ = ["gemma4_vision_params", "qwen3_vision_params", "vision_tower_params"]

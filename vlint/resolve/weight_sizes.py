@@ -66,6 +66,8 @@ def _family(arch: ModelArch) -> str:
         return "llama4"
     if mt.startswith("gpt_oss"):
         return "gpt_oss"
+    if mt.startswith("gemma4"):
+        return "gemma4"
     if arch.block_pattern:
         return "nemotron_h"
     return "default"
@@ -123,7 +125,20 @@ def layer_linears(arch: ModelArch, layer: int) -> list[Linear]:
             out.append(Linear("self_attn.o_proj", h, heads * hdv))
     fam = _family(arch)
     moe_layer = arch.is_moe and _is_moe_layer(arch, layer)
-    if moe_layer:
+    if moe_layer and fam == "gemma4":
+        # Gemma-4 MoE layers keep their dense MLP and add a router and experts beside it: the checkpoint's
+        # layers.N.mlp / router.proj / experts ([0.19.0] vllm/model_executor/models/gemma4.py:600-625)
+        e, mi, inter = (
+            arch.num_experts,
+            int(arch.moe_intermediate_size or arch.intermediate_size),
+            arch.intermediate_size,
+        )
+        out += [Linear("mlp.gate_proj", inter, h), Linear("mlp.up_proj", inter, h), Linear("mlp.down_proj", h, inter)]
+        out.append(Linear("router.proj", e, h))
+        out.append(Linear("experts.0.gate_proj", mi, h, count=e, expert=True))
+        out.append(Linear("experts.0.up_proj", mi, h, count=e, expert=True))
+        out.append(Linear("experts.0.down_proj", h, mi, count=e, expert=True))
+    elif moe_layer:
         e, mi = arch.num_experts, int(arch.moe_intermediate_size or arch.intermediate_size)
         if fam == "mixtral":
             base, w = "block_sparse_moe", ("w1", "w3", "w2")

@@ -88,6 +88,15 @@ def release_range(v: Version) -> str:
     return "?"
 
 
+_QUANT_WORDS = ("awq", "gptq", "fp8", "w8a8", "w4a16", "nvfp4", "int4", "int8", "gguf", "marlin", "autoround")
+
+
+def is_quantized_record(rec: dict[str, Any]) -> bool:
+    """The record's checkpoint is quantized, or it runs with --quantization (as logged)."""
+    q = str(rec.get("quantization") or "").lower()
+    return q not in ("", "none", "null") or any(w in str(rec.get("model") or "").lower() for w in _QUANT_WORDS)
+
+
 def model_classes(arch: ModelArch, rec: dict[str, Any]) -> list[str]:
     out = []
     q = (rec.get("quantization") or "").lower()
@@ -128,6 +137,9 @@ class Row:
     release: str
     classes: list[str]
     planner: bool
+    weights_only: bool = False  # GPU not stated: only the weights (which do not depend on it) are scored
+    inferred: str = ""  # why the model id was inferred (INFERRED_MODELS)
+    quant: str = ""  # the checkpoint's quantization as sized (scheme source), or the --quantization
     pairs: dict[str, tuple[float, float]] = field(default_factory=dict)  # name → (pred, logged)
     verdict: tuple[bool, bool] | None = None  # (predicted starts, logged starts)
     close_call: bool = False  # inside the uncertainty band (reported as a warning)
@@ -152,8 +164,89 @@ def _version(rec: dict[str, Any]) -> tuple[Version, str]:
     return Version.parse("0.19.0"), "0.19.0 (assumed: V1 log format)"
 
 
+#: records whose model is an inference or a local name: the catalog checkpoint it names, and why that
+#: one (the row says "model inferred"; the record's own wording is kept in the calibration file)
+INFERRED_MODELS = {
+    "Qwen2.5-7B-Instruct (AWQ int4 inferred from 5.2 GB weights)": (
+        "Qwen/Qwen2.5-7B-Instruct-AWQ",
+        "the record infers Qwen2.5-7B-Instruct in AWQ int4; Qwen's own AWQ checkpoint of it",
+    ),
+    "Qwen2.5-7B-Instruct (inferred: WeClone default; 14.2487 GB bf16 weights)": (
+        "Qwen/Qwen2.5-7B-Instruct",
+        "the record infers WeClone's default model Qwen2.5-7B-Instruct",
+    ),
+    "qwen3.6-35b-a3b-nvfp4 (Qwen3.6-35B-A3B NVFP4, modelopt)": (
+        "nvidia/Qwen3.6-35B-A3B-NVFP4",
+        "local name qwen3.6-35b-a3b-nvfp4, logged as ModelOpt NVFP4: NVIDIA's ModelOpt checkpoint of that name",
+    ),
+}
+
+
+#: quantized checkpoints whose weights miss the log: what is known about why
+WEIGHT_GAPS = {
+    "meta-llama/Meta-Llama-3.1-405B-Instruct-FP8": (
+        "the only public copy of its config (sgl-project/ome's test fixture) lists 10 modules_to_not_convert "
+        "(layers 0 and 125 MLP, layer 0 attention); keeping every layer's attention in bf16 would give 56.75 GiB "
+        "per GPU at TP8 (-1.7 %): the full list is not in the copy"
+    ),
+    "nvidia/Gemma-4-31B-IT-NVFP4": (
+        "with its vision tower counted from vision_config (0.58B, bf16) 0.3-0.5 GiB are still not placed; the "
+        "checkpoint's size is not published, so whether the layout or the runtime holds them is not known"
+    ),
+}
+
+#: why a record cannot be answered, where the generic reason ("model not known") would not say it
+UNANSWERED_WHY = {
+    "Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8": (
+        "deployment not fully logged: the record's tensor_parallel_size 1 cannot hold the ~450 GiB FP8 "
+        "checkpoint on one 141 GB H20, yet the log shows 55.65 GiB of KV cache available, so the parallel layout "
+        "is missing from the excerpt; the FP8 checkpoint's own config.json was not found either (the unquantized "
+        "Qwen3-Coder-480B-A35B-Instruct is in the catalog)"
+    ),
+    "qwen3.6-27b-autoround-int4 (local path; Qwen3.6-27B AutoRound int4)": (
+        "a local AutoRound int4 export of Qwen3.6-27B: no published checkpoint is named, and which layers it kept "
+        "in 16 bits (AutoRound exports of the Qwen3.5/3.6 hybrids keep linear-attention and vision layers) and its "
+        "group size are not in the log"
+    ),
+    "qwen3.6-27b-autoround-int4 (Qwen3.6-27B AutoRound int4)": (
+        "the same local AutoRound int4 export of Qwen3.6-27B (checkpoint and its quantization_config unknown)"
+    ),
+    "Sehyo Qwen3.5-122B-A10B NVFP4 (+MTP drafter)": (
+        "a community NVFP4 export (not NVIDIA's, which is in the catalog) whose quantization_config was not found, "
+        "served with an MTP drafter, on a Jetson AGX Thor whose CUDA-visible (unified) memory is not logged"
+    ),
+    "Qwopus 3.5-27B NVFP4 (Qwen3.5-27B derivative, local profile name)": (
+        "a local NVFP4 fine-tune of Qwen3.5-27B (no published checkpoint of that name), MTP on, logged KV memory "
+        "only, on a Jetson AGX Thor whose CUDA-visible memory is not logged"
+    ),
+    "TheBloke/Llama-2-7B-GPTQ": (
+        "the main branch's quantize_config.json (bits, group size, act-order) is in no public copy found: the "
+        "model-card mirror pages found end before their Provided Files table"
+    ),
+    "mgoin/phi-2-super-marlin": "no public copy of its config.json or its Marlin quantization config was found",
+    "cyankiwi/gemma-4-31B-it-AWQ-4bit": (
+        "no public copy of its quantization_config was found; the record is a prose summary (~50 GB KV, "
+        "~525k tokens) of a 0.21.0 run"
+    ),
+    "Qwen2 GPTQ Int8 (likely Qwen/Qwen2-72B-Instruct-GPTQ-Int8; inferred from 17.98 GB/GPU at TP4)": (
+        "the checkpoint is the record author's guess from the weight size, and Qwen2-72B-Instruct-GPTQ-Int8's "
+        "config was not found (docs/models.md lists it); the GPU is a modded 22 GB RTX 2080 Ti"
+    ),
+    "deepseek-ai/DeepSeek-V4-Flash-0731": (
+        "a DeepSeek-V4-Flash revision: its config is in no public copy found, and deepseek_v4 (compressed sparse "
+        "attention with an indexer, FP4 experts) is not modelled"
+    ),
+    "DeepSeek-R1 GGUF (issue title)": (
+        "which GGUF file (model and quant type) is not stated; GGUF loading is not modelled"
+    ),
+}
+
+
 def _model_ref(rec: dict[str, Any]) -> str:
-    return str(rec.get("model") or "").split(" ")[0]
+    model = str(rec.get("model") or "")
+    if model in INFERRED_MODELS:
+        return INFERRED_MODELS[model][0]
+    return model.split(" ")[0]
 
 
 def _rank(rec: dict[str, Any]) -> str:
@@ -189,8 +282,18 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
     gpu = lookup_gpu(rec.get("gpu") or "")
     if gpu is None and obs.get("total_gpu_memory_gib"):
         gpu = gpu_from_memory(float(obs["total_gpu_memory_gib"]), name=f"{obs['total_gpu_memory_gib']} GiB (logged)")
+    # a record that says its deployment arguments are not visible ("weak record (weights only)"):
+    # only the weights can be compared
+    weights_only = "weights only" in str(rec.get("notes") or "")
+    if weights_only and obs.get("weights_gib") is not None:
+        obs = {"weights_gib": obs["weights_gib"]}
     if gpu is None:
-        return None, f"GPU unknown: {rec.get('gpu')!r}"
+        if obs.get("weights_gib") is None or arch.quant_method == "mxfp4":  # MXFP4 padding depends on the GPU
+            return None, f"GPU unknown: {rec.get('gpu')!r}"
+        # the weights vLLM loads do not depend on the GPU's memory: score them alone
+        weights_only = True
+        obs = {"weights_gib": obs["weights_gib"]}
+        gpu = gpu_from_memory(1024.0, name="GPU not stated (weights only)")
     version, vnote = _version(rec)
     args = {k: v for k, v in (rec.get("args") or {}).items() if v is not None}
     user: dict[str, Any] = dict(args)
@@ -228,9 +331,15 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
         release=release_range(version),
         classes=model_classes(arch, rec),
         planner="llm-d-planner" in src or "version-sweep" in src,
+        weights_only=weights_only,
+        inferred=INFERRED_MODELS.get(str(rec.get("model") or ""), ("", ""))[1],
+        quant=(arch.quant.source or arch.quant.method) if arch.quant else str(user.get("quantization") or ""),
     )
     dev = bool(re.search(r"\bmain\b|dev\d|\.dev", str(rec.get("vllm_version") or "")))
-    return Prepared(rec, Sample(rec["id"], inp, obs, rank, dev), row), None
+    # WSL2 reports device memory through its own driver layer (r023: non-torch 0.03 GiB, outside the
+    # 0.13-0.46 GiB the calibration README gives for TP1 on Linux): scored, but not used to fit
+    atypical = "WSL2 host" if "WSL" in str(rec.get("gpu") or "") else ""
+    return Prepared(rec, Sample(rec["id"], inp, obs, rank, dev, atypical), row), None
 
 
 def score(p: Prepared, est: MemoryEstimate | None = None) -> Row:
@@ -252,7 +361,7 @@ def score(p: Prepared, est: MemoryEstimate | None = None) -> Row:
         row.pairs[name] = (pred, float(obs[okey]))
     outcome = str(p.rec.get("outcome") or "")
     stage = str(p.rec.get("failure_stage") or "")
-    if "config validation" in stage or "cause not in excerpt" in outcome:
+    if p.row.weights_only or "config validation" in stage or "cause not in excerpt" in outcome:
         outcome = ""  # not a memory verdict (argument checks are other rules'; or the cause is unknown)
     if outcome.startswith("success"):
         row.verdict = (est.starts, True)
@@ -491,7 +600,7 @@ def main(argv: list[str] | None = None) -> int:
     for rec in recs:
         p, why = prepare(rec, models)
         if p is None:
-            skipped.append((rec["id"], why or ""))
+            skipped.append((rec["id"], UNANSWERED_WHY.get(str(rec.get("model") or ""), why or "")))
         else:
             prepared.append(p)
     EXACT_WEIGHTS.update(
@@ -504,7 +613,7 @@ def main(argv: list[str] | None = None) -> int:
     loro = leave_one_release_out(prepared)
     # unreleased builds ("main ~v0.6.5") are scored but do not set the band: their profiler may be
     # mid-change (the calibration README calls r003's non-torch 1.79 GiB an outlier for that reason)
-    engine_of = {p.row.rid: p.sample.engine for p in prepared if not p.sample.dev_build}
+    engine_of = {p.row.rid: p.sample.engine for p in prepared if not p.sample.dev_build and not p.sample.atypical}
     unc = term_uncertainty(loo, engine_of)
     if args.write_uncertainty:
         write_uncertainty(unc)
@@ -559,8 +668,12 @@ def render(
         "constants are, not how the model does on other releases, GPUs and drivers. The leave-one-release-out "
         "table is the harder test: without the 0.17–0.20 logs the fitted terms fall back to priors and the "
         "CUDA-graph estimate is unknown. The terms that come from vLLM's code (sampler bytes per release, KV "
-        "page sizes, weight layouts, budget arithmetic) are not refit in any mode. Records that vlint cannot "
-        "model yet (unknown checkpoint, unnamed GPU, new architectures) are listed under Skipped."
+        "page sizes, weight layouts, budget arithmetic) are not refit in any mode. Records whose GPU or launch "
+        'arguments are not stated are scored on their weights alone ("weights only": the weights vLLM loads do '
+        "not depend on them); records that name no checkpoint id are mapped to the one they describe only where "
+        "it is unambiguous (listed under the per-record table, with why). Records that vlint cannot model "
+        "(unidentified checkpoint, config in no public copy, new architectures) are listed under Skipped, the "
+        "quantized ones with the exact reason under Quantized checkpoints."
     )
     w("")
     for title, rows in (("Leave-one-out", loo), ("Leave-one-release-out", loro), ("In-sample", ins)):
@@ -612,18 +725,62 @@ def render(
                 cells.append(f"{p:,.0f}/{o:,.0f}" if n == "kv_tokens" else f"{p:.2f}/{o:.2f}")
             else:
                 cells.append("")
-        if r.verdict is None:
+        if r.weights_only:
+            v = "weights only (GPU not stated)" if "not stated" in r.gpu else "weights only (arguments not logged)"
+        elif r.verdict is None:
             v = "n/a"
         elif r.close_call:
             v = "too close (warning)"
         else:
             ok = r.verdict[0] == r.verdict[1]
             v = ("start" if r.verdict[0] else f"fail ({r.failure_pred})") + (" ✓" if ok else " ✗")
-        w(
-            f"| {r.rid} | {r.model} | {r.gpu} | {r.version} | {', '.join(r.classes)} | "
-            + " | ".join(cells)
-            + f" | {v} |"
-        )
+        model = f"{r.model} (inferred)" if r.inferred else r.model
+        w(f"| {r.rid} | {model} | {r.gpu} | {r.version} | {', '.join(r.classes)} | " + " | ".join(cells) + f" | {v} |")
+    w("")
+    inferred = [r for r in loo if r.inferred]
+    if inferred:
+        w("Model inferred (the record names no checkpoint id; the one taken and why):")
+        w("")
+        for r in inferred:
+            w(f"- {r.rid} → {r.model}: {r.inferred}")
+        w("")
+    w("## Quantized checkpoints")
+    w("")
+    qrecs = [r for r in recs if is_quantized_record(r)]
+    by_id = {r.rid: r for r in loo}
+    full = [r for r in qrecs if r["id"] in by_id and not by_id[r["id"]].weights_only]
+    wonly = [r for r in qrecs if r["id"] in by_id and by_id[r["id"]].weights_only]
+    left = [r for r in qrecs if r["id"] not in by_id]
+    w(
+        f"{len(qrecs)} records name a quantized checkpoint (or a --quantization): {len(full)} answered in full, "
+        f"{len(wonly)} for their weights only (GPU or arguments not stated), {len(left)} not answered."
+    )
+    w("")
+    w(
+        "Weights as sized from each checkpoint's quantization_config against the log's \"Model loading took "
+        'X GiB" (LOO row; the weights term is not fitted):'
+    )
+    w("")
+    w("| record | model | format as sized | TP | predicted / logged GiB | error % |")
+    w("|---|---|---|---|---|---|")
+    for r in qrecs:
+        row = by_id.get(r["id"])
+        if row is None or "weights" not in row.pairs:
+            continue
+        pred, logged = row.pairs["weights"]
+        tp = r.get("tensor_parallel_size") or 1
+        err = (pred - logged) / logged * 100
+        w(f"| {row.rid} | {row.model} | {row.quant} | {tp} | {pred:.2f} / {logged:.2f} | {err:+.1f} |")
+    w("")
+    for model, why_gap in WEIGHT_GAPS.items():
+        if any(by_id[r["id"]].model == model for r in qrecs if r["id"] in by_id):
+            w(f"- {model}: {why_gap}")
+    w("")
+    w("Not answered, and why:")
+    w("")
+    why = dict(skipped)
+    for r in left:
+        w(f"- {r['id']} {r.get('model')}: {why.get(r['id'], '')}")
     w("")
     w(f"## Skipped ({len(skipped)})")
     w("")

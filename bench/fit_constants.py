@@ -77,6 +77,8 @@ class Sample:
     obs: dict[str, Any]
     rank: str = "driver"  # V0 TP>1: which rank's worker line was logged
     dev_build: bool = False  # an unreleased build ("main ~v0.6.5"): the profiler may be mid-change
+    # why the record's memory accounting is not that of a plain Linux host (WSL2), else "": scored, not fitted
+    atypical: str = ""
 
     @property
     def engine(self) -> str:
@@ -103,7 +105,7 @@ def fit(samples: list[Sample]) -> dict[Key, dict[str, float]]:
         rows = [s for s in samples if s.engine == engine and s.obs.get("activation_peak_gib") and s.rank == "driver"]
         _fit_activation(out[key], rows)
     _fit_non_torch_v1(out[NT_V1], [s for s in samples if s.engine == "V1" and s.inp.version.release >= (0, 18)])
-    _fit_non_torch_v0(out[NT_V0], [s for s in samples if s.engine == "V0" and not s.dev_build])
+    _fit_non_torch_v0(out[NT_V0], [s for s in samples if s.engine == "V0" and not s.dev_build and not s.atypical])
     _fit_graphs(out[CG_V1], [s for s in samples if s.engine == "V1"])
     return out
 

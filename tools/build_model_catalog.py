@@ -581,9 +581,96 @@ def write(models: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
     return jsonl, idx
 
 
-def build(shared: Path, out_dir: Path) -> tuple[dict[str, Any], list[str], Counter[str]]:
+def _find(models: dict[str, Any], ref: str) -> dict[str, Any] | None:
+    low = ref.lower()
+    for mid, rec in models.items():
+        if mid.lower() == low or low in (a.lower() for a in rec.get("aliases", [])):
+            return rec
+    return None
+
+
+def from_additions(path: Path, models: dict[str, Any], report: list[str]) -> dict[str, dict[str, Any]]:
+    """Records of ``tools/catalog_additions.json``: checkpoints whose own config.json was found in no
+    public copy. Each is built from ``config`` (a config copy, cited) or from ``base`` (the catalog
+    record of the checkpoint it was quantized from: the same shapes; its own quantization_config is
+    dropped), plus the ``quantization_config`` its publisher's model card describes. Every fact is
+    cited in ``source``; what was inferred is listed in ``derived`` (the confidence says how much)."""
+    if not path.is_file():
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    entries = json.loads(path.read_text())
+    # config copies first: an addition may name another addition as its base
+    for mid, add in sorted(entries.items(), key=lambda kv: ("config" not in kv[1], kv[0])):
+        if mid.startswith("_"):
+            continue
+        derived = list(add.get("derived", []))
+        params = params_src = vision = None
+        src_base: list[str] = []
+        if "config" in add:
+            cfg = json.loads(json.dumps(add["config"]))
+        else:
+            base = _find(models, add["base"]) or _find(out, add["base"])
+            if base is None:
+                report.append(f"addition {mid}: base {add['base']} is not in the catalog; skipped")
+                continue
+            cfg = json.loads(json.dumps(base["config"]))
+            cfg.pop("quantization_config", None)
+            derived.append(f"architecture from the catalog record of {add['base']} (the checkpoint it was made from)")
+            src_base = [f"architecture (record of {add['base']}): {x}" for x in base.get("source", [])]
+            if base.get("params"):
+                params, params_src = base["params"], f"of {add['base']} (same shapes)"
+            vision = base.get("vision_params")
+        if add.get("quantization_config"):
+            cfg["quantization_config"] = add["quantization_config"]
+        notes: list[str] = []
+        out[mid] = {
+            "config": trim(cfg, notes),
+            "params": add.get("params", params),
+            "params_source": add.get("params_source", params_src),
+            "weight_bytes": add.get("weight_bytes"),
+            "weight_bytes_source": add.get("weight_bytes_source"),
+            "vision_params": add.get("vision_params", vision),
+            "aliases": list(add.get("aliases", [])),
+            "confidence": add["confidence"],
+            "source": list(add["source"]) + src_base,
+            "derived": derived,
+            "notes_short": ([str(add["notes"])[:300]] if add.get("notes") else []) + notes,
+        }
+    return out
+
+
+ADDITIONS = ROOT / "tools" / "catalog_additions.json"
+
+
+def read_bundled(out_dir: Path) -> dict[str, dict[str, Any]]:
+    """The catalog as built before (``out_dir/models.jsonl``), for ``--extend``."""
+    models: dict[str, dict[str, Any]] = {}
+    for line in (out_dir / "models.jsonl").read_text().splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            models[rec.pop("id")] = rec
+    for rec in models.values():
+        rec.setdefault("aliases", [])
+        rec.setdefault("source", [])
+        rec.setdefault("derived", [])
+    return models
+
+
+def build(
+    shared: Path, out_dir: Path, *, extend: bool = False, additions: Path | None = None
+) -> tuple[dict[str, Any], list[str], Counter[str]]:
+    """Build from the shared data; with ``extend``, start from the catalog already in ``out_dir``
+    (when the shared harvest is not at hand) and add only ``additions``."""
     report: list[str] = []
-    models = merge(from_shared_catalog(shared), from_harvest(shared / "models" / "harvest", report), report)
+    if extend:
+        models = read_bundled(out_dir)
+        if additions is not None and additions.is_file():  # an addition built before is built again
+            for mid in json.loads(additions.read_text()):
+                models.pop(mid, None)
+    else:
+        models = merge(from_shared_catalog(shared), from_harvest(shared / "models" / "harvest", report), report)
+    if additions is not None:
+        models = merge(models, from_additions(additions, models, report), report)
     stats = check(models, report)
     write(models, out_dir)
     return models, report, stats
@@ -596,8 +683,15 @@ def main() -> None:
     ap.add_argument("--out-dir", type=Path, default=ROOT / "vlint" / "data")
     ap.add_argument("--report", type=Path, help="write the check report here (default: stdout)")
     ap.add_argument("--stats", type=Path, help="write the catalog counts (JSON) here")
+    ap.add_argument(
+        "--extend",
+        action="store_true",
+        help="start from the catalog already in --out-dir and add tools/catalog_additions.json only "
+        "(for when the shared harvest is not at hand)",
+    )
+    ap.add_argument("--additions", type=Path, default=ADDITIONS, help="checkpoints built from a base record")
     args = ap.parse_args()
-    models, report, stats = build(args.shared, args.out_dir)
+    models, report, stats = build(args.shared, args.out_dir, extend=args.extend, additions=args.additions)
     quant = sum(1 for r in models.values() if quant_config(r["config"]) is not None)
     if args.stats:
         args.stats.write_text(json.dumps(catalog_stats(models), indent=1) + "\n")

@@ -39,6 +39,15 @@ KNOWN_MODEL_GAPS = {
     "logged (vLLM 0.5.3 kept more than modules_to_not_convert in bf16?)",
 }
 
+# single terms of otherwise answered records the model is known to miss: asserted to still miss (so a
+# fix shows; remove the entry then), the record's other terms and its verdict are checked as usual
+KNOWN_TERM_GAPS = {
+    ("r023", "non_torch"): "WSL2 host: 0.03 GiB non-torch logged, V0's TP1 constant is 0.35 (not fitted on WSL)",
+    ("r023", "kv_memory"): "follows from the WSL2 non-torch gap (-1.42 vs -1.05 GiB: both negative, start fails)",
+    ("r035", "kv_memory"): "Qwen3.6-35B-A3B NVFP4 (GDN hybrid MoE + vision) on 0.24.0: 1.5 GiB less KV logged; the "
+    "record has no weights/activation line to say which term (encoder profiling, CUDA graphs of 0.24)",
+}
+
 
 def _bench():
     name = "vlint_bench_accuracy"
@@ -75,6 +84,11 @@ def test_record(rec):
         pytest.skip(why)
     for name, (pred, logged) in row.pairs.items():
         rel, floor = TOL[name]
-        assert abs(pred - logged) <= max(abs(logged) * rel / 100, floor), (name, pred, logged)
+        within = abs(pred - logged) <= max(abs(logged) * rel / 100, floor)
+        gap = KNOWN_TERM_GAPS.get((rec["id"], name))
+        if gap:
+            assert not within, f"{rec['id']} {name} now within tolerance: remove it from KNOWN_TERM_GAPS ({gap})"
+        else:
+            assert within, (name, pred, logged)
     if row.verdict is not None and not row.close_call and rec["id"] not in KNOWN_VERDICT_MISSES:
         assert row.verdict[0] == row.verdict[1], (rec["id"], row.failure_pred)

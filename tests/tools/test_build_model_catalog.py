@@ -164,3 +164,82 @@ def test_bundled_catalog_is_consistent():
         assert rec.get("source"), mid  # every record cites where its config came from
         if rec.get("weight_bytes"):
             assert rec.get("weight_bytes_source"), mid
+
+
+def _additions(tmp_path: Path) -> Path:
+    p = tmp_path / "additions.json"
+    p.write_text(
+        json.dumps(
+            {
+                "_about": "ignored",
+                "Org/dense-w8a8": {  # sorts before its base, which is itself an addition
+                    "base": "org/dense-copy",
+                    "quantization_config": {"quant_method": "compressed-tensors", "format": "int-quantized"},
+                    "confidence": "low",
+                    "source": ["card"],
+                },
+                "org/dense-copy": {
+                    "config": {
+                        "model_type": "llama",
+                        "num_hidden_layers": 2,
+                        "hidden_size": 64,
+                        "num_attention_heads": 4,
+                        "intermediate_size": 128,
+                        "vocab_size": 100,
+                    },
+                    "vision_params": 7,
+                    "confidence": "low",
+                    "source": ["a copy"],
+                },
+                "org/awq-of-dense": {
+                    "base": "org/dense-instruct",
+                    "confidence": "medium",
+                    "source": ["card"],
+                    "quantization_config": {"quant_method": "awq", "bits": 4},
+                },
+                "org/orphan": {"base": "org/absent", "confidence": "low", "source": ["x"]},
+            }
+        )
+    )
+    return p
+
+
+def test_additions_built_from_a_base_record(tmp_path):
+    models, report, _ = bmc.build(FIXTURE, tmp_path / "out", additions=_additions(tmp_path))
+    awq = models["org/awq-of-dense"]
+    assert awq["config"]["quantization_config"]["quant_method"] == "awq"
+    assert awq["config"]["hidden_size"] == models["org/dense"]["config"]["hidden_size"]  # base via its alias
+    assert awq["params"] == models["org/dense"]["params"] and "same shapes" in awq["params_source"]
+    assert awq["weight_bytes"] is None  # the base's size is not the quantized checkpoint's
+    assert any("architecture from the catalog record of org/dense-instruct" in d for d in awq["derived"])
+    w8 = models["Org/dense-w8a8"]
+    assert w8["config"]["num_hidden_layers"] == 2 and w8["vision_params"] == 7  # an addition as base
+    assert "org/orphan" not in models
+    assert any("org/orphan" in line and "not in the catalog" in line for line in report)
+
+
+def test_extend_adds_to_the_built_catalog_only(tmp_path):
+    out = tmp_path / "out"
+    bmc.build(FIXTURE, out)
+    before = (out / "models.jsonl").read_bytes()
+    bmc.build(tmp_path / "no-shared-data", out, extend=True)  # nothing to add: byte-identical
+    assert (out / "models.jsonl").read_bytes() == before
+    models, _, _ = bmc.build(tmp_path / "no-shared-data", out, extend=True, additions=_additions(tmp_path))
+    assert "org/awq-of-dense" in models and "org/dense" in models
+    kept = {json.loads(x)["id"]: x for x in before.decode().splitlines()}
+    now = {json.loads(x)["id"]: x for x in (out / "models.jsonl").read_text().splitlines()}
+    assert all(now[k] == v for k, v in kept.items())  # existing records untouched
+
+
+def test_extend_builds_a_changed_addition_again(tmp_path):
+    out = tmp_path / "out"
+    bmc.build(FIXTURE, out)
+    adds = _additions(tmp_path)
+    bmc.build(tmp_path / "none", out, extend=True, additions=adds)
+    data = json.loads(adds.read_text())
+    data["org/awq-of-dense"]["confidence"] = "low"
+    adds.write_text(json.dumps(data))
+    models, _, _ = bmc.build(tmp_path / "none", out, extend=True, additions=adds)
+    rec = models["org/awq-of-dense"]
+    assert rec["confidence"] == "low"
+    assert any(s.startswith("architecture (record of org/dense-instruct): ") for s in rec["source"])  # base cited

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vlint.resolve.quant_scheme import QuantScheme, scheme_from_config
+from vlint.resolve.vision_params import vision_tower_params
 from vlint.version import V, Version
 
 # --------------------------------------------------------------------------------------------
@@ -127,6 +128,9 @@ class ModelArch:
     block_pattern: str = ""
     # Mamba2 mixer shapes (intermediate, heads, groups, d_state, conv kernel), for its weights
     mamba2_dims: tuple[int, int, int, int, int] | None = None
+    # Gated DeltaNet layers (Qwen3-Next, Qwen3.5/3.6): key heads, key head dim, value heads, value head
+    # dim, conv kernel, and whether q/k/v/z (and b/a) are one fused checkpoint tensor (Qwen3-Next)
+    gdn_dims: tuple[int, int, int, int, int, bool] | None = None
     # quantization of the checkpoint
     quant_method: str | None = None
     quant_bits: float | None = None
@@ -518,6 +522,17 @@ def mamba2_params(dims: tuple[int, int, int, int, int], hidden: int) -> tuple[in
     return hidden * (inner + conv_dim + heads), inner * hidden, conv_dim * kernel + conv_dim + 3 * heads + inner
 
 
+def gdn_params(dims: tuple[int, int, int, int, int, bool], hidden: int) -> tuple[int, int]:
+    """(linear, other) parameters of one Gated DeltaNet layer: in_proj_qkv(z) hidden → 2·key_dim + 2·value_dim,
+    in_proj_b/a hidden → 2·value heads, out_proj value_dim → hidden, all without bias; conv1d conv_dim ×
+    kernel (conv_dim = 2·key_dim + value_dim), dt_bias and A_log per value head and the gated norm of one
+    value head dim ([0.24.0] vllm/model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py:448-610)."""
+    nk, dk, nv, dv, kernel, _ = dims
+    key_dim, value_dim = nk * dk, nv * dv
+    linear = hidden * (2 * key_dim + 2 * value_dim) + hidden * 2 * nv + value_dim * hidden
+    return linear, (2 * key_dim + value_dim) * kernel + 2 * nv + dv
+
+
 def _count_params(a: dict[str, Any]) -> tuple[int, int, int, int]:
     """(total, embedding+lm_head, attention, mlp incl. experts) parameters of the text decoder."""
     h, n, v = a["hidden"], a["layers"], a["vocab"]
@@ -576,6 +591,13 @@ def _param_counts(arch: ModelArch) -> dict[str, Any]:
         "v_head_dim": arch.v_head_dim,
         "attn_layers": sum(1 for t in arch.layer_types if t in ATTENTION_KINDS or t == KV_SHARED),
     }
+    if arch.gdn_dims:
+        counts["mamba"] = sum(1 for t in arch.layer_types if t == LINEAR) * sum(
+            gdn_params(arch.gdn_dims, arch.hidden_size)
+        )
+    if arch.is_moe and (arch.text_model_type or arch.model_type or "").startswith("gemma4"):
+        # Gemma-4 MoE layers keep their dense MLP beside the experts ([0.19.0] gemma4.py:600-625)
+        counts["dense_layers"] = arch.num_layers
     if arch.block_pattern:  # Nemotron-H: one block and one norm per layer
         counts["dense_layers"] = arch.block_pattern.count("-")
         counts["norms_per_layer"] = 1
@@ -671,6 +693,16 @@ def model_arch_from_config(
     if any(t in STATE_KINDS for t in ltypes):
         conv, ssm, snotes = _mamba_state(cfg, hidden, model_type)
         notes.extend(snotes)
+    gdn = None
+    if cfg.get("linear_num_value_heads") and any(t == LINEAR for t in ltypes):
+        gdn = (
+            _int(cfg.get("linear_num_key_heads"), 16),
+            _int(cfg.get("linear_key_head_dim"), 128),
+            _int(cfg.get("linear_num_value_heads"), 32),
+            _int(cfg.get("linear_value_head_dim"), 128),
+            _int(cfg.get("linear_conv_kernel_dim"), 4),
+            model_type.startswith("qwen3_next"),
+        )
     mamba2 = None
     if pattern and "M" in pattern and cfg.get("mamba_num_heads"):
         # NemotronHMambaDecoderLayer: MambaMixer2 with intermediate mamba_num_heads × mamba_head_dim
@@ -729,6 +761,8 @@ def model_arch_from_config(
     vision = _int(config.get("vision_params"), 0)
     if not vision and config.get("params_text_only_derived") and config.get("params"):
         vision = max(0, _int(config["params"]) - _int(config["params_text_only_derived"]))
+    if not vision:
+        vision = vision_tower_params(config) or 0  # counted from vision_config as vLLM builds the encoder
 
     # context
     keys = tuple(
@@ -810,6 +844,7 @@ def model_arch_from_config(
         moe_latent_size=latent,
         block_pattern=pattern or "",
         mamba2_dims=mamba2,
+        gdn_dims=gdn,
         vision_params=vision,
         max_position_embeddings=mpe,
         max_len_keys=keys,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -49,6 +49,9 @@ class QuantScheme:
     # (AutoGPTQ QuantLinear); vLLM skips loading it ([0.19.0] vllm/model_executor/models/llama.py:480,
     # :492 "Skip loading extra bias for GPTQ models")
     stored_bias: bool = False
+    # ModelOpt MIXED_PRECISION: (module pattern, scheme) per quantized_layers entry; a linear matching
+    # none of them stays unquantized
+    per_module: tuple[tuple[str, QuantScheme], ...] = ()
     source: str = ""
 
     def linear_bytes(self, out_f: int, in_f: int) -> float:
@@ -73,6 +76,8 @@ class QuantScheme:
                 scales = -(-out_f // bn) * -(-in_f // bk)
             elif self.scale_granularity == "channel":
                 scales = n
+            elif self.scale_granularity == "group" and self.group_size:
+                scales = n * -(-in_f // self.group_size)  # MXFP8: an e8m0 byte per 32
             else:
                 scales = 1
             return n * k + scales * self.scale_bytes
@@ -126,6 +131,9 @@ class QuantScheme:
 
     def ignores(self, module: str, cls: str = "Linear") -> bool:
         """Whether ``module`` (a dotted name such as ``model.layers.3.mlp.down_proj``) stays unquantized."""
+        return any(self._ignores(name) for name in module_aliases(module))
+
+    def _ignores(self, module: str) -> bool:
         exact, regexes, subs = self._ignore_matchers
         if module in exact:
             return True
@@ -139,8 +147,19 @@ class QuantScheme:
         # AWQ / GPTQ / bnb modules_to_not_convert: substring of the module name
         return any(s and s in module for s in subs)
 
+    def for_module(self, module: str) -> QuantScheme:
+        """The scheme ``module`` is stored with (its quantized_layers entry for ModelOpt mixed precision)."""
+        for pattern, sub in self.per_module:
+            if _layer_matches(pattern, module):
+                return sub
+        return self
+
     def quantizes(self, module: str, *, expert: bool = False) -> bool:
         """Whether the linear ``module`` is stored quantized."""
+        if self.per_module:
+            # [0.24.0] vllm/model_executor/layers/quantization/modelopt.py:2483-2510: excluded → unquantized;
+            # else the algo of its quantized_layers entry (itself or a parent, e.g. mlp.experts); none → unquantized
+            return not self.ignores(module) and any(_layer_matches(p, module) for p, _ in self.per_module)
         if module.endswith("lm_head"):
             return self.quantize_lm_head and not self.ignores(module)
         if self.only_experts and not expert:
@@ -148,6 +167,54 @@ class QuantScheme:
         if self.targets and not any(_ct_target(t, module) for t in self.targets):
             return False
         return not self.ignores(module)
+
+
+def module_aliases(module: str) -> tuple[str, ...]:
+    """``module`` as vlint names it (``model.layers.N.…``) and as multimodal checkpoints do
+    (``model.language_model.layers.N.…``, older ``language_model.model.layers.N.…``): vLLM maps the
+    ignore lists and layer tables with the model's hf_to_vllm_mapper like the weight names
+    ([0.19.0] vllm/model_executor/layers/quantization/modelopt.py:221-239), so either spelling matches."""
+    names = [module]
+    for generic, family in _MOE_NAMES:  # Mixtral / MiniMax name the MoE block block_sparse_moe
+        if generic in module:
+            names.append(module.replace(generic, family))
+    for m in list(names):  # and the experts' projections w1 (gate) / w3 (up) / w2 (down)
+        if ".block_sparse_moe.experts." in m:
+            for proj, w in _EXPERT_W:
+                if m.endswith(proj):
+                    names.append(m[: -len(proj)] + w)
+    if module.startswith("model.layers."):
+        for m in list(names):
+            rest = m[len("model.") :]
+            names += ["model.language_model." + rest, "language_model.model." + rest]
+    return tuple(names)
+
+
+#: vlint's MoE module names and the Mixtral-style spelling ([0.19.0] vllm/model_executor/models/mixtral.py
+#: block_sparse_moe; minimax_m2.py)
+_MOE_NAMES = (
+    (".mlp.experts.", ".block_sparse_moe.experts."),
+    (".mlp.shared_experts.", ".block_sparse_moe.shared_experts."),
+    (".mlp.gate", ".block_sparse_moe.gate"),
+)
+#: Mixtral-style expert weight names ([0.19.0] vllm/model_executor/models/mixtral.py:370-373)
+_EXPERT_W = ((".gate_proj", ".w1"), (".down_proj", ".w2"), (".up_proj", ".w3"))
+
+#: an ignore pattern that names every module of every decoder layer: the catalog's summary of per-layer
+#: entries (layer index → ``*``: ``model.layers.1.*`` and ``model.layers.2.*`` become ``model.layers.*.*``)
+#: broadened it; applied, it would leave a quantized checkpoint with nothing quantized
+_ALL_LAYERS = re.compile(r"^(?:model\.|language_model\.model\.|model\.language_model\.)?layers\.\*\.?\*$")
+
+
+def _usable_ignores(names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(n for n in names if not _ALL_LAYERS.match(n))
+
+
+def _layer_matches(pattern: str, module: str) -> bool:
+    """A quantized_layers key (wildcards allowed) names ``module`` or a parent of it (FusedMoE experts)."""
+    return any(
+        fnmatch.fnmatchcase(m, pattern) or fnmatch.fnmatchcase(m, pattern + ".*") for m in module_aliases(module)
+    )
 
 
 def _ct_target(target: str, module: str) -> bool:
@@ -178,6 +245,67 @@ def _names(v: Any) -> tuple[str, ...]:
     if isinstance(v, (list, tuple)):
         return tuple(str(x) for x in v if isinstance(x, (str, int)))
     return ()
+
+
+def _modelopt_nvfp4(group_size: int, ignore: tuple[str, ...] = ()) -> QuantScheme:
+    return QuantScheme(
+        method="modelopt_fp4",
+        fmt=NVFP4,
+        bits=4,
+        group_size=group_size,
+        ignore=ignore,
+        ignore_style="glob",
+        source="modelopt NVFP4: e2m1 + fp8 scale per 16 + fp32 globals",
+    )
+
+
+def _modelopt_fp8(ignore: tuple[str, ...] = ()) -> QuantScheme:
+    return QuantScheme(
+        method="modelopt",
+        fmt=FP8,
+        bits=8,
+        scale_granularity="tensor",
+        scale_bytes=4,
+        ignore=ignore,
+        ignore_style="glob",
+        source="modelopt FP8: 1 byte + fp32 per-tensor scales",
+    )
+
+
+def _modelopt_mixed(layers: Mapping[str, Any], ignore: tuple[str, ...]) -> QuantScheme:
+    """ModelOpt MIXED_PRECISION: each ``quantized_layers`` entry FP8, NVFP4 or W4A16_NVFP4 (the same
+    packing as NVFP4, run by Marlin); linears in no entry stay unquantized ([0.24.0] vllm/model_executor/
+    layers/quantization/modelopt.py:2268-2510, ModelOptMixedPrecisionConfig)."""
+    subs: list[tuple[str, QuantScheme]] = []
+    for pattern, info in layers.items():
+        algo = str((info or {}).get("quant_algo") or "").upper() if isinstance(info, Mapping) else ""
+        if algo in ("NVFP4", "W4A16_NVFP4"):
+            subs.append((str(pattern), _modelopt_nvfp4(_int(info.get("group_size"), 16) or 16)))
+        elif algo == "FP8":
+            subs.append((str(pattern), _modelopt_fp8()))
+        elif algo == "MXFP8":  # e4m3 + an e8m0 scale per 32 ([0.33.0] modelopt.py:154-155, mxfp8_utils.py:10-11)
+            subs.append(
+                (
+                    str(pattern),
+                    QuantScheme(
+                        method="modelopt_mxfp8",
+                        fmt=FP8,
+                        bits=8,
+                        group_size=32,
+                        scale_granularity="group",
+                        scale_bytes=1,
+                        source="modelopt MXFP8: 1 byte + e8m0 scale per 32",
+                    ),
+                )
+            )
+    fp4 = any(sub.fmt == NVFP4 for _, sub in subs)
+    base = _modelopt_nvfp4(16, ignore) if fp4 else _modelopt_fp8(ignore)
+    return replace(
+        base,
+        method="modelopt_mixed",
+        per_module=tuple(subs),
+        source="modelopt MIXED_PRECISION: per-layer FP8 / NVFP4 from quantized_layers",
+    )
 
 
 def scheme_from_config(q: Mapping[str, Any] | None, model_dtype_bytes: float = 2.0) -> QuantScheme | None:
@@ -268,30 +396,17 @@ def scheme_from_config(q: Mapping[str, Any] | None, model_dtype_bytes: float = 2
             ignore_style="glob",
             source="fp8: 1 byte + fp32 scale",
         )
-    if method in ("modelopt", "modelopt_fp4", "modelopt_mxfp8"):
-        algo = str(q.get("quant_algo") or (q.get("quantization") or {}).get("quant_algo") or "").upper()
-        excl = skips + _names((q.get("quantization") or {}).get("exclude_modules"))
+    if method in ("modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed"):
+        inner = q.get("quantization") or {}
+        algo = str(q.get("quant_algo") or inner.get("quant_algo") or "").upper()
+        # config.json form names the excluded modules "ignore", hf_quant_config.json "exclude_modules"
+        # ([0.19.0] vllm/model_executor/layers/quantization/modelopt.py:295-313)
+        excl = _usable_ignores(skips + _names(q.get("ignore")) + _names(inner.get("exclude_modules")))
+        if algo == "MIXED_PRECISION" or method == "modelopt_mixed":
+            return _modelopt_mixed(q.get("quantized_layers") or inner.get("quantized_layers") or {}, excl)
         if "FP4" in algo or method == "modelopt_fp4":
-            gs = _int(q.get("group_size") or (q.get("quantization") or {}).get("group_size"), 16)
-            return QuantScheme(
-                method="modelopt_fp4",
-                fmt=NVFP4,
-                bits=4,
-                group_size=gs,
-                ignore=excl,
-                ignore_style="glob",
-                source="modelopt NVFP4: e2m1 + fp8 scale per 16 + fp32 globals",
-            )
-        return QuantScheme(
-            method="modelopt",
-            fmt=FP8,
-            bits=8,
-            scale_granularity="tensor",
-            scale_bytes=4,
-            ignore=excl,
-            ignore_style="glob",
-            source="modelopt FP8: 1 byte + fp32 per-tensor scales",
-        )
+            return _modelopt_nvfp4(_int(q.get("group_size") or inner.get("group_size"), 16) or 16, excl)
+        return _modelopt_fp8(excl)
     if method in ("mxfp4", "gpt_oss_mxfp4"):
         return QuantScheme(
             method="mxfp4",

@@ -16,9 +16,11 @@ from functools import lru_cache
 from vlint.resolve.model_arch import (
     ATTENTION_KINDS,
     KV_SHARED,
+    LINEAR,
     MAMBA,
     ModelArch,
     dtype_bytes,
+    gdn_params,
     mamba2_params,
     param_breakdown,
 )
@@ -66,6 +68,8 @@ def _family(arch: ModelArch) -> str:
         return "llama4"
     if mt.startswith("gpt_oss"):
         return "gpt_oss"
+    if mt.startswith("gemma4"):
+        return "gemma4"
     if arch.block_pattern:
         return "nemotron_h"
     return "default"
@@ -82,13 +86,36 @@ def layer_extra_params(arch: ModelArch, layer: int) -> int:
     Nemotron-H, [0.33.0] nemotron_h.py:316/359/408/529; two elsewhere) and a Mamba2 mixer's conv1d,
     A, D, dt_bias and gated norm."""
     h = arch.hidden_size
-    if not arch.block_pattern:
-        return 2 * h
     kind = arch.layer_types[layer] if layer < len(arch.layer_types) else ""
+    if not arch.block_pattern:
+        if kind == LINEAR and arch.gdn_dims:
+            return 2 * h + gdn_params(arch.gdn_dims, h)[1]
+        return 2 * h
     extra = h
     if kind == MAMBA and arch.mamba2_dims:
         extra += mamba2_params(arch.mamba2_dims, h)[2]
     return extra
+
+
+def _gdn_linears(dims: tuple[int, int, int, int, int, bool], h: int) -> list[Linear]:
+    """Gated DeltaNet projections as the checkpoint names them: Qwen3.5/3.6 store in_proj_qkv, in_proj_z,
+    in_proj_b, in_proj_a; Qwen3-Next the fused in_proj_qkvz and in_proj_ba ([0.24.0] vllm/model_executor/
+    layers/mamba/gdn/qwen_gdn_linear_attn.py:570-610, models/qwen3_5.py:283-293)."""
+    nk, dk, nv, dv, _, fused = dims
+    key_dim, value_dim = nk * dk, nv * dv
+    if fused:
+        proj = [
+            Linear("linear_attn.in_proj_qkvz", 2 * key_dim + 2 * value_dim, h),
+            Linear("linear_attn.in_proj_ba", 2 * nv, h),
+        ]
+    else:
+        proj = [
+            Linear("linear_attn.in_proj_qkv", 2 * key_dim + value_dim, h),
+            Linear("linear_attn.in_proj_z", value_dim, h),
+            Linear("linear_attn.in_proj_b", nv, h),
+            Linear("linear_attn.in_proj_a", nv, h),
+        ]
+    return [*proj, Linear("linear_attn.out_proj", h, value_dim)]
 
 
 def layer_linears(arch: ModelArch, layer: int) -> list[Linear]:
@@ -98,6 +125,8 @@ def layer_linears(arch: ModelArch, layer: int) -> list[Linear]:
     if arch.block_pattern:
         return _nemotron_h_linears(arch, layer, kind)
     out: list[Linear] = []
+    if kind == LINEAR and arch.gdn_dims:
+        out += _gdn_linears(arch.gdn_dims, h)
     if kind in ATTENTION_KINDS or kind == KV_SHARED:
         heads = arch.num_attention_heads
         if arch.is_mla:
@@ -123,7 +152,20 @@ def layer_linears(arch: ModelArch, layer: int) -> list[Linear]:
             out.append(Linear("self_attn.o_proj", h, heads * hdv))
     fam = _family(arch)
     moe_layer = arch.is_moe and _is_moe_layer(arch, layer)
-    if moe_layer:
+    if moe_layer and fam == "gemma4":
+        # Gemma-4 MoE layers keep their dense MLP and add a router and experts beside it: the checkpoint's
+        # layers.N.mlp / router.proj / experts ([0.19.0] vllm/model_executor/models/gemma4.py:600-625)
+        e, mi, inter = (
+            arch.num_experts,
+            int(arch.moe_intermediate_size or arch.intermediate_size),
+            arch.intermediate_size,
+        )
+        out += [Linear("mlp.gate_proj", inter, h), Linear("mlp.up_proj", inter, h), Linear("mlp.down_proj", h, inter)]
+        out.append(Linear("router.proj", e, h))
+        out.append(Linear("experts.0.gate_proj", mi, h, count=e, expert=True))
+        out.append(Linear("experts.0.up_proj", mi, h, count=e, expert=True))
+        out.append(Linear("experts.0.down_proj", h, mi, count=e, expert=True))
+    elif moe_layer:
         e, mi = arch.num_experts, int(arch.moe_intermediate_size or arch.intermediate_size)
         if fam == "mixtral":
             base, w = "block_sparse_moe", ("w1", "w3", "w2")
@@ -229,7 +271,7 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
             params += n
             name = f"{prefix}.{i}.{lin.name}"
             if scheme is not None and scheme.quantizes(name, expert=lin.expert):
-                by = scheme.linear_bytes(lin.out_f, lin.in_f) * lin.count
+                by = scheme.for_module(name).linear_bytes(lin.out_f, lin.in_f) * lin.count
                 q += by
                 tot += by
                 if scheme.stored_bias:
@@ -246,7 +288,7 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
     if not arch.tie_word_embeddings:
         params += v * h
         quantized = scheme is not None and scheme.quantizes("lm_head")
-        lm = scheme.linear_bytes(v, h) if scheme is not None and quantized else float(v * h * b)
+        lm = scheme.for_module("lm_head").linear_bytes(v, h) if scheme is not None and quantized else float(v * h * b)
     vision = float(arch.vision_params) * b
     params += h  # final norm
     total_params = arch.params or param_breakdown(arch)["total"]

@@ -87,6 +87,8 @@ class LintOptions:
     auto_jobs: bool = False
     #: render kustomize overlays and Helm charts with the tools on PATH (False: ``--no-render``)
     render: bool = True
+    #: why rendering is off, in the VL630 note (the language server: the editor does not run tools)
+    render_off_reason: str = ""
     #: a file named on the command line that no source reads, whose name is none the folder walk reads,
     #: is an error (``vlint check``); else it is listed as skipped
     unknown_format_is_error: bool = False
@@ -279,7 +281,7 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
         reader.opts = opts
     from vlint.render import configured
 
-    with configured(opts.render, opts.lint_root.path if opts.lint_root else None):
+    with configured(opts.render, opts.lint_root, opts.render_off_reason):
         return _lint_paths(paths, engine, opts, reader)
 
 

@@ -248,7 +248,7 @@ def test_helm_output_maps_to_values_and_template_lines(tmp_path: Path) -> None:
     opts = LintOptions(root=tmp_path, lint_root=LintRoot(tmp_path.resolve()))
     reader = Reader(opts)
     src = reader.read(tmp_path / "charts/llm/Chart.yaml")
-    with configured(True, tmp_path.resolve()):
+    with configured(True, LintRoot(tmp_path.resolve())):
         chart = _Chart(src.abspath.parent, "charts/llm", "llm")
         _collect(chart, src, reader.read_linked, SourceResult())
         found = lint_rendered(

@@ -417,3 +417,22 @@ def test_the_vscode_extension_contributes_exactly_the_servers_settings() -> None
         for f in dataclasses.fields(EditorSettings)
     }
     assert set(defaults) - {"path"} == camel
+
+
+def test_the_editor_never_runs_kubectl_or_helm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rendering a kustomize overlay takes a tool run of up to 30 s: the editor lints without it
+    and the overlay's VL630 note says so (vlint check renders)."""
+    import textwrap
+
+    from tests.render.test_kustomize import BASE, OVERLAY
+    from vlint.render import tools
+
+    def no_tool(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the language server ran an outside tool")
+
+    monkeypatch.setattr(tools, "run_tool", no_tool)
+    write(tmp_path, {k: textwrap.dedent(v) for k, v in {**BASE, **OVERLAY}.items()})
+    s = Session([tmp_path])
+    result = s.lint(opened(s, tmp_path / "k8s/overlays/l4/kustomization.yaml"))
+    notes = [d for d in result.diagnostics if str(d.code) == "VL630"]
+    assert len(notes) == 1 and "the editor does not render" in notes[0].message, result.diagnostics

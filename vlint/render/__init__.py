@@ -16,15 +16,21 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from pathlib import Path
+
+from vlint.lint_root import LintRoot
+
+
+NO_RENDER = "rendering is off (--no-render)"
 
 
 @dataclass(frozen=True, slots=True)
 class RenderSettings:
     #: run kubectl/kustomize/helm when present (False: ``--no-render``)
     enabled: bool = True
-    #: the lint root's real path: tools run only on folders inside it
-    root: Path | None = None
+    #: the lint root: tools run only on folders inside it
+    root: LintRoot | None = None
+    #: why rendering is off, for the VL630 note
+    off_reason: str = NO_RENDER
 
 
 _SETTINGS: ContextVar[RenderSettings | None] = ContextVar("vlint_render", default=None)
@@ -36,8 +42,8 @@ def settings() -> RenderSettings:
 
 
 @contextmanager
-def configured(enabled: bool, root: Path | None) -> Iterator[None]:
-    token = _SETTINGS.set(RenderSettings(enabled, root))
+def configured(enabled: bool, root: LintRoot | None, off_reason: str = "") -> Iterator[None]:
+    token = _SETTINGS.set(RenderSettings(enabled, root, off_reason or NO_RENDER))
     try:
         yield
     finally:

@@ -113,7 +113,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         how += ", and with -f for " + ", ".join(f"{shown}/{v}" for v in overrides)
     if not settings().enabled:
         result.problems.append(
-            not_rendered(anchor, "the Helm chart", "chart", shown, "rendering is off (--no-render)", how)
+            not_rendered(anchor, "the Helm chart", "chart", shown, settings().off_reason, how)
         )
         return result
     helm = find_tool("helm")
@@ -184,8 +184,7 @@ def _known_chart(chart: _Chart) -> bool:
 # -- the copy ---------------------------------------------------------------------------------------
 def _collect(chart: _Chart, src: SourceText, read_file: ReadFile, result: SourceResult) -> None:
     """Every file of the chart folder, read through the run's reader (inside the lint root only)."""
-    root = settings().root
-    lint_root = LintRoot(root) if root is not None else None
+    lint_root = settings().root
     total = 0
     stack = [chart.folder]
     while stack:
@@ -290,7 +289,7 @@ def _dependencies(chart: _Chart, src: SourceText) -> None:
         if repo.startswith("file://"):
             local = (chart.folder / repo[len("file://") :]).resolve()
             root = settings().root
-            if root is not None and not LintRoot(root).contains(local):
+            if root is not None and not root.contains(local):
                 chart.blocked.append((f"the dependency {name} ({repo}) lies outside the lint root", where))
             else:
                 why = f"the dependency {name} ({repo}) is not in {chart.shown}/charts/ (run helm dependency build)"

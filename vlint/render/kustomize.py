@@ -119,7 +119,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     how = f"kubectl kustomize {shown} | vlint -"
     if not settings().enabled:
         result.problems.append(
-            not_rendered(anchor, "the kustomize overlay", "overlay", shown, "rendering is off (--no-render)", how)
+            not_rendered(anchor, "the kustomize overlay", "overlay", shown, settings().off_reason, how)
         )
         return result
     tool = find_tool("kustomize")

@@ -200,6 +200,9 @@ def build_setup(folder: Path, root: LintRoot, config_path: Path | None, settings
         suppress=True,
         jobs=1,
         settings_for=run.engine_and_resolve,
+        # kubectl/helm on every keystroke would take seconds per change: vlint check renders
+        render=False,
+        render_off_reason="the editor does not render (vlint check does, when kubectl/helm are installed)",
     )
     opts.discover.excluded = run.excluded
     setup = Setup(first.engine, opts, cfg)

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 from vlint.lint_root import LintRoot
 
-
 NO_RENDER = "rendering is off (--no-render)"
 
 

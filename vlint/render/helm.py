@@ -112,9 +112,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     if overrides:
         how += ", and with -f for " + ", ".join(f"{shown}/{v}" for v in overrides)
     if not settings().enabled:
-        result.problems.append(
-            not_rendered(anchor, "the Helm chart", "chart", shown, settings().off_reason, how)
-        )
+        result.problems.append(not_rendered(anchor, "the Helm chart", "chart", shown, settings().off_reason, how))
         return result
     helm = find_tool("helm")
     if helm is None:

@@ -25,3 +25,10 @@ def shared() -> Path:
     if d is None:
         pytest.skip("shared data (../shared with corpus/ and calibration/) is not present in this checkout")
     return d
+
+
+@pytest.fixture(autouse=True)
+def _no_user_hf_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Model look-ups read the local Hugging Face cache: the developer's own must not change results
+    (tests that need one build a fake cache and point HF_HUB_CACHE at it)."""
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path_factory.getbasetemp() / "no-hf-cache"))

@@ -12,8 +12,8 @@ How tables combine (base file, its per-path tables that match, then the extendin
 per-path tables, then the command line): scalars (``fail-on``, ``gpu``, ``vllm-version``…) — the
 last one stated wins; ``select``/``extend-select``/``ignore`` — applied one table after the other
 (``select`` restarts from its list, ``extend-select`` adds, ``ignore`` removes), as ruff does;
-``severity``, ``model-paths`` and rule options — merged key by key; ``exclude`` and ``rules-dir`` —
-the last one stated replaces; ``extend-exclude`` and ``per-file-ignores`` — added up.
+``severity``, ``model-paths``, ``models`` and rule options — merged key by key; ``exclude``, ``rules-dir`` and
+``reference-gpus`` — the last one stated replaces; ``extend-exclude`` and ``per-file-ignores`` — added up.
 
 ``vllm-version``, ``gpu`` and ``gpu-memory-gib`` are *defaults*: they apply only where a launch and
 its files state nothing (:mod:`vlint.precedence`).
@@ -42,7 +42,19 @@ _HAS_TABLE = re.compile(r"^\s*\[\s*tool\s*\.\s*vlint\s*[\].]", re.MULTILINE)
 MAX_EXTEND_DEPTH = 10
 #: keys a ``per-path`` table may state (the others are about the whole tree, not a file)
 PER_PATH_KEYS = frozenset(
-    {"select", "extend-select", "ignore", "severity", "rules", "fail-on", "vllm-version", "gpu", "gpu-memory-gib"}
+    {
+        "select",
+        "extend-select",
+        "ignore",
+        "severity",
+        "rules",
+        "fail-on",
+        "vllm-version",
+        "gpu",
+        "gpu-memory-gib",
+        "models",
+        "reference-gpus",
+    }
 )
 #: the largest config file read (a config is a few hundred bytes)
 MAX_CONFIG_BYTES = 1 << 20
@@ -78,6 +90,10 @@ class Layer:
     gpu_memory_gib: float | None = None
     #: model id → absolute folder
     model_paths: dict[str, str] = field(default_factory=dict)
+    #: ``models``: a path or served name → a model id, or an absolute folder (path-like values)
+    models: dict[str, str] = field(default_factory=dict)
+    #: ``reference-gpus``: the GPUs a launch that names none is checked on (None: not stated)
+    reference_gpus: tuple[str, ...] | None = None
     rules_dirs: tuple[Path, ...] | None = None
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
@@ -152,6 +168,13 @@ class Config:
         out: dict[str, str] = {}
         for layer in self.layers:
             out.update(layer.model_paths)
+        return out
+
+    @property
+    def models(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for layer in self.layers:
+            out.update(layer.models)
         return out
 
     @property
@@ -382,7 +405,8 @@ Guard = Callable[[Path, str, Path], "str | None"]
 
 def load_config(path: Path, guard: Guard | None = None) -> Config:
     """Read, validate and resolve one config file and the files it extends. ``guard`` vets the
-    folders and files a config names (``extend``, ``rules-dir``) before any is read. Raises
+    folders and files a config names (``extend``, ``rules-dir``, the model folders of ``model-paths``
+    and ``models``) before any is read. Raises
     :class:`ConfigError`."""
     chain: list[Layer] = []
     seen: list[Path] = []
@@ -405,6 +429,7 @@ def load_config(path: Path, guard: Guard | None = None) -> Config:
             named = [("rules-dir", d) for d in layer.rules_dirs or ()]
             named += [("extend", layer.extend)] if layer.extend is not None else []
             named += [("baseline", layer.baseline)] if layer.baseline is not None else []
+            named += named_folders(layer)
             for key, target in named:
                 why = guard(layer.file, key, target)
                 if why is not None:
@@ -440,6 +465,28 @@ def validate(table: Any, path: Path) -> None:
         raise ConfigError(path, f"{where}: {detail}")
 
 
+def _path_like(value: str, base: Path) -> bool:
+    """A ``models`` value that names a folder (``/m``, ``./m``, ``../m``, ``~/m``, or a folder with a
+    config.json next to the config file) rather than a model id."""
+    if value.startswith(("/", "./", "../", "~", ".\\", "..\\")) or Path(value).is_absolute():
+        return True
+    try:
+        return (base / value / "config.json").is_file()
+    except OSError:
+        return False
+
+
+def named_folders(layer: Layer) -> list[tuple[str, Path]]:
+    """The folders a table names for vlint to read model facts from (``model-paths`` values, the
+    folder values of ``models``), with the key that names each, its per-path tables' too."""
+    out: list[tuple[str, Path]] = []
+    for table in (layer, *layer.per_path):
+        prefix = f'per-path."{table.pattern}".' if table.pattern else ""
+        out += [(f"{prefix}model-paths.{k}", Path(v)) for k, v in table.model_paths.items()]
+        out += [(f"{prefix}models.{k}", Path(v)) for k, v in table.models.items() if os.path.isabs(v)]
+    return out
+
+
 def layer_from_table(t: dict[str, Any], path: Path, pattern: str = "") -> Layer:
     base = path.parent
 
@@ -469,6 +516,8 @@ def layer_from_table(t: dict[str, Any], path: Path, pattern: str = "") -> Layer:
         gpu=t.get("gpu"),
         gpu_memory_gib=float(t["gpu-memory-gib"]) if "gpu-memory-gib" in t else None,
         model_paths={k: str(rel(v)) for k, v in t.get("model-paths", {}).items()},
+        models={k: str(rel(v)) if _path_like(v, base) else v for k, v in t.get("models", {}).items()},
+        reference_gpus=tuple(t["reference-gpus"]) if "reference-gpus" in t else None,
         rules_dirs=rules_dirs,
         exclude=tuple(t["exclude"]) if "exclude" in t else None,
         extend_exclude=tuple(t.get("extend-exclude", ())),

@@ -30,10 +30,13 @@ class Deployment:
     args: ParsedArgs
     model: str | None = None
     arch: ModelArch | None = None
-    #: where the model facts came from (``local folder``, ``mapping``, ``catalog``, ``hub``)
+    #: where the model facts came from (``local folder``, ``--model-config``, ``mapping``, ``HF cache``,
+    #: ``catalog``, ``hub``)
     model_origin: str = ""
     #: why a place that could have told the model facts was not read (outside the lint root…)
     model_note: str = ""
+    #: how the origin was reached (the folder, the mapping entry, the cache snapshot…)
+    model_via: str = ""
     gpu: GpuSpec | None = None
     gpu_count: int | None = None
     gpu_reason: str = ""

@@ -62,6 +62,9 @@ class ConfigDefaults:
     gpu_source: str = ""
     gpu_memory_gib: float | None = None
     gpu_memory_source: str = ""
+    #: ``reference-gpus``: the GPUs a launch that names none is checked on (None: vlint's list)
+    reference_gpus: tuple[str, ...] | None = None
+    reference_gpus_source: str = ""
 
     def version(self) -> Stated[Version] | None:
         if self.vllm_version is None:

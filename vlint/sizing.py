@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,10 +111,11 @@ def find_tokenizer(model: str, explicit: Path | None = None) -> Path | None:
     if local.is_dir():
         cands.append(local / "tokenizer.json")
     if "/" in model and not local.exists():
-        home = Path(os.environ.get("HF_HUB_CACHE") or Path(os.environ.get("HF_HOME", "~/.cache/huggingface")) / "hub")
-        snapshots = home.expanduser() / ("models--" + model.replace("/", "--")) / "snapshots"
-        if snapshots.is_dir():
-            cands.extend(sorted(snapshots.glob("*/tokenizer.json")))
+        from vlint.resolve.hf_cache import snapshot
+
+        snap = snapshot(model)
+        if snap is not None:
+            cands.append(snap[0] / "tokenizer.json")
     return next((c for c in cands if c.is_file()), None)
 
 

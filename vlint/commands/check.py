@@ -27,6 +27,7 @@ from vlint.commands.common import (
     exclude_options,
     exit_code,
     fail,
+    parse_model_configs,
     root_option,
     selection_options,
     split_list,
@@ -155,6 +156,7 @@ def check_cmd(
     gpu: str | None,
     gpu_memory_gib: float | None,
     online: bool,
+    model_configs: tuple[str, ...],
     max_file_size: int | None,
     rules_dir: tuple[Path, ...],
     config_file: Path | None,
@@ -201,6 +203,7 @@ def check_cmd(
             fail_on=fail_on,
             quiet=quiet,
             online=online,
+            model_configs=model_configs,
         )
         return
     from vlint.commands.settings import CliSettings, RunSettings, SettingsError
@@ -224,6 +227,7 @@ def check_cmd(
         max_file_size=max_file_size,
         baseline=baseline,
         online=online,
+        model_configs=parse_model_configs(model_configs),
         config_file=config_file,
         isolated=isolated,
     )

@@ -79,6 +79,23 @@ def parse_gpu(value: str | None, *, hint: str = "--gpu", check_known: bool = Fal
     return name or None, int(count) if count else None
 
 
+def parse_model_configs(values: tuple[str, ...]) -> dict[str, str]:
+    """``--model-config [NAME=]PATH`` (repeatable) → model name → absolute path ("" for every launch).
+
+    PATH is a ``config.json`` or a folder with one; ``NAME=`` binds it to the launches whose model (or
+    served name) is NAME. Read where it points, anywhere: the user's own choice (docs/security.md)."""
+    out: dict[str, str] = {}
+    for v in values:
+        name, eq, path = v.partition("=")
+        if not eq or Path(v).exists():
+            name, path = "", v
+        p = Path(path).expanduser()
+        if not p.exists():
+            raise click.BadParameter(f"{path}: no such file or folder", param_hint="--model-config")
+        out[name.strip()] = os.path.abspath(p)
+    return out
+
+
 def default_format(env: dict[str, str] | os._Environ[str] | None = None) -> str:
     """``github`` under GitHub Actions, else ``text``."""
     env = os.environ if env is None else env
@@ -165,8 +182,21 @@ def root_option(f: F) -> F:
     )(f)
 
 
+def model_config_option(f: F) -> F:
+    """``--model-config [NAME=]PATH`` (repeatable; the command gets ``model_configs``)."""
+    return click.option(
+        "--model-config",
+        "model_configs",
+        multiple=True,
+        metavar="[NAME=]PATH",
+        help="Model facts from this config.json (or a folder with one), for every launch, or with NAME= for "
+        "the launches of model NAME (or served name). Repeatable; read wherever it is.",
+    )(f)
+
+
 def target_options(f: F) -> F:
-    """``--vllm-version``, ``--gpu``, ``--gpu-memory-gib``, ``--online``."""
+    """``--vllm-version``, ``--gpu``, ``--gpu-memory-gib``, ``--online``, ``--model-config``."""
+    f = model_config_option(f)
     f = click.option("--online", is_flag=True, help="Allow fetching model config.json from the Hugging Face Hub.")(f)
     f = click.option("--gpu-memory-gib", type=float, help="GPU memory as vLLM sees it, for GPUs vlint does not know.")(
         f

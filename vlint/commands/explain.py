@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from vlint.commands.common import config_options, fail, root_option, target_options, use_color
+from vlint.commands.common import (
+    config_options,
+    fail,
+    parse_model_configs,
+    root_option,
+    target_options,
+    use_color,
+)
 
 if TYPE_CHECKING:
     from vlint.commands.settings import RunSettings
@@ -88,6 +95,7 @@ def explain_cmd(
     gpu: str | None,
     gpu_memory_gib: float | None,
     online: bool,
+    model_configs: tuple[str, ...],
     sets: tuple[str, ...],
     config_file: Path | None,
     isolated: bool,
@@ -115,6 +123,7 @@ def explain_cmd(
         gpu=gpu,
         gpu_memory_gib=gpu_memory_gib,
         online=online,
+        model_configs=parse_model_configs(model_configs),
         overrides=_parse_sets(sets),
         config_file=config_file,
         isolated=isolated,

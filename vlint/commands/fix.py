@@ -15,6 +15,7 @@ from vlint.commands.common import (
     exclude_options,
     exit_code,
     fail,
+    parse_model_configs,
     root_option,
     split_list,
     target_options,
@@ -53,6 +54,7 @@ def fix_cmd(
     gpu: str | None,
     gpu_memory_gib: float | None,
     online: bool,
+    model_configs: tuple[str, ...],
     config_file: Path | None,
     isolated: bool,
     lint_root: Path | None,
@@ -86,6 +88,7 @@ def fix_cmd(
         exclude=tuple(exclude) or None,
         extend_exclude=tuple(extend_exclude),
         online=online,
+        model_configs=parse_model_configs(model_configs),
         config_file=config_file,
         isolated=isolated,
     )

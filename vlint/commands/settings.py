@@ -56,6 +56,8 @@ class CliSettings:
     max_file_size: int | None = None
     baseline: Path | None = None
     online: bool = False
+    #: ``--model-config [NAME=]PATH``: model name → absolute path ("" for every launch)
+    model_configs: dict[str, str] = field(default_factory=dict)
     #: ``--set key=value`` (explain)
     overrides: dict[str, str] = field(default_factory=dict)
     config_file: Path | None = None
@@ -224,8 +226,8 @@ class RunSettings:
             stated = _last_stated(layers, "fail_on")
             fail_on, where = (stated[0], stated[1].where) if stated else (DEFAULT_FAIL_ON, "default")
         origin.append(("fail-on", fail_on, where))
-        defaults, model_paths = self._defaults(layers, origin)
-        resolve = self._resolve_options(defaults, model_paths)
+        defaults, model_paths, models = self._defaults(layers, origin)
+        resolve = self._resolve_options(defaults, model_paths, models)
         ignored = self._per_file_ignores(cfg, path, catalog, origin)
         return FileSettings(cfg, engine, resolve, fail_on, ignored, origin)
 
@@ -245,8 +247,9 @@ class RunSettings:
 
     def _defaults(
         self, layers: list[Layer], origin: list[tuple[str, str, str]]
-    ) -> tuple[ConfigDefaults, dict[str, str]]:
-        """The config's vllm-version / gpu / gpu-memory-gib defaults and the model-paths mapping."""
+    ) -> tuple[ConfigDefaults, dict[str, str], dict[str, str]]:
+        """The config's vllm-version / gpu / gpu-memory-gib / reference-gpus defaults, the model-paths
+        mapping and the models mapping (merged key by key, the later table wins)."""
         from vlint.version import Version
 
         version = version_source = None
@@ -254,6 +257,9 @@ class RunSettings:
         memory: float | None = None
         memory_layer: Layer | None = None
         model_paths: dict[str, str] = {}
+        models: dict[str, str] = {}
+        models_where: dict[str, str] = {}
+        reference: Layer | None = None
         for layer in layers:
             if layer.vllm_version is not None:
                 version, version_source = layer.vllm_version, layer
@@ -262,6 +268,10 @@ class RunSettings:
             elif layer.gpu_memory_gib is not None:
                 memory, memory_layer = layer.gpu_memory_gib, layer
             model_paths.update(layer.model_paths)
+            models.update(layer.models)
+            models_where.update(dict.fromkeys(layer.models, layer.where))
+            if layer.reference_gpus is not None:
+                reference = layer
         d: dict[str, Any] = {}
         if version is not None and version_source is not None:
             v = Version.try_parse(version)
@@ -295,14 +305,29 @@ class RunSettings:
             origin.append(("gpu", f"{gpu_layer.gpu} (where the files state none)", gpu_layer.where))
         if memory is not None and memory_layer is not None and self.cli.gpu_memory_gib is None:
             origin.append(("gpu-memory-gib", f"{memory} (with the config's gpu)", memory_layer.where))
+        if reference is not None and reference.reference_gpus is not None:
+            from vlint.resolve.gpus import lookup_gpu
+
+            for name in reference.reference_gpus:
+                if lookup_gpu(name) is None:
+                    raise ConfigError(reference.file, f"reference-gpus: {unknown_gpu_message(name)}")
+            d["reference_gpus"] = reference.reference_gpus
+            d["reference_gpus_source"] = f"reference-gpus in {reference.where}"
+            origin.append(("reference-gpus", ", ".join(reference.reference_gpus), reference.where))
         for model, folder in model_paths.items():
             origin.append((f"model-paths.{model}", folder, "configuration"))
-        return ConfigDefaults(**d), model_paths
+        for name, target in self.cli.model_configs.items():
+            origin.append((f"model-config.{name or '*'}", target, "--model-config"))
+        for name, target in models.items():
+            origin.append((f"models.{name}", target, models_where[name]))
+        return ConfigDefaults(**d), model_paths, models
 
-    def _resolve_options(self, defaults: ConfigDefaults, model_paths: dict[str, str]) -> ResolveOptions:
+    def _resolve_options(
+        self, defaults: ConfigDefaults, model_paths: dict[str, str], models: dict[str, str]
+    ) -> ResolveOptions:
         from vlint.resolve.resolver import ResolveOptions
 
-        key = (defaults, tuple(sorted(model_paths.items())))
+        key = (defaults, tuple(sorted(model_paths.items())), tuple(sorted(models.items())))
         hit = self._resolves.get(key)
         if hit is None:
             cli = self.cli
@@ -312,6 +337,8 @@ class RunSettings:
                 gpu_count=self.cli_gpu_count,
                 gpu_memory_gib=cli.gpu_memory_gib,
                 model_paths=dict(model_paths),
+                models=dict(models),
+                model_configs=dict(cli.model_configs),
                 online=cli.online,
                 overrides=dict(cli.overrides),
                 lint_root=self.lint_root,

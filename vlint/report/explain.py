@@ -50,6 +50,7 @@ def explain_dict(dep: Deployment, whatifs: list[WhatIf] | None = None) -> dict[s
     d: dict[str, Any] = {
         "source": {"file": inv.path, "line": inv.span.line, "column": inv.span.column, "label": inv.label},
         "model": dep.model,
+        "model_facts": model_facts(dep),
         "vllm_version": str(dep.version),
         "vllm_version_reason": dep.version_reason,
         "gpu": {
@@ -85,6 +86,25 @@ def explain_dict(dep: Deployment, whatifs: list[WhatIf] | None = None) -> dict[s
     if whatifs:
         d["what_if"] = [{"change": w.label, "memory": memory_dict(w.memory)} for w in whatifs]
     return d
+
+
+def model_facts(dep: Deployment) -> dict[str, Any]:
+    """Where the model's config facts came from: ``origin`` is one of ``local folder``,
+    ``--model-config``, ``mapping``, ``HF cache``, ``catalog``, ``hub`` (None: not found)."""
+    return {
+        "origin": dep.model_origin or None,
+        "source": dep.arch.source if dep.arch is not None else None,
+        "via": dep.model_via or None,
+        "note": dep.model_note or None,
+    }
+
+
+def model_facts_line(dep: Deployment) -> str | None:
+    """``model facts: catalog (bundled catalog: …)`` for the text view."""
+    if dep.arch is None:
+        return None
+    how = dep.model_via if dep.model_origin in ("mapping", "--model-config") and dep.model_via else dep.arch.source
+    return f"model facts: {dep.model_origin or 'given'}" + (f" ({how})" if how else "")
 
 
 def memory_dict(m: MemoryEstimate) -> dict[str, Any]:
@@ -204,8 +224,11 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
     gpu = f"{dep.gpu.name} ({dep.gpu.total_gib:.2f} GiB)" if dep.gpu else "unknown GPU"
     tp, pp = _int(dep.value("tensor_parallel_size"), 1), _int(dep.value("pipeline_parallel_size"), 1)
     lines.append(f"  vLLM {dep.version} ({dep.version_reason}); {gpu}; TP {tp} × PP {pp}")
+    facts = model_facts_line(dep)
     m = dep.memory
     if m is None:
+        if facts:
+            lines.append("  " + style(facts, dim=True))
         lines.append(f"  memory model: not computed — {blocked_by(dep)}")
         return "\n".join(lines) + "\n"
     lines.append("  " + bar(m, style))
@@ -263,6 +286,8 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
         lines.append("    " + bar(wm, style))
     for a in m.assumptions[:6]:
         lines.append("  " + style("assumes: " + a, dim=True))
+    if facts:  # where the model's config facts came from (catalog, cache, mapping, folder, hub)
+        lines.append("  " + style(facts, dim=True))
     return "\n".join(lines) + "\n"
 
 

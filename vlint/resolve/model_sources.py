@@ -13,7 +13,7 @@ import os
 import re
 import stat
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -104,6 +104,7 @@ def local_weight_bytes(directory: Path, root: LintRoot | None = None) -> tuple[i
         files = sorted(directory.glob("*.safetensors"))[: MAX_SAFETENSORS_FILES + 1]
     except OSError:
         return None, None
+    files = _complete_shards(files)
     if files and len(files) <= MAX_SAFETENSORS_FILES:
         total = 0
         try:
@@ -113,6 +114,24 @@ def local_weight_bytes(directory: Path, root: LintRoot | None = None) -> tuple[i
             return None, None
         return total, f"safetensors headers of {len(files)} file(s)"
     return None, None
+
+
+#: ``model-00001-of-00004.safetensors``: one shard of a checkpoint split in N files
+_SHARD = re.compile(r"-(\d+)-of-(\d+)\.safetensors$")
+
+
+def _complete_shards(files: list[Path]) -> list[Path]:
+    """The files that make one checkpoint: with sharded names, the shards alone and only when every
+    one is present (a half-downloaded cache, or ``consolidated.safetensors`` beside the shards, would
+    count wrong); else the files as found."""
+    shards = [(f, m) for f in files if (m := _SHARD.search(f.name)) is not None]
+    if not shards:
+        return files
+    counts = {int(m.group(2)) for _, m in shards}
+    numbers = {int(m.group(1)) for _, m in shards}
+    if len(counts) != 1 or numbers != set(range(1, counts.pop() + 1)):
+        return []
+    return [f for f, _ in shards]
 
 
 # --------------------------------------------------------------------------------------------
@@ -222,10 +241,17 @@ class ModelLookup:
     """What was found for the model a launch names."""
 
     arch: ModelArch | None
-    #: where the facts came from: ``local folder``, ``mapping``, ``catalog``, ``hub`` ("" when none)
+    #: where the facts came from: ``local folder``, ``--model-config``, ``mapping``, ``HF cache``,
+    #: ``catalog``, ``hub`` ("" when none)
     origin: str = ""
     #: why a place that could have answered was not read (a folder outside the lint root…)
     note: str = ""
+    #: how the origin was reached, for ``vlint explain`` (``/models/x → org/name in [tool.vlint] models``)
+    via: str = ""
+
+
+#: ``--model-config PATH`` without ``NAME=``: the model facts of every launch of the run
+ALL_LAUNCHES = ""
 
 
 def find_model(
@@ -235,18 +261,33 @@ def find_model(
     model_paths: Mapping[str, str] | None = None,
     online: bool = False,
     root: LintRoot | None = None,
+    model_configs: Mapping[str, str] | None = None,
+    models: Mapping[str, str] | None = None,
+    names: Sequence[str] = (),
+    revision: str | None = None,
 ) -> ModelLookup:
     """The architecture of the model a launch names (HF id or local path), and where it came from.
 
-    Order: a local directory with ``config.json`` (relative to ``base_dir``), read only inside the
-    lint root ``root`` when one is given (the name comes from a linted file) → the ``model_paths``
-    mapping (the user's own configuration: read where it points) → bundled catalog → the hub (only
-    with ``online=True``; needs ``huggingface_hub``)."""
-    if not ref:
+    Order (DESIGN.md "Where each fact comes from"):
+
+    1. a local directory with ``config.json`` (relative to ``base_dir``), read only inside the lint
+       root ``root`` when one is given (the name comes from a linted file);
+    2. ``model_configs`` (``--model-config [NAME=]PATH``: a ``config.json`` or a folder with one; the
+       key :data:`ALL_LAUNCHES` for every launch);
+    3. ``models`` (``[tool.vlint] models``: a path or served name → a model id or an absolute folder)
+       and ``model_paths`` (``[tool.vlint] model-paths``: a model id → folder);
+    4. the local Hugging Face cache (read only, :mod:`vlint.resolve.hf_cache`) at ``revision``;
+    5. the bundled catalog;
+    6. the hub (only with ``online=True``; needs ``huggingface_hub``).
+
+    ``names`` are other names the launch gives its model (``--served-model-name``): a mapping or
+    ``--model-config`` entry may use them. The user's own configuration (2, 3) is read where it
+    points, outside the lint root too: that is the user's trust decision."""
+    if not ref and not (model_configs and ALL_LAUNCHES in model_configs):
         return ModelLookup(None)
     note = ""
-    p = _expanded(ref)
-    named = p if p.is_absolute() else base_dir / p if base_dir is not None else None
+    p = _expanded(ref) if ref else None
+    named = None if p is None else p if p.is_absolute() else base_dir / p if base_dir is not None else None
     if named is not None and _looks_local(ref, named):
         why = root.refusal(named) if root is not None else None
         if why is not None:
@@ -254,23 +295,109 @@ def find_model(
         else:
             arch = _load_local(named, name=ref, root=root)
             if arch is not None:
-                return ModelLookup(arch, "local folder")
-    if model_paths and ref in model_paths:
-        mp = _expanded(model_paths[ref])
+                return ModelLookup(arch, "local folder", via=str(named))
+    keys = _names(ref, named, names)
+    if model_configs:
+        key = next((k for k in keys if k in model_configs), ALL_LAUNCHES if ALL_LAUNCHES in model_configs else None)
+        if key is not None:
+            given = model_configs[key]
+            arch = load_model_config(Path(given), name=ref or given)
+            if arch is not None:
+                return ModelLookup(arch, "--model-config", via=f"--model-config {given}")
+            note = _join(note, f"--model-config {given} has no readable config.json")
+    mapped = _mapping_target(keys, models)
+    if mapped is not None:
+        key, target = mapped
+        found = _resolve_target(target, name=ref or key, online=online)
+        if found.arch is not None:
+            return ModelLookup(found.arch, "mapping", note, f"{key} → {target} ({found.origin}) in [tool.vlint] models")
+        note = _join(note, f"[tool.vlint] models maps {key} to {target}, which vlint does not find")
+    folder = _mapping_target(keys, model_paths)
+    if folder is not None:
+        key, target = folder
+        mp = _expanded(target)
         arch = _load_local(mp if mp.is_absolute() or base_dir is None else base_dir / mp, name=ref)
         if arch is not None:
-            return ModelLookup(arch, "mapping")
-    arch = lookup_catalog(ref)
+            return ModelLookup(arch, "mapping", note, f"{key} → {target} in [tool.vlint] model-paths")
+    if ref:
+        found = _resolve_target(ref, name=ref, online=online, revision=revision, folder=False)
+        if found.arch is not None:
+            return replace(found, note=_join(note, found.note))
+        note = _join(note, found.note)
+    return ModelLookup(None, "", note)
+
+
+def _join(a: str, b: str) -> str:
+    return f"{a}; {b}" if a and b else a or b
+
+
+def _names(ref: str, named: Path | None, names: Sequence[str]) -> list[str]:
+    """The names a mapping key may match: as written, without a trailing slash, the folder it makes
+    relative to the file, then the served names."""
+    out = [ref, ref.rstrip("/")]
+    if named is not None and not Path(ref).is_absolute():
+        out.append(os.path.normpath(named))
+    out.extend(n for n in names if isinstance(n, str))
+    return list(dict.fromkeys(k for k in out if k))
+
+
+def _mapping_target(keys: Sequence[str], table: Mapping[str, str] | None) -> tuple[str, str] | None:
+    """(key, target) of the first mapping entry that names the launch's model (exact, then without a
+    trailing slash and case-insensitive)."""
+    if not table:
+        return None
+    for k in keys:
+        if k in table:
+            return k, table[k]
+    folded = {k.rstrip("/").lower(): k for k in table}
+    for k in keys:
+        hit = folded.get(k.rstrip("/").lower())
+        if hit is not None:
+            return hit, table[hit]
+    return None
+
+
+def _resolve_target(
+    target: str, *, name: str, online: bool, revision: str | None = None, folder: bool = True
+) -> ModelLookup:
+    """A model id or (``folder``: the user's own mapping) an absolute folder: the folder, else the HF
+    cache → the catalog → the hub."""
+    if folder and Path(target).is_absolute():
+        arch = _load_local(Path(target), name=name)
+        return ModelLookup(arch, "local folder" if arch is not None else "", via=target)
+    from vlint.resolve.hf_cache import snapshot
+
+    snap = snapshot(target.strip().strip("/"), revision)
+    if snap is not None:
+        folder, confine = snap
+        arch = _load_local(folder, name=name, root=confine, source=f"Hugging Face cache {folder / 'config.json'}")
+        if arch is not None:
+            return ModelLookup(arch, "HF cache", via=str(folder))
+    arch = lookup_catalog(target)
     if arch is not None:
-        return ModelLookup(arch, "catalog", note)
+        return ModelLookup(arch, "catalog", via=arch.name)
     if online:
         from vlint.resolve.hub import fetch_model_arch
 
-        fetched = fetch_model_arch(ref)
+        fetched = fetch_model_arch(target)
         if fetched.arch is not None:
-            return ModelLookup(fetched.arch, "hub", note)
-        note = "; ".join(n for n in (note, fetched.note) if n)
-    return ModelLookup(None, "", note)
+            return ModelLookup(fetched.arch, "hub", via=target)
+        return ModelLookup(None, "", fetched.note)
+    return ModelLookup(None)
+
+
+def load_model_config(path: Path, *, name: str) -> ModelArch | None:
+    """``--model-config PATH``: a folder with ``config.json`` (its safetensors sizes too), or a
+    ``config.json``-shaped file on its own. Read where the user points."""
+    try:
+        if path.is_dir():
+            return _load_local(path, name=name)
+        config = read_json_file(path)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(config, dict):
+        return None
+    return model_arch_from_config(config, name=name, source=f"--model-config {path}")
 
 
 def load_model_arch(
@@ -293,7 +420,7 @@ def _looks_local(ref: str, path: Path) -> bool:
         return False
 
 
-def _load_local(d: Path, *, name: str, root: LintRoot | None = None) -> ModelArch | None:
+def _load_local(d: Path, *, name: str, root: LintRoot | None = None, source: str = "") -> ModelArch | None:
     cfg_path = d / "config.json"
     try:
         if not cfg_path.is_file():
@@ -312,7 +439,7 @@ def _load_local(d: Path, *, name: str, root: LintRoot | None = None) -> ModelArc
         except (OSError, ValueError, AttributeError, TypeError):
             pass
     wb, wsrc = local_weight_bytes(d, root)
-    arch = model_arch_from_config(config, name=name, weight_bytes=wb, source=f"local {cfg_path}")
+    arch = model_arch_from_config(config, name=name, weight_bytes=wb, source=source or f"local {cfg_path}")
     if wb is not None:
         arch = replace(arch, weight_bytes_source=wsrc)
     return arch

@@ -33,6 +33,10 @@ class ResolveOptions:
     gpu_memory_gib: float | None = None
     defaults: ConfigDefaults = field(default_factory=ConfigDefaults)
     model_paths: dict[str, str] = field(default_factory=dict)
+    #: ``[tool.vlint] models``: a path or served name → a model id or an absolute folder
+    models: dict[str, str] = field(default_factory=dict)
+    #: ``--model-config [NAME=]PATH``: model name → config.json or folder ("" for every launch)
+    model_configs: dict[str, str] = field(default_factory=dict)
     online: bool = False
     #: overrides of settings (``--set key=value``): dest or option name → text as on a command line
     overrides: dict[str, str] = field(default_factory=dict)
@@ -250,14 +254,27 @@ def _resolve_hardware(dep: Deployment, opts: ResolveOptions) -> None:
 
 
 def _resolve_model(dep: Deployment, opts: ResolveOptions, base_dir: Path | None) -> None:
-    if dep.model is None:
+    if dep.model is None and "" not in opts.model_configs:
         return
     from vlint.resolve.model_sources import find_model
 
+    served = dep.value("served_model_name")
+    names = [n for n in served if isinstance(n, str)] if isinstance(served, list | tuple) else []
+    if isinstance(served, str):
+        names = [served]
+    revision = dep.value("revision")
     found = find_model(
-        dep.model, base_dir=base_dir, model_paths=opts.model_paths, online=opts.online, root=opts.lint_root
+        dep.model or "",
+        base_dir=base_dir,
+        model_paths=opts.model_paths,
+        online=opts.online,
+        root=opts.lint_root,
+        model_configs=opts.model_configs,
+        models=opts.models,
+        names=names,
+        revision=revision if isinstance(revision, str) else None,
     )
-    dep.arch, dep.model_origin, dep.model_note = found.arch, found.origin, found.note
+    dep.arch, dep.model_origin, dep.model_note, dep.model_via = found.arch, found.origin, found.note, found.via
 
 
 def _resolve_defaults(dep: Deployment, opts: ResolveOptions) -> None:

@@ -127,7 +127,7 @@ def _run_step(
 def test_run_step_annotates_writes_sarif_and_fails(tmp_path: Path) -> None:
     code, out, outputs = _run_step(tmp_path, {"paths": "examples", "sarif-file": "results/vlint.sarif"})
     assert code == 1, out
-    assert out.startswith(("::error file=examples/", "::warning file=examples/")), out
+    assert out.startswith(("::error file=examples/", "::warning file=examples/", "::notice file=examples/")), out
     assert "title=VL210" in out  # examples/k8s: the memory model says it will not start
     assert outputs == {"sarif-file": "results/vlint.sarif"}
     doc = json.loads((tmp_path / "work" / "results" / "vlint.sarif").read_text())

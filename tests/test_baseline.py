@@ -19,6 +19,8 @@ vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 \\
 
 def vlint(cwd: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str, str]:
     monkeypatch.chdir(cwd)
+    # VL230 (no GPU named: the launch on the reference GPUs) would be one more finding in every baseline
+    args = ("--ignore", "VL230", *args)
     res = CliRunner(env={"GITHUB_ACTIONS": None}).invoke(main, ["--isolated", "-q", "--no-color", *args])
     return res.exit_code, res.stdout, res.stderr
 

@@ -101,7 +101,7 @@ def test_the_launch_before_a_syntax_error_is_still_linted(project: Path) -> None
         "line": 2,
         "column": 6,
     }
-    assert [x["code"] for x in doc["findings"]] == ["VL201"]
+    assert [x["code"] for x in doc["findings"]] == ["VL230", "VL201"]  # VL230: no GPU named
 
 
 @pytest.mark.parametrize(
@@ -166,7 +166,7 @@ def test_real_process_exit_code_and_version(project: Path) -> None:
 # -- JSON -----------------------------------------------------------------------------------------------------
 def test_json_report_shape(project: Path) -> None:
     write(project, {"start.sh": WARN, "bad.sh": 'echo "unterminated\n\n', "notes.yaml": "title: hello\n"})
-    code, doc = run_json("start.sh", "bad.sh", "notes.yaml")
+    code, doc = run_json("--ignore", "VL230", "start.sh", "bad.sh", "notes.yaml")
     assert code == 2
     from vlint import __version__
 
@@ -242,16 +242,16 @@ MIXED = (
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        ([], {"VL105", "VL201", "VL501"}),
+        ([], {"VL105", "VL201", "VL230", "VL501"}),
         (["--select", "VL201"], {"VL201"}),
-        (["--select", "VL2"], {"VL201"}),
+        (["--select", "VL2"], {"VL201", "VL230"}),
         (["--select", "VL1,VL5"], {"VL105", "VL501"}),
         (["--select", "VL1", "--select", "VL5"], {"VL105", "VL501"}),
         (["--select", "trust-remote-code"], {"VL501"}),
-        (["--ignore", "VL105"], {"VL201", "VL501"}),
-        (["--ignore", "VL1"], {"VL201", "VL501"}),
-        (["--ignore", "enforce-eager,trust-remote-code"], {"VL201"}),
-        (["--select", "VL"], {"VL105", "VL201", "VL501"}),
+        (["--ignore", "VL105"], {"VL201", "VL230", "VL501"}),
+        (["--ignore", "VL1"], {"VL201", "VL230", "VL501"}),
+        (["--ignore", "enforce-eager,trust-remote-code"], {"VL201", "VL230"}),
+        (["--select", "VL"], {"VL105", "VL201", "VL230", "VL501"}),
         (["--select", "ALL", "--ignore", "VL2"], {"VL105", "VL501"}),
     ],
 )
@@ -265,7 +265,7 @@ def test_select_and_ignore(project: Path, args: list[str], expected: set[str]) -
 def test_text_output_has_location_frame_fix_and_summary(project: Path) -> None:
     script = "#!/bin/bash\nvllm serve meta-llama/Llama-3.1-8B-Instruct \\\n  --max-model-len 8192 \\\n"
     write(project, {"start.sh": script + "  --gpu-memory-utilization 0.96\n"})
-    r = run("--no-color", "start.sh")
+    r = run("--no-color", "--ignore", "VL230", "start.sh")
     lines = r.output.splitlines()
     assert lines[0].startswith("start.sh:4:3: VL201 [warning] gpu_memory_utilization 0.96")
     assert lines[1:4] == [
@@ -281,14 +281,15 @@ def test_quiet_prints_one_line_per_finding(project: Path) -> None:
     write(project, {"start.sh": MIXED})
     r = run("-q", "--no-color", "start.sh")
     lines = r.output.splitlines()
-    assert len(lines) == 4  # three findings and the summary
-    assert all(re.match(r"start\.sh:1:\d+: VL\d{3} \[(error|warning|info)\] ", line) for line in lines[:3])
+    assert len(lines) == 6  # four findings (VL230: no GPU named), the memory-model line and the summary
+    assert all(re.match(r"start\.sh:1:\d+: VL\d{3} \[(error|warning|info)\] ", line) for line in lines[:4])
+    assert lines[4].startswith("memory model: 1 of 1 launch (1 on the reference GPUs")
 
 
 def test_no_problems_summary(project: Path) -> None:
     write(project, {"start.sh": CLEAN})
-    r = run("--no-color", "start.sh")
-    assert r.output.startswith("No problems found. 1 file checked, 1 vLLM launch.")
+    r = run("--no-color", "--gpu", "H100", "start.sh")
+    assert r.output.startswith("memory model: 1 of 1 launch.\nNo problems found. 1 file checked, 1 vLLM launch.")
 
 
 def test_no_color(project: Path) -> None:

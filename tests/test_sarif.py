@@ -178,7 +178,12 @@ def test_corpus_sarif_validates(shared: Path, tmp_path: Path, monkeypatch: pytes
     run = doc["runs"][0]
     assert len(run["results"]) == len(findings) > 0
     errors = sum(1 for f in json.loads(json_res.stdout)["files"] if f["error"])
-    assert len(run["invocations"][0]["toolExecutionNotifications"]) == errors
+    notes = run["invocations"][0]["toolExecutionNotifications"]
+    assert sum(1 for n in notes if n["level"] == "error") == errors
+    unavailable = sum(
+        1 for f in json.loads(json_res.stdout)["files"] for d in f["deployments"] if not d["memory_answer"]
+    )
+    assert sum(1 for n in notes if n["descriptor"]["id"] == "memory-unavailable") == unavailable > 0
     prints = [r["partialFingerprints"][FINGERPRINT_KEY] for r in run["results"]]
     assert len(set(prints)) == len(prints), "fingerprints are unique within a run"
 

@@ -48,8 +48,14 @@ class Deployment:
     version_outside: str = ""
     #: the release asked for (None: none was stated, the newest bundled is checked)
     version_wanted: Version | None = None
+    #: ``[tool.vlint] reference-gpus`` (empty: the default list of :mod:`vlint.gpu_fit`)
+    reference_gpus: tuple[str, ...] = ()
     _memory: Any = None
     _memory_done: bool = False
+    #: (gpu_fit entries or None, why none), computed once by :func:`vlint.gpu_fit.gpu_fit`
+    _gpu_fit: Any = None
+    #: :class:`vlint.memory_status.MemoryStatus`, computed once by :func:`vlint.memory_status.memory_status`
+    _memory_status: Any = None
 
     # -- reading settings ----------------------------------------------------------------------
     def setting(self, dest: str) -> Setting | None:

@@ -659,10 +659,13 @@ def _run_index(i: int) -> Any:
 def _slim(done: tuple[tuple[FileResult, list[Finding], list[Secret]], list[Path], bool]) -> Any:
     """What a worker sends back of a checked file: deployments without the resolved defaults, model
     architecture and memory estimate (most of the bytes; reports and suppressions do not read them)."""
+    from vlint.memory_status import memory_status
+
     for dep in done[0][0].deployments:
+        memory_status(dep)  # the report's "memory model: …" line reads it: computed while it can be
         dep.resolved = {}
         dep.arch = None
-        dep._memory, dep._memory_done = None, True
+        dep._memory, dep._memory_done, dep._gpu_fit = None, True, (None, None)
     return done
 
 

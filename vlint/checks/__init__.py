@@ -54,6 +54,7 @@ _MODULES = (
     "prefill",
     "memory_settings",
     "memory_model",
+    "gpu_fit",
     "security",
     "hygiene",
     "environment",

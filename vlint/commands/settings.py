@@ -339,6 +339,7 @@ class RunSettings:
                 model_paths=dict(model_paths),
                 models=dict(models),
                 model_configs=dict(cli.model_configs),
+                reference_gpus=defaults.reference_gpus or (),
                 online=cli.online,
                 overrides=dict(cli.overrides),
                 lint_root=self.lint_root,

@@ -77,6 +77,25 @@ def finding_dict(f: Finding, red: Redactor | None = None) -> dict[str, Any]:
     }
 
 
+def launch_dict(dep: Any, red: Redactor | None = None) -> dict[str, Any]:
+    """One launch of a file: where it is, its model and whether the memory model answered."""
+    from vlint.memory_status import memory_status
+
+    st = memory_status(dep)
+    inv = dep.invocation
+    return {
+        "line": inv.span.line,
+        "column": inv.span.column,
+        "label": inv.label or inv.program,
+        "model": jsonable(dep.model, red),
+        "vllm_version": str(dep.version),
+        "gpu": dep.gpu.name if dep.gpu is not None else None,
+        "memory_answer": st.answer,
+        "memory_unavailable": jsonable(st.explained, red) if st.answer != "memory" else None,
+        "memory_unavailable_kind": st.kind or None,
+    }
+
+
 def report_dict(report: LintReport) -> dict[str, Any]:
     red = report.redactor()
     files = []
@@ -93,6 +112,7 @@ def report_dict(report: LintReport) -> dict[str, Any]:
                 "used_by": list(fr.used_by),
                 "vllm_versions": sorted({str(d.version) for d in fr.deployments}),
                 "skipped": fr.skipped or None,
+                "deployments": [launch_dict(d, red) for d in fr.deployments],
             }
         )
     counts = {s: 0 for s in ("error", "warning", "info")}
@@ -111,8 +131,22 @@ def report_dict(report: LintReport) -> dict[str, Any]:
             "errors": counts["error"],
             "warnings": counts["warning"],
             "info": counts["info"],
+            "memory": memory_counts(report),
         },
     }
+
+
+def memory_counts(report: LintReport) -> dict[str, int]:
+    """Launches the memory model answered (``checked``: on their GPU, ``gpu_fit``: over the reference
+    GPUs) and those it did not (``unavailable``)."""
+    from vlint.memory_status import memory_status
+
+    out = {"checked": 0, "gpu_fit": 0, "unavailable": 0}
+    for fr in report.files:
+        for d in fr.deployments:
+            answer = memory_status(d).answer
+            out["checked" if answer == "memory" else answer or "unavailable"] += 1
+    return out
 
 
 def render(report: LintReport) -> str:

@@ -4,7 +4,9 @@ One run: ``tool.driver`` lists every rule of the catalog (bundled and ``--rules-
 docs page as ``helpUri``; each finding is a result with ``ruleId``/``ruleIndex``, level, message,
 one physical location (paths relative to ``%SRCROOT%``, the folder vlint ran in) and
 ``partialFingerprints`` (see :mod:`vlint.baseline`). Files that could not be read are
-``invocations[0].toolExecutionNotifications``. Secrets are masked as in every other format.
+``invocations[0].toolExecutionNotifications`` (level ``error``), and so are launches the memory model
+could not check (level ``note``, ``descriptor.id`` ``memory-unavailable``, with the reason and fix).
+Secrets are masked as in every other format.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from vlint.baseline import FINGERPRINT_KEY
 from vlint.finding import Finding
 from vlint.lint import LintReport
 from vlint.report.escape import json_text
-from vlint.report.json_report import jsonable
+from vlint.report.json_report import jsonable, memory_counts
 from vlint.rules import Catalog, Rule
 from vlint.secrets import Redactor
 from vlint.span import Span
@@ -167,6 +169,8 @@ def sarif_document(
                 "descriptor": {"id": "file-error"},
             }
         )
+    failed = bool(notifications)
+    notifications.extend(_memory_notifications(report, red))
     root_uri = "file://" + _quote(str((root or Path.cwd()).absolute())).rstrip("/") + "/"
     run: dict[str, Any] = {
         "tool": {
@@ -180,7 +184,7 @@ def sarif_document(
         },
         "invocations": [
             {
-                "executionSuccessful": not notifications,
+                "executionSuccessful": not failed,
                 "toolExecutionNotifications": notifications,
             }
         ],
@@ -191,9 +195,34 @@ def sarif_document(
             "files": len(report.files),
             "launches": sum(fr.launches for fr in report.files),
             "suppressed": len(report.suppressed),
+            "memory": memory_counts(report),
         },
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def _memory_notifications(report: LintReport, red: Redactor) -> list[dict[str, Any]]:
+    """A note per launch the memory model could not check (``memory-unavailable``), with the fix."""
+    from vlint.memory_status import memory_status
+
+    out = []
+    for fr in report.files:
+        for d in fr.deployments:
+            st = memory_status(d)
+            if st.answer is not None or st.explained is None:
+                continue
+            span = d.invocation.span
+            text = f"{fr.path}:{span.line}: memory model not run: {red.text(st.explained)}"
+            out.append(
+                {
+                    "level": "note",
+                    "message": {"text": text},
+                    "locations": [_location(fr.path, span)],
+                    "descriptor": {"id": "memory-unavailable"},
+                    "properties": {"kind": st.kind, "model": jsonable(d.model, red)},
+                }
+            )
+    return out
 
 
 def render(report: LintReport, catalog: Catalog, prints: Sequence[str], root: Path | None = None) -> str:

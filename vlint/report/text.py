@@ -83,8 +83,25 @@ def render(
             label = "fix (unsafe)" if f.fix.unsafe else "fix"
             out.append(f"{' ' * len(str(f.span.line))} = {st(label, fg='green')}: {fix}")
         out.append("")
+    memory = memory_line(report)
+    if memory:
+        out.append(red.text(memory))
     out.append(summary(report, st))
     return "\n".join(out) + "\n"
+
+
+def memory_line(report: LintReport) -> str | None:
+    """``memory model: 5 of 7 launches; not checked: 2 — …`` (:mod:`vlint.memory_status`)."""
+    from vlint.memory_status import summary_line
+
+    return summary_line(d for fr in report.files for d in fr.deployments)
+
+
+def all_checked(report: LintReport) -> bool:
+    """The memory model answered for every launch (``No problems found`` may then be said plainly)."""
+    from vlint.memory_status import memory_status
+
+    return all(memory_status(d).answer is not None for fr in report.files for d in fr.deployments)
 
 
 def summary(report: LintReport, st: Styler | None = None) -> str:
@@ -118,7 +135,8 @@ def summary(report: LintReport, st: Styler | None = None) -> str:
             )
         )
     else:
-        parts.append(st("No problems found.", fg="green", bold=True))
+        found = "No problems found." if all_checked(report) else "No problems found in what was checked."
+        parts.append(st(found, fg="green", bold=True))
     checked = (
         f"{len(report.files)} file{'s' if len(report.files) != 1 else ''} checked, "
         f"{launches} vLLM launch{'es' if launches != 1 else ''}"

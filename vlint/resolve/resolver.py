@@ -37,6 +37,8 @@ class ResolveOptions:
     models: dict[str, str] = field(default_factory=dict)
     #: ``--model-config [NAME=]PATH``: model name → config.json or folder ("" for every launch)
     model_configs: dict[str, str] = field(default_factory=dict)
+    #: ``[tool.vlint] reference-gpus``: GPUs a launch that names none is checked on (empty: the default)
+    reference_gpus: tuple[str, ...] = ()
     online: bool = False
     #: overrides of settings (``--set key=value``): dest or option name → text as on a command line
     overrides: dict[str, str] = field(default_factory=dict)
@@ -170,7 +172,7 @@ def resolve(inv: Invocation, opts: ResolveOptions, *, base_dir: Path | None = No
     args = parse_invocation(inv, spec)
     if opts.overrides:
         apply_overrides(args, spec, opts.overrides, inv.span)
-    dep = Deployment(inv, res.version, reason, res.exact, spec, args)
+    dep = Deployment(inv, res.version, reason, res.exact, spec, args, reference_gpus=opts.reference_gpus)
     dep.version_outside = res.outside
     dep.version_wanted = res.wanted
     dep.env = {k: (UNRESOLVED if t.unresolved else t.text) for k, t in inv.env.items()}

@@ -1,0 +1,121 @@
+"""Rules for a launch that names no GPU (VL230, VL231): the memory model over the reference GPUs.
+
+:mod:`vlint.gpu_fit` computes the entries; these checks only word them. A GPU whose margin lies inside
+the memory model's measured uncertainty is "too close to call", never counted as a failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from vlint.checks import CheckContext, Hit, check
+from vlint.finding import Fix
+
+if TYPE_CHECKING:
+    from vlint.deployment import Deployment
+    from vlint.gpu_fit import GpuFit
+
+
+def _par(dep: Deployment) -> str:
+    tp = dep.value("tensor_parallel_size") or 1
+    pp = dep.value("pipeline_parallel_size") or 1
+    return f"TP {tp}" + (f" × PP {pp}" if isinstance(pp, int) and pp > 1 else "")
+
+
+def _layout(dep: Deployment, fits: list[GpuFit]) -> str:
+    n = fits[0].count if fits else 1
+    return f"{'one GPU' if n == 1 else f'{n} GPUs'}: {_par(dep)}; vLLM {dep.version}"
+
+
+def _data(dep: Deployment, fits: list[GpuFit]) -> dict[str, Any]:
+    from vlint.gpu_fit import fit_dict
+
+    return {
+        "model": dep.model,
+        "vllm_version": str(dep.version),
+        "gpus_per_replica": fits[0].count if fits else 1,
+        "starts_on": [f.gpu for f in fits if f.starts and not f.too_close_to_call],
+        "fails_on": [f.gpu for f in fits if not f.starts and not f.too_close_to_call],
+        "too_close_to_call_on": [f.gpu for f in fits if f.too_close_to_call],
+        "gpu_fit": [fit_dict(f) for f in fits],
+    }
+
+
+def _names(fits: list[GpuFit]) -> str:
+    return ", ".join(f.gpu for f in fits)
+
+
+@check("gpu_fit.reference_gpus")
+def reference_gpus(ctx: CheckContext) -> Iterator[Hit]:
+    """Info: on which reference GPUs the launch starts, when it names none."""
+    from vlint.gpu_fit import gpu_fit
+
+    dep = ctx.dep
+    assert dep is not None
+    fits = gpu_fit(dep)
+    if not fits:
+        return
+    ok = [f for f in fits if f.starts and not f.too_close_to_call]
+    bad = [f for f in fits if not f.starts and not f.too_close_to_call]
+    close = [f for f in fits if f.too_close_to_call]
+    if not ok and not close:
+        return  # VL231 says it
+    first = ok[0] if ok else close[0]
+    need, gmu = first.need_gib, first.gpu_memory_utilization
+    parts = []
+    if ok and not bad and not close:
+        parts.append(f"starts on every reference GPU ({_names(ok)})")
+    elif ok:
+        parts.append(f"starts on {_names(ok)}")
+    if bad:
+        parts.append(f"not on {_names(bad)}")
+    if close:
+        parts.append(f"too close to call on {_names(close)}")
+    message = (
+        f"no GPU is named; on the reference GPUs ({_layout(dep, fits)}) this launch "
+        + "; ".join(parts)
+        + f" — it needs ≈ {need:.1f} GiB per GPU at gpu_memory_utilization {gmu}"
+        + " (name the GPU with --gpu or [tool.vlint] gpu for the full memory check)"
+    )
+    data = _data(dep, fits)
+    data["need_gib"] = round(need, 2)
+    yield Hit(dep.invocation.span, data, message=message)
+
+
+@check("gpu_fit.starts_nowhere")
+def starts_nowhere(ctx: CheckContext) -> Iterator[Hit]:
+    """Error: the launch starts on none of the reference GPUs, up to the largest (VL210's wording)."""
+    from vlint.engine import render_message
+    from vlint.gpu_fit import gpu_fit, label
+    from vlint.rules import load_catalog
+
+    dep = ctx.dep
+    assert dep is not None
+    fits = gpu_fit(dep)
+    if not fits or any(f.starts or f.too_close_to_call for f in fits):
+        return
+    largest = max(fits, key=lambda f: f.total_gib)
+    where = (
+        f"on any reference GPU up to {label(largest)}, {largest.total_gib:.2f} GiB each, {_par(dep)}, "
+        f"vLLM {dep.version}"
+    )
+    data = _data(dep, fits)
+    data.update(where=where, failure=largest.failure, need_gib=round(largest.need_gib, 2), gpu=largest.gpu)
+    vl210 = load_catalog().by_code.get("VL210")
+    message = render_message(vl210.message, data, ctx.rule.summary) if vl210 is not None else None
+    m = largest.memory
+    stage = m.failure_stage if m is not None else None
+    if stage == "kv_cache_check" and m is not None and m.estimated_max_model_len:
+        fix = Fix(
+            f"lower --max-model-len to {m.estimated_max_model_len} or less (what fits on {largest.gpu}), or "
+            "use more GPUs (--tensor-parallel-size) or --kv-cache-dtype fp8",
+            unsafe=True,
+        )
+    else:
+        fix = Fix(
+            f"the launch needs ≈ {largest.need_gib:.1f} GiB per GPU: use more GPUs (--tensor-parallel-size, "
+            "--pipeline-parallel-size), a quantized checkpoint, or a lower --max-model-len",
+            unsafe=True,
+        )
+    yield Hit(dep.invocation.span, data, message=message, fix=fix)

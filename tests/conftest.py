@@ -32,3 +32,20 @@ def _no_user_hf_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
     """Model look-ups read the local Hugging Face cache: the developer's own must not change results
     (tests that need one build a fake cache and point HF_HUB_CACHE at it)."""
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path_factory.getbasetemp() / "no-hf-cache"))
+
+
+@pytest.fixture
+def tiny_config() -> dict:
+    """A small Llama-shaped config.json, for tests that need a model vlint does not bundle."""
+    return {
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "hidden_size": 1024,
+        "intermediate_size": 2816,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 4,
+        "num_hidden_layers": 8,
+        "vocab_size": 32000,
+        "max_position_embeddings": 4096,
+        "torch_dtype": "bfloat16",
+    }

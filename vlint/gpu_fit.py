@@ -101,7 +101,8 @@ def not_a_gpu(dep: Deployment) -> str | None:
     if "VLLM_CPU_KVCACHE_SPACE" in dep.env:
         return "CPU"
     facts = dep.invocation.facts
-    if "tpu_count" in facts:
+    label = facts.get("gpu_label") or facts.get("gpu_type")
+    if "tpu_count" in facts or (label is not None and str(label.value).lower().startswith("tpu")):
         return "TPU"
     if "accelerator_count" in facts:
         return "Intel Gaudi (HPU)"
@@ -120,13 +121,13 @@ def why_no_fit(dep: Deployment) -> str | None:
     """Why the launch gets no ``gpu_fit`` (None: it gets one)."""
     if dep.gpu is not None:
         return "the GPU is known"
+    other = not_a_gpu(dep)
+    if other is not None:
+        return f"it runs on {other}: the memory model reproduces vLLM's GPU workers"
     facts = dep.invocation.facts
     label = facts.get("gpu_label") or facts.get("gpu_type")
     if label is not None:
         return f"the GPU type {label.value} is not in vlint's GPU catalog (pass --gpu-memory-gib)"
-    other = not_a_gpu(dep)
-    if other is not None:
-        return f"it runs on {other}: the memory model reproduces vLLM's GPU workers"
     return None
 
 

@@ -14,18 +14,6 @@ from vlint.lint_root import LintRoot
 from vlint.resolve.hf_cache import hub_cache_dir, repo_folder, snapshot, valid_repo_id
 from vlint.resolve.model_sources import find_model, local_weight_bytes
 
-TINY = {
-    "architectures": ["LlamaForCausalLM"],
-    "model_type": "llama",
-    "hidden_size": 1024,
-    "intermediate_size": 2816,
-    "num_attention_heads": 16,
-    "num_key_value_heads": 4,
-    "num_hidden_layers": 8,
-    "vocab_size": 32000,
-    "max_position_embeddings": 4096,
-    "torch_dtype": "bfloat16",
-}
 REV = "0123456789abcdef0123456789abcdef01234567"
 
 
@@ -70,8 +58,8 @@ def test_ids_that_could_escape_build_no_path(ref: str, cache: Path) -> None:
     assert repo_folder(ref) is None and snapshot(ref) is None
 
 
-def test_cache_lookup(cache: Path) -> None:
-    fake_cache(cache, "acme/tiny-llama", TINY)
+def test_cache_lookup(cache: Path, tiny_config: dict) -> None:
+    fake_cache(cache, "acme/tiny-llama", tiny_config)
     assert valid_repo_id("acme/tiny-llama") and valid_repo_id("gpt2")
     found = find_model("acme/tiny-llama")
     assert found.origin == "HF cache" and found.arch is not None
@@ -79,31 +67,31 @@ def test_cache_lookup(cache: Path) -> None:
     assert "Hugging Face cache" in found.arch.source and REV in found.via
 
 
-def test_cache_revision_ref_and_hash(cache: Path) -> None:
-    fake_cache(cache, "acme/tiny-llama", TINY, ref="v1", rev="f" * 40)
+def test_cache_revision_ref_and_hash(cache: Path, tiny_config: dict) -> None:
+    fake_cache(cache, "acme/tiny-llama", tiny_config, ref="v1", rev="f" * 40)
     assert find_model("acme/tiny-llama").arch is None  # no refs/main: never another snapshot
     assert find_model("acme/tiny-llama", revision="v1").origin == "HF cache"
     assert find_model("acme/tiny-llama", revision="f" * 40).origin == "HF cache"
     assert find_model("acme/tiny-llama", revision="../../x").arch is None
 
 
-def test_cache_link_out_of_the_model_folder_is_not_read(cache: Path, tmp_path: Path) -> None:
-    snap = fake_cache(cache, "acme/tiny-llama", TINY)
+def test_cache_link_out_of_the_model_folder_is_not_read(cache: Path, tmp_path: Path, tiny_config: dict) -> None:
+    snap = fake_cache(cache, "acme/tiny-llama", tiny_config)
     outside = tmp_path / "secret.json"
-    outside.write_text(json.dumps(TINY))
+    outside.write_text(json.dumps(tiny_config))
     (snap / "config.json").unlink()
     os.symlink(outside, snap / "config.json")
     assert find_model("acme/tiny-llama").arch is None
 
 
-def test_cache_ref_pointing_outside_is_refused(cache: Path) -> None:
-    fake_cache(cache, "acme/tiny-llama", TINY)
+def test_cache_ref_pointing_outside_is_refused(cache: Path, tiny_config: dict) -> None:
+    fake_cache(cache, "acme/tiny-llama", tiny_config)
     (cache / "models--acme--tiny-llama" / "refs" / "main").write_text("../../../etc")
     assert snapshot("acme/tiny-llama") is None
 
 
-def test_cache_comes_before_catalog(cache: Path) -> None:
-    fake_cache(cache, "meta-llama/Llama-3.1-8B-Instruct", TINY)
+def test_cache_comes_before_catalog(cache: Path, tiny_config: dict) -> None:
+    fake_cache(cache, "meta-llama/Llama-3.1-8B-Instruct", tiny_config)
     assert find_model("meta-llama/Llama-3.1-8B-Instruct").origin == "HF cache"
     assert find_model("meta-llama/Llama-3.1-8B").origin == "catalog"
 
@@ -123,11 +111,11 @@ def test_half_downloaded_shards_are_not_summed(tmp_path: Path) -> None:
     assert local_weight_bytes(d) == (150, "safetensors headers of 2 file(s)")
 
 
-def test_models_mapping_to_catalog_cache_and_folder(cache: Path, tmp_path: Path) -> None:
-    fake_cache(cache, "acme/tiny-llama", TINY)
+def test_models_mapping_to_catalog_cache_and_folder(cache: Path, tmp_path: Path, tiny_config: dict) -> None:
+    fake_cache(cache, "acme/tiny-llama", tiny_config)
     folder = tmp_path / "ckpt"
     folder.mkdir()
-    (folder / "config.json").write_text(json.dumps({**TINY, "num_hidden_layers": 3}))
+    (folder / "config.json").write_text(json.dumps({**tiny_config, "num_hidden_layers": 3}))
     models = {
         "/models/llama": "meta-llama/Llama-3.1-8B-Instruct",
         "/models/tiny/": "acme/tiny-llama",
@@ -145,9 +133,9 @@ def test_models_mapping_to_catalog_cache_and_folder(cache: Path, tmp_path: Path)
     assert miss.arch is None and "nobody/nothing" in miss.note and "outside the lint root" in miss.note
 
 
-def test_model_config_wins_over_mapping_and_catalog(tmp_path: Path) -> None:
+def test_model_config_wins_over_mapping_and_catalog(tmp_path: Path, tiny_config: dict) -> None:
     cfg = tmp_path / "config.json"
-    cfg.write_text(json.dumps({**TINY, "num_hidden_layers": 5}))
+    cfg.write_text(json.dumps({**tiny_config, "num_hidden_layers": 5}))
     every = {"": str(cfg)}
     a = find_model("meta-llama/Llama-3.1-8B-Instruct", model_configs=every, models={"x": "y"})
     assert a.origin == "--model-config" and a.arch is not None and a.arch.num_layers == 5
@@ -161,10 +149,10 @@ def test_model_config_wins_over_mapping_and_catalog(tmp_path: Path) -> None:
     assert r.arch is None and "--model-config" in r.note
 
 
-def test_local_folder_outside_the_root_is_never_read_through_the_mapping_fallback(tmp_path: Path) -> None:
+def test_local_folder_outside_the_root_is_never_read(tmp_path: Path, tiny_config: dict) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
-    (outside / "config.json").write_text(json.dumps(TINY))
+    (outside / "config.json").write_text(json.dumps(tiny_config))
     root = LintRoot(tmp_path / "repo")
     r = find_model(str(outside), root=root)
     assert r.arch is None and "outside the lint root" in r.note

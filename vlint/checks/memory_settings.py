@@ -101,7 +101,7 @@ FITS_MANY_TIMES = 4
 def max_model_len_unset(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
     assert dep is not None
-    if dep.is_set("max_model_len") or dep.args.opaque or dep.invocation.program == "config":
+    if dep.is_set("max_model_len") or dep.args.opaque:
         return
     if dep.model is None:
         return

@@ -8,7 +8,16 @@ from pathlib import Path
 
 import click
 
-from vlint.commands.common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, config_options, fail, use_color
+from vlint.commands.common import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    config_options,
+    fail,
+    model_config_option,
+    parse_model_configs,
+    use_color,
+)
 
 
 @click.command("size")
@@ -16,8 +25,8 @@ from vlint.commands.common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, config_
 @click.option(
     "--gpu",
     "gpus",
-    required=True,
-    help="GPU types to consider, each with the most GPUs to use: H100,A100-80GB:2,L4:4 (no count: up to 8).",
+    help="GPU types to consider, each with the most GPUs to use: H100,A100-80GB:2,L4:4 (no count: up to 8) "
+    "[default: the reference GPUs, T4 to MI300X, or reference-gpus in the config].",
 )
 @click.option("--prompt-p99", type=click.IntRange(min=1), help="99th-percentile prompt length in tokens.")
 @click.option(
@@ -54,9 +63,10 @@ from vlint.commands.common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, config_
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--no-color", is_flag=True)
 @click.option("--online", is_flag=True, help="Allow fetching config.json from the Hugging Face Hub.")
+@model_config_option
 def size_cmd(
     model: str,
-    gpus: str,
+    gpus: str | None,
     prompt_p99: int | None,
     max_tokens: int | None,
     concurrency: int | None,
@@ -70,6 +80,7 @@ def size_cmd(
     fmt: str,
     no_color: bool,
     online: bool,
+    model_configs: tuple[str, ...],
 ) -> None:
     """Size a vLLM deployment for a workload: GPU type × count × tensor parallelism, KV-cache dtype,
     max_model_len = P99(prompt) + max_tokens, max_num_seqs, max_num_batched_tokens, KV tokens,
@@ -78,15 +89,25 @@ def size_cmd(
     from vlint.config import ConfigError
     from vlint.sizing import SizingError, Workload, config_yaml, parse_gpu_options, result_dict, size
 
-    # the configuration of the current folder: its vllm-version (a default), model-paths and rules
+    # the configuration of the current folder: its vllm-version (a default), model mappings and rules
     settings = RunSettings(
-        CliSettings(vllm_version=vllm_version, online=online, config_file=config_file, isolated=isolated)
+        CliSettings(
+            vllm_version=vllm_version,
+            online=online,
+            model_configs=parse_model_configs(model_configs),
+            config_file=config_file,
+            isolated=isolated,
+        )
     )
     try:
         here = settings.for_run()
     except (ConfigError, SettingsError) as e:
         fail(str(e))
     opts = here.resolve
+    if not gpus:  # the reference GPUs: the config's reference-gpus, else vlint's list
+        from vlint.gpu_fit import DEFAULT_REFERENCE_GPUS
+
+        gpus = ",".join(opts.reference_gpus or DEFAULT_REFERENCE_GPUS)
     stated = concurrency is not None
     try:
         options = parse_gpu_options(gpus)

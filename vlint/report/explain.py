@@ -81,11 +81,64 @@ def explain_dict(dep: Deployment, whatifs: list[WhatIf] | None = None) -> dict[s
             for k in ("max_model_len", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens")
         },
         "memory": memory_dict(m) if m is not None else None,
-        "memory_unavailable": blocked_by(dep) if m is None else None,
+        "memory_unavailable": memory_unavailable(dep) if m is None else None,
+        "gpu_fit": _gpu_fit(dep) if m is None else None,
     }
     if whatifs:
         d["what_if"] = [{"change": w.label, "memory": memory_dict(w.memory)} for w in whatifs]
     return d
+
+
+def memory_unavailable(dep: Deployment) -> str | None:
+    """Why the full memory estimate did not run, with the fix (:mod:`vlint.memory_status`)."""
+    from vlint.memory_status import memory_status
+
+    return memory_status(dep).explained or blocked_by(dep)
+
+
+def _gpu_fit(dep: Deployment) -> list[dict[str, Any]] | None:
+    from vlint.gpu_fit import fit_dict, gpu_fit
+
+    fits = gpu_fit(dep)
+    return [fit_dict(f) for f in fits] if fits else None
+
+
+def render_gpu_fit(dep: Deployment, style: Any) -> list[str]:
+    """The reference-GPU table of a launch that names no GPU."""
+    from vlint.gpu_fit import gpu_fit, label
+
+    fits = gpu_fit(dep) or []
+    if not fits:
+        return []
+    lines = [f"  no GPU is named: the memory model on the reference GPUs ({fits[0].count} per replica)"]
+    rows = [("GPU", "GiB", "verdict", "KV tokens", "concurrency", "needs")]
+    for f in fits:
+        rows.append(
+            (
+                label(f),
+                f"{f.total_gib:.2f}",
+                f.verdict,
+                f"{f.kv_cache_tokens:,}" if f.starts else "-",
+                f"{f.max_concurrency:.2f}x" if f.starts else "-",
+                f"{f.need_gib:.1f} GiB",
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    color = {"starts": "green", "fails": "red", "too close to call": "yellow"}
+    for k, r in enumerate(rows):
+        cells = [r[0].ljust(widths[0]), r[1].rjust(widths[1]), r[2].ljust(widths[2])]
+        cells += [c.rjust(w) for c, w in zip(r[3:], widths[3:], strict=True)]
+        text = "    " + "  ".join(cells).rstrip()
+        lines.append(style(text, bold=True) if k == 0 else style(text, fg=color.get(r[2])))
+    lines.append(
+        "    "
+        + style(
+            "needs: GPU memory one GPU needs to start at the launch's gpu_memory_utilization; "
+            "pass --gpu for the full budget",
+            dim=True,
+        )
+    )
+    return lines
 
 
 def model_facts(dep: Deployment) -> dict[str, Any]:
@@ -104,6 +157,7 @@ def model_facts_line(dep: Deployment) -> str | None:
     if dep.arch is None:
         return None
     how = dep.model_via if dep.model_origin in ("mapping", "--model-config") and dep.model_via else dep.arch.source
+    how = how.split("; ", 1)[0]
     return f"model facts: {dep.model_origin or 'given'}" + (f" ({how})" if how else "")
 
 
@@ -229,7 +283,10 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
     if m is None:
         if facts:
             lines.append("  " + style(facts, dim=True))
-        lines.append(f"  memory model: not computed — {blocked_by(dep)}")
+        fit = render_gpu_fit(dep, style)
+        if fit:
+            return "\n".join(lines + fit) + "\n"
+        lines.append(f"  memory model: not computed — {memory_unavailable(dep)}")
         return "\n".join(lines) + "\n"
     lines.append("  " + bar(m, style))
     lines.append("  " + legend([m], style))

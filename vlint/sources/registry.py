@@ -63,7 +63,10 @@ def sources_for(src: SourceText, *, explicit: bool = False) -> list[Source]:
 
 def iter_sources(src: SourceText, *, explicit: bool = False) -> Iterator[Source]:
     """:func:`sources_for`, sniffing each source only when the caller asks for the next one (the lint
-    stops at the first source that finds launches: the later sniffers, which may parse the YAML, never run)."""
+    stops at the first source that finds launches: the later sniffers, which may parse the YAML, never run).
+
+    A YAML file named on the command line is a vLLM config when every key is a vLLM option, even
+    ``model:`` alone (a file found by the walk needs more: :func:`vllm_yaml.looks_like_vllm_config`)."""
     chart = sniffing.chart_of(src.abspath)
     if chart is not None and not explicit:
         # a template of a chart found by a folder walk is checked through its chart (Chart.yaml
@@ -71,11 +74,20 @@ def iter_sources(src: SourceText, *, explicit: bool = False) -> Iterator[Source]
         return
     sniffed = False
     for s in SOURCES:
-        if s.sniff(src):
+        if s.sniff(src) or (explicit and s.name == "vllm-config" and _explicit_vllm_config(src)):
             sniffed = True
             yield s if chart is None else replace(s, extract=_in_chart(s.extract, src, chart))
     if not sniffed and explicit and sniffing.command_file(src):
         yield SOURCES[0]  # shell: a file named on the command line that holds a vllm command
+
+
+def _explicit_vllm_config(src: SourceText) -> bool:
+    if src.abspath.suffix.lower() not in (".yaml", ".yml"):
+        return False
+    from vlint.argspec.history import is_known_option
+    from vlint.sources import vllm_yaml
+
+    return vllm_yaml.looks_like_vllm_config(src, is_known_option, explicit=True)
 
 
 def _in_chart(

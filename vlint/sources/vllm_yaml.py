@@ -152,9 +152,10 @@ def load_config(
     return ConfigFile(path, entries, first)
 
 
-def looks_like_vllm_config(src: SourceText, known_option: object) -> bool:
+def looks_like_vllm_config(src: SourceText, known_option: object, *, explicit: bool = False) -> bool:
     """Content sniffing: a flat mapping whose keys are mostly vLLM option names, and none of
-    another engine's. ``known_option(name) -> bool`` answers for a normalized key."""
+    another engine's. ``known_option(name) -> bool`` answers for a normalized key. ``explicit`` (the
+    file was named on the command line): every key a vLLM option is enough, ``model:`` alone too."""
     text = src.text
     if "{{" in text and "}}" in text:
         return False
@@ -172,6 +173,8 @@ def looks_like_vllm_config(src: SourceText, known_option: object) -> bool:
         return False
     # nested mappings are allowed only as values of options (compilation-config…)
     known = [k for k in normalized if known_option(k)]  # type: ignore[operator]
+    if explicit and len(known) == len(normalized):
+        return True
     if not any(k not in _GENERIC_KEYS for k in known):
         return False  # host/port/model alone: any application's config
     return (len(known) >= 2 and len(known) / len(normalized) >= 0.6) or (len(normalized) == 1 and len(known) == 1)

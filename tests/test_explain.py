@@ -96,7 +96,7 @@ def test_file_explain_text_and_unknown_gpu(tmp_path: Path) -> None:
     f.write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 16384\n")
     r = CliRunner().invoke(main, ["explain", str(f), "--no-color"])
     assert r.exit_code == 0
-    assert "memory model: not computed — the GPU type is unknown" in r.output
+    assert "no GPU is named: the memory model on the reference GPUs" in r.output  # gpu_fit (issue 12)
     r = CliRunner().invoke(main, ["explain", str(f), "--gpu", "A100-40GB", "--no-color"])
     assert "available KV cache memory" in r.output and "starts" in r.output
 

@@ -64,13 +64,13 @@ def test_fits_only_on_80gb_gpus(work: Path) -> None:
         f = fits[big]
         assert f["starts"] is True and f["failure"] is None and f["kv_cache_tokens"] > 8192, big
         assert f["max_concurrency"] > 1 and f["count"] == 1
-    assert 45 < fits["H100"]["need_gib"] < 79.19
+    assert 45 < fits["H100"]["gpu_memory_needed_gib"] < 79.19
     findings = lint_json("start.sh")["findings"]
     (info,) = [f for f in findings if f["code"] == "VL230"]
     assert info["severity"] == "info"
     assert "starts on A100-80GB, H100, H200, B200, MI300X" in info["message"]
     assert "not on T4, L4, A10G, RTX-4090, A100-40GB, L40S" in info["message"]
-    assert info["data"]["starts_on"][0] == "A100-80GB" and info["data"]["need_gib"] > 45
+    assert info["data"]["starts_on"][0] == "A100-80GB" and info["data"]["gpu_memory_needed_gib"] > 45
     assert not [f for f in findings if f["code"] == "VL231"]
 
 

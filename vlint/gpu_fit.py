@@ -17,8 +17,6 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vlint.argspec.parse import UNRESOLVED
-
 if TYPE_CHECKING:
     from vlint.deployment import Deployment
     from vlint.memory import MemoryEstimate
@@ -131,20 +129,6 @@ def why_no_fit(dep: Deployment) -> str | None:
     return None
 
 
-def _estimate_on(dep: Deployment, gpu: GpuSpec, count: int) -> tuple[Deployment, MemoryEstimate | None]:
-    """The launch on ``gpu``, with the defaults its release picks for that GPU re-resolved."""
-    from vlint.resolve.defaults import resolve_defaults
-    from vlint.resolve.memory_inputs import estimate_for
-
-    user: dict[str, Any] = {d: s.value for d, s in dep.args.settings.items() if s.value is not UNRESOLVED}
-    user["env"] = {k: v for k, v in dep.env.items() if v is not UNRESOLVED}
-    resolved = resolve_defaults(
-        dep.version, gpu=gpu, usage_context=dep.invocation.usage_context, arch=dep.arch, user=user
-    )
-    probe = dataclasses.replace(dep, gpu=gpu, gpu_count=count, resolved=resolved, _memory=None, _memory_done=False)
-    return probe, estimate_for(probe)
-
-
 def _ranks(dep: Deployment) -> int:
     n = 1
     for d in ("tensor_parallel_size", "pipeline_parallel_size"):
@@ -164,34 +148,33 @@ def need_gib(m: MemoryEstimate, gmu: float) -> float:
 def compute_gpu_fit(dep: Deployment) -> tuple[list[GpuFit] | None, str | None]:
     """(one entry per reference GPU, None) or (None, why there is none)."""
     if dep.arch is None:
-        from vlint.resolve.memory_inputs import blocked_by
+        from vlint.resolve.memory_inputs import blocked_by as why_blocked
 
-        return None, blocked_by(dep)
+        return None, why_blocked(dep)
     why = why_no_fit(dep)
     if why is not None:
         return None, why
+    from vlint.resolve.memory_inputs import blocked_by, estimate_on_gpu
+
     count = _ranks(dep)
     out: list[GpuFit] = []
     for name, spec in reference_gpus(dep.reference_gpus):
-        probe, m = _estimate_on(dep, spec, count)
+        m = estimate_on_gpu(dep, spec, count)
         if m is None:
-            from vlint.resolve.memory_inputs import blocked_by
-
-            return None, blocked_by(probe)
-        gmu_value = probe.value("gpu_memory_utilization")
-        gmu = float(gmu_value) if isinstance(gmu_value, int | float) and not isinstance(gmu_value, bool) else 0.9
+            return None, blocked_by(dataclasses.replace(dep, gpu=spec))
+        gmu = m.budget_gib / m.total_gib if m.total_gib > 0 else 0.9
         out.append(
             GpuFit(
                 gpu=name,
                 total_gib=spec.total_gib,
                 count=count,
                 starts=m.starts,
-                too_close_to_call=bool(getattr(m, "too_close_to_call", False)),
+                too_close_to_call=m.too_close_to_call,
                 kv_cache_tokens=int(m.kv_cache_tokens) if m.starts else 0,
                 max_concurrency=float(m.max_concurrency) if m.starts else 0.0,
                 failure=m.failure,
                 need_gib=need_gib(m, gmu),
-                gpu_memory_utilization=gmu,
+                gpu_memory_utilization=round(gmu, 4),
                 memory=m,
             )
         )
@@ -221,7 +204,7 @@ def fit_dict(f: GpuFit) -> dict[str, Any]:
         "too_close_to_call": f.too_close_to_call,
         "kv_cache_tokens": f.kv_cache_tokens,
         "max_concurrency": round(f.max_concurrency, 2),
-        "need_gib": round(f.need_gib, 2),
+        "gpu_memory_needed_gib": round(f.need_gib, 2),
         "gpu_memory_utilization": f.gpu_memory_utilization,
         "failure": f.failure,
     }

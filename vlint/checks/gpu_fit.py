@@ -79,7 +79,7 @@ def reference_gpus(ctx: CheckContext) -> Iterator[Hit]:
         + " (name the GPU with --gpu or [tool.vlint] gpu for the full memory check)"
     )
     data = _data(dep, fits)
-    data["need_gib"] = round(need, 2)
+    data["gpu_memory_needed_gib"] = round(need, 2)
     yield Hit(dep.invocation.span, data, message=message)
 
 
@@ -101,7 +101,7 @@ def starts_nowhere(ctx: CheckContext) -> Iterator[Hit]:
         f"vLLM {dep.version}"
     )
     data = _data(dep, fits)
-    data.update(where=where, failure=largest.failure, need_gib=round(largest.need_gib, 2), gpu=largest.gpu)
+    data.update(where=where, failure=largest.failure, gpu_memory_needed_gib=round(largest.need_gib, 2), gpu=largest.gpu)
     vl210 = load_catalog().by_code.get("VL210")
     message = render_message(vl210.message, data, ctx.rule.summary) if vl210 is not None else None
     m = largest.memory

@@ -52,6 +52,9 @@ def blocked_by(dep: Deployment) -> str | None:
             return f"{d} is not resolved ({s.raw or s.option})"
         if s is not None and (_absurd(s.value) or (d.endswith("_parallel_size") and _too_many_ranks(s.value))):
             return f"{d} is {s.raw or s.value}, beyond what the memory model computes with"
+        if s is not None and d in _NAMES and s.value is not None and not isinstance(s.value, str):
+            # a typed value from Python or YAML kwargs (`quantization: 1`): vLLM takes a name here
+            return f"{d} is {s.raw or s.value!r}, not a name the memory model knows"
     tp = dep.value("tensor_parallel_size")
     if isinstance(tp, int) and not isinstance(tp, bool) and tp > 1:
         from vlint.resolve.parallel import tp_split_error
@@ -61,6 +64,9 @@ def blocked_by(dep: Deployment) -> str | None:
             return f"tensor_parallel_size {tp} cannot split the model evenly ({err.message})"
     return None
 
+
+#: settings whose value is a name (a method, a dtype)
+_NAMES = frozenset({"quantization", "dtype", "kv_cache_dtype"})
 
 #: tensor/pipeline parallel sizes past this are no deployment (the model lays out one entry per rank)
 MAX_RANKS = 4096

@@ -598,8 +598,13 @@ def render(
 
     if fmt == "github":
         from vlint.report import github
+        from vlint.report.text import memory_line
 
-        return github.render(report, summary(report) + (f" {notes}" if notes else ""))
+        memory = memory_line(report)
+        text = summary(report) + (f" {notes}" if notes else "")
+        # the memory model's reach as a notice (a workflow command, like every line but the summary)
+        head = github.command("notice", memory, title="vlint: memory model") + "\n" if memory else ""
+        return github.render(report, head + text)
     from vlint.report import text
 
     out = text.render(report, color=color, quiet=quiet, source_lines=lines)

@@ -83,18 +83,19 @@ def render(
             label = "fix (unsafe)" if f.fix.unsafe else "fix"
             out.append(f"{' ' * len(str(f.span.line))} = {st(label, fg='green')}: {fix}")
         out.append("")
-    memory = memory_line(report)
+    memory = memory_line(report, red)
     if memory:
-        out.append(red.text(memory))
+        out.append(memory)
     out.append(summary(report, st))
     return "\n".join(out) + "\n"
 
 
-def memory_line(report: LintReport) -> str | None:
-    """``memory model: 5 of 7 launches; not checked: 2 — …`` (:mod:`vlint.memory_status`)."""
+def memory_line(report: LintReport, red: Redactor | None = None) -> str | None:
+    """``memory model: 5 of 7 launches; not checked: 2 — …`` (:mod:`vlint.memory_status`), secrets masked."""
     from vlint.memory_status import summary_line
 
-    return summary_line(d for fr in report.files for d in fr.deployments)
+    line = summary_line(d for fr in report.files for d in fr.deployments)
+    return None if line is None else (red or report.redactor()).text(line)
 
 
 def all_checked(report: LintReport) -> bool:

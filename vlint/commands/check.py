@@ -600,11 +600,9 @@ def render(
         from vlint.report import github
         from vlint.report.text import memory_line
 
-        memory = memory_line(report)
-        text = summary(report) + (f" {notes}" if notes else "")
-        # the memory model's reach as a notice (a workflow command, like every line but the summary)
-        head = github.command("notice", memory, title="vlint: memory model") + "\n" if memory else ""
-        return github.render(report, head + text)
+        memory = memory_line(report)  # the memory model's reach, on the summary's plain line
+        line = summary(report) + (f" {notes}" if notes else "") + (f" {memory}" if memory else "")
+        return github.render(report, line)
     from vlint.report import text
 
     out = text.render(report, color=color, quiet=quiet, source_lines=lines)

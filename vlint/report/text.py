@@ -91,11 +91,12 @@ def render(
 
 
 def memory_line(report: LintReport, red: Redactor | None = None) -> str | None:
-    """``memory model: 5 of 7 launches; not checked: 2 — …`` (:mod:`vlint.memory_status`), secrets masked."""
+    """``memory model: 5 of 7 launches; not checked: 2 — …`` (:mod:`vlint.memory_status`): secrets masked,
+    control characters of the model names and paths it quotes shown as escapes."""
     from vlint.memory_status import summary_line
 
     line = summary_line(d for fr in report.files for d in fr.deployments)
-    return None if line is None else (red or report.redactor()).text(line)
+    return None if line is None else printable((red or report.redactor()).text(line))
 
 
 def all_checked(report: LintReport) -> bool:

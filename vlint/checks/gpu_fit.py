@@ -6,6 +6,7 @@ the memory model's measured uncertainty is "too close to call", never counted as
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -106,7 +107,14 @@ def starts_nowhere(ctx: CheckContext) -> Iterator[Hit]:
     message = render_message(vl210.message, data, ctx.rule.summary) if vl210 is not None else None
     m = largest.memory
     stage = m.failure_stage if m is not None else None
-    if stage == "kv_cache_check" and m is not None and m.estimated_max_model_len:
+    if stage == "startup_free_memory" and m is not None:
+        most = math.floor(m.max_gmu_free * 100) / 100
+        fix = Fix(
+            f"lower --gpu-memory-utilization to at most {most:.2f}: vLLM checks at startup that this share of the "
+            "GPU is free, and the CUDA context alone takes some",
+            unsafe=True,
+        )
+    elif stage == "kv_cache_check" and m is not None and m.estimated_max_model_len:
         fix = Fix(
             f"lower --max-model-len to {m.estimated_max_model_len} or less (what fits on {largest.gpu}), or "
             "use more GPUs (--tensor-parallel-size) or --kv-cache-dtype fp8",

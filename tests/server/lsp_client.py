@@ -189,9 +189,9 @@ class LspClient:
         given; for which ``where`` holds)."""
 
         def match(p: dict[str, Any]) -> bool:
-            return p["uri"] == uri and (version is None or p.get("version") == version) and where(p["diagnostics"])
+            return p["uri"] == uri and (version is None or p.get("version") == version) and where(_shown(p))
 
-        return self.wait_for("textDocument/publishDiagnostics", match, timeout)["diagnostics"]
+        return _shown(self.wait_for("textDocument/publishDiagnostics", match, timeout))
 
     # -- the editor's side ----------------------------------------------------------------------
     def initialize(self, folder: Path, options: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -263,3 +263,9 @@ def apply_edits(text: str, edits: list[dict[str, Any]]) -> str:
     for a, b, new in spans:
         text = text[:a] + new + text[b:]
     return text
+
+
+def _shown(published: dict[str, Any]) -> list[dict[str, Any]]:
+    """The diagnostics the tests look at: VL230 (no GPU named: where the launch starts on the reference
+    GPUs, an info on every launch of these files) is left out."""
+    return [d for d in published["diagnostics"] if d.get("code") != "VL230"]

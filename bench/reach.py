@@ -35,11 +35,15 @@ MARK_END = "<!-- bench/reach.py: end -->"
 def measure(corpus: Path) -> dict[str, Any]:
     """Explain every launch of ``corpus`` and count the answers: per kind of reason, per format."""
     from vlint.commands.explain import _collect
+    from vlint.commands.settings import CliSettings, RunSettings
+    from vlint.lint_root import find_root
     from vlint.memory_status import GROUP, memory_status
     from vlint.report.explain import explain_dict
-    from vlint.resolve.resolver import ResolveOptions
 
-    deployments, errors = _collect((corpus,), None, ResolveOptions())
+    # as `vlint explain --isolated --format json CORPUS` (no configuration: what vlint knows on its own)
+    settings = RunSettings(CliSettings(isolated=True))
+    settings.lint_root = find_root([corpus], None)
+    deployments, errors = _collect((corpus,), None, settings)
     per_kind: Counter[str] = Counter()
     per_format: dict[str, Counter[str]] = defaultdict(Counter)
     unanswered: list[dict[str, Any]] = []

@@ -20,12 +20,14 @@ from userrepo import ROOT, Repo, vlint_env
 BAD = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --gpu-memory-utilization 0.97\n"
 GOOD = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --gpu-memory-utilization 0.9\n"
 BASELINE = ".vlint-baseline.json"
+#: the GPU named, so that launches get the full memory check (not VL230's reference-GPU info)
+GPU = 'gpu = "H100"\n'
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     r = Repo(tmp_path / "app")
-    r.write("pyproject.toml", f'[tool.vlint]\nbaseline = "{BASELINE}"\n')
+    r.write("pyproject.toml", f'[tool.vlint]\nbaseline = "{BASELINE}"\n{GPU}')
     for name in ("a", "b", "c"):
         r.write(f"deploy/{name}.sh", BAD)
     return r
@@ -77,7 +79,7 @@ def test_real_pre_commit_run_with_a_baseline(tmp_path: Path) -> None:
     files = [f"deploy/s{i:02d}.sh" for i in range(12)]
     for f in files:
         repo.write(f, BAD)
-    repo.write("pyproject.toml", f'[tool.vlint]\nbaseline = "{BASELINE}"\n')
+    repo.write("pyproject.toml", f'[tool.vlint]\nbaseline = "{BASELINE}"\n{GPU}')
     hook = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]
     entry = f"{sys.executable} -m vlint"
     lint_hook = dict(hook, language="system", entry=entry, verbose=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from userrepo import Repo
 
+GPU = 'gpu = "H100"\n'
 SCRIPT = "vllm serve Qwen/Qwen2.5-7B-Instruct \\\n  --gpu-memory-utilization 0.97 \\\n  --no-enable-chunked-prefill\n"
 
 
@@ -22,14 +23,14 @@ def codes_at(res_json: dict) -> list[str]:
 
 
 def test_prefixes_and_names_in_disable(repo: Repo) -> None:
-    repo.write("a.sh", "# vlint: disable=VL2 -- sized by hand\n" + SCRIPT)  # VL201 and VL203
-    repo.write("b.sh", "# vlint: disable=chunked-prefill-disabled,VL20 -- benchmark\n" + SCRIPT)
+    repo.write("a.sh", "# vlint: disable=VL2 -- sized by hand\n" + SCRIPT)  # VL201, VL203 and VL230
+    repo.write("b.sh", "# vlint: disable=chunked-prefill-disabled,VL2 -- benchmark\n" + SCRIPT)
     repo.write("c.sh", "# vlint: disable=VL7 -- no such rules\n" + SCRIPT)
     doc = repo.lint_json(".").json
     by_file: dict[str, list[str]] = {}
     for f in doc["findings"]:
         by_file.setdefault(f["path"], []).append(f["code"])
-    assert sorted(by_file["a.sh"]) == ["VL101"], "VL2 hides VL201 and VL203"
+    assert sorted(by_file["a.sh"]) == ["VL101"], "VL2 hides VL201, VL203 and VL230"
     assert "b.sh" not in by_file, "a name and a prefix together"
     assert "VL901" in by_file["c.sh"]
     (vl901,) = [f for f in doc["findings"] if f["path"] == "c.sh" and f["code"] == "VL901"]
@@ -41,6 +42,7 @@ def test_prefixes_and_names_in_disable(repo: Repo) -> None:
 
 
 def test_blanket_suppression(repo: Repo) -> None:
+    repo.write(".vlint.toml", GPU)  # a GPU named: b.sh reports nothing (no VL230 reference-GPU info)
     repo.write("a.sh", "# vlint: disable -- benchmark\n" + SCRIPT)
     repo.write("b.sh", "# vlint: disable\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\n")
     repo.write("c.yaml", "model: Qwen/Qwen2.5-7B-Instruct\ngpu-memory-utilization: 0.97  # vlint: disable-file\n")
@@ -49,7 +51,7 @@ def test_blanket_suppression(repo: Repo) -> None:
     (f,) = doc["findings"]
     assert f["path"] == "b.sh" and "unused blanket suppression" in f["message"]
     # a repository that does not allow blanket suppressions turns VL902 on
-    repo.write(".vlint.toml", 'extend-select = ["blanket-suppression", "VL903"]\n')
+    repo.write(".vlint.toml", GPU + 'extend-select = ["blanket-suppression", "VL903"]\n')
     doc = repo.lint_json(".").json
     got = sorted((f["path"], f["code"], f["line"]) for f in doc["findings"])
     assert ("a.sh", "VL902", 1) in got and ("c.yaml", "VL902", 2) in got and ("b.sh", "VL902", 1) in got
@@ -59,7 +61,7 @@ def test_blanket_suppression(repo: Repo) -> None:
     assert {c for p, c, _ in got if p == "a.sh"} == {"VL902"}
     assert "blanket-suppression" in repo.vlint("rules").out and "(off by default)" in repo.vlint("rules").out
     # off by default: a prefix or ALL does not turn them on
-    repo.write(".vlint.toml", 'select = ["ALL"]\n')
+    repo.write(".vlint.toml", GPU + 'select = ["ALL"]\n')
     assert not {f["code"] for f in repo.lint_json(".").json["findings"]} & {"VL902", "VL903"}
 
 
@@ -111,8 +113,8 @@ def test_add_suppressions_then_nothing_is_reported(repo: Repo) -> None:
     # only the stale VL203 suppression that was there before remains (VL901 is never suppressed)
     assert [(f["path"], f["code"]) for f in left] == [("serve.yaml", "VL901")], left
     text = (repo.root / "start.sh").read_text()
-    assert "  --no-enable-chunked-prefill  # vlint: disable=VL101,VL201,VL203\n" in text, text
-    assert "# vlint: disable=VL105\nvllm serve" in text, "a line with another comment gets one above"
+    assert "  --no-enable-chunked-prefill  # vlint: disable=VL101,VL201,VL203,VL230\n" in text, text
+    assert "# vlint: disable=VL105,VL230\nvllm serve" in text, "a line with another comment gets one above"
     docker = (repo.root / "Dockerfile").read_text()
     assert docker.splitlines()[1].startswith("# vlint: disable="), "Dockerfiles: on the line above"
     serve = (repo.root / "serve.yaml").read_text()

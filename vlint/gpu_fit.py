@@ -122,11 +122,18 @@ def why_no_fit(dep: Deployment) -> str | None:
     other = not_a_gpu(dep)
     if other is not None:
         return f"it runs on {other}: the memory model reproduces vLLM's GPU workers"
+    return None
+
+
+def unknown_gpu_label(dep: Deployment) -> str | None:
+    """The GPU type the files state when vlint's GPU catalog does not know it (a node label, a
+    resource profile such as KubeAI's ``rtx4070-8gb``): the launch then gets ``gpu_fit`` over the
+    reference GPUs, worded as such (never as if the stated GPU were one of them)."""
+    if dep.gpu is not None:
+        return None
     facts = dep.invocation.facts
     label = facts.get("gpu_label") or facts.get("gpu_type")
-    if label is not None:
-        return f"the GPU type {label.value} is not in vlint's GPU catalog (pass --gpu-memory-gib)"
-    return None
+    return str(label.value) if label is not None else None
 
 
 def _ranks(dep: Deployment) -> int:

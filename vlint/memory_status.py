@@ -25,7 +25,6 @@ FIXES = {
     "model_unresolved": "pass --model-config PATH",
     "no_model": "pass --model-config PATH",
     "config_without_model": "lint it with the launch that reads it, or pass --model-config PATH",
-    "gpu_not_in_catalog": "pass --gpu-memory-gib",
     "not_a_gpu": "the memory model reproduces vLLM's CUDA/ROCm workers",
     "setting_unresolved": "write the value, or try one with vlint explain --set",
     "not_computable": "see the finding on that setting",
@@ -37,7 +36,6 @@ GROUP = {
     "model_unresolved": "model not resolved",
     "no_model": "no model named",
     "config_without_model": "config file without a model",
-    "gpu_not_in_catalog": "GPU not in vlint's catalog",
     "not_a_gpu": "not a GPU",
     "setting_unresolved": "setting not resolved",
     "not_computable": "settings the memory model cannot compute with",
@@ -80,15 +78,20 @@ def _status(dep: Deployment) -> MemoryStatus:
     if dep.arch is None:
         return _model_status(dep)
     if dep.gpu is None:
-        from vlint.gpu_fit import gpu_fit, gpu_fit_unavailable, not_a_gpu
+        from vlint.gpu_fit import gpu_fit, gpu_fit_unavailable, not_a_gpu, unknown_gpu_label
 
         if gpu_fit(dep):
+            label = unknown_gpu_label(dep)
+            if label is not None:
+                return MemoryStatus(
+                    "gpu_fit",
+                    f"the GPU type {label} is not in vlint's GPU catalog: answered over the reference GPUs "
+                    "(pass --gpu-memory-gib for the full estimate on it)",
+                )
             return MemoryStatus(
                 "gpu_fit", "no GPU is named: answered over the reference GPUs (pass --gpu for the full estimate)"
             )
         why = gpu_fit_unavailable(dep) or "the GPU type is unknown"
-        if "GPU catalog" in why:
-            return MemoryStatus(None, why.split(" (pass", 1)[0], "gpu_not_in_catalog")
         if not_a_gpu(dep) is not None:
             return MemoryStatus(None, why.split(":", 1)[0], "not_a_gpu")
         return _setting_status(why)

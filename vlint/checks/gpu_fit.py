@@ -49,8 +49,8 @@ def _names(fits: list[GpuFit]) -> str:
 
 @check("gpu_fit.reference_gpus")
 def reference_gpus(ctx: CheckContext) -> Iterator[Hit]:
-    """Info: on which reference GPUs the launch starts, when it names none."""
-    from vlint.gpu_fit import gpu_fit
+    """Info: on which reference GPUs the launch starts, when it names none (or one vlint does not know)."""
+    from vlint.gpu_fit import gpu_fit, unknown_gpu_label
 
     dep = ctx.dep
     assert dep is not None
@@ -73,13 +73,19 @@ def reference_gpus(ctx: CheckContext) -> Iterator[Hit]:
         parts.append(f"not on {_names(bad)}")
     if close:
         parts.append(f"too close to call on {_names(close)}")
+    unknown = unknown_gpu_label(dep)
+    if unknown is None:
+        head, tail = "no GPU is named", "name the GPU with --gpu or [tool.vlint] gpu for the full memory check"
+    else:
+        head = f"the GPU type {unknown} is not in vlint's GPU catalog"
+        tail = "give its memory with --gpu-memory-gib or [tool.vlint] gpu-memory-gib for the full memory check"
     message = (
-        f"no GPU is named; on the reference GPUs ({_layout(dep, fits)}) this launch "
+        f"{head}; on the reference GPUs ({_layout(dep, fits)}) this launch "
         + "; ".join(parts)
-        + f" — it needs ≈ {need:.1f} GiB per GPU at gpu_memory_utilization {gmu}"
-        + " (name the GPU with --gpu or [tool.vlint] gpu for the full memory check)"
+        + f" — it needs ≈ {need:.1f} GiB per GPU at gpu_memory_utilization {gmu} ({tail})"
     )
     data = _data(dep, fits)
+    data["stated_gpu"] = unknown
     data["gpu_memory_needed_gib"] = round(need, 2)
     yield Hit(dep.invocation.span, data, message=message)
 

@@ -133,7 +133,7 @@ def test_other_platforms_and_unknown_gpus_get_a_reason_not_a_guess(work: Path) -
     assert dep["gpu_fit"], dep
     why = dep["memory_unavailable"]
     assert "nvidia-rtx-9999 is not in vlint's GPU catalog: answered over the reference GPUs" in why, why
-    code, out = run("--format", "json", "k8s.yaml")
+    _, out = run("--format", "json", "k8s.yaml")
     (vl230,) = [f for f in json.loads(out)["findings"] if f["code"] == "VL230"]
     assert vl230["message"].startswith("the GPU type nvidia-rtx-9999 is not in vlint's GPU catalog; on the ")
     assert "--gpu-memory-gib" in vl230["message"] and vl230["data"]["stated_gpu"] == "nvidia-rtx-9999"

@@ -156,3 +156,27 @@ def test_local_folder_outside_the_root_is_never_read(tmp_path: Path, tiny_config
     root = LintRoot(tmp_path / "repo")
     r = find_model(str(outside), root=root)
     assert r.arch is None and "outside the lint root" in r.note
+
+
+def test_a_folder_served_under_its_own_hugging_face_id(tmp_path: Path) -> None:
+    """``vllm serve /root/.cache/Llama-3.2-1B-Instruct --served-model-name meta-llama/Llama-3.2-1B-Instruct``:
+    the launch says which model the folder holds; a name that is not the folder's is no evidence."""
+    from vlint.resolve.model_sources import served_id_of_folder
+
+    root = LintRoot(tmp_path / "repo")
+    folder = "/root/.cache/Llama-3.2-1B-Instruct"
+    served = ["meta-llama/Llama-3.2-1B-Instruct"]
+    r = find_model(folder, names=served, root=root)
+    assert r.origin == "served name" and r.arch is not None and r.arch.num_layers == 16
+    assert "outside the lint root" in r.note and "--served-model-name meta-llama/Llama-3.2-1B-Instruct" in r.via
+    assert served_id_of_folder(folder + "/", served) == served[0]
+    # no statement, another name, a name without an organisation, a folder that is not one: no answer
+    assert find_model("/models/Qwen3-8B", root=root).arch is None
+    assert find_model("/models/Qwen3-8B", names=["qwen3-8B"], root=root).arch is None
+    assert find_model("/models", names=["gpt-3.5-turbo"], root=root).arch is None
+    assert served_id_of_folder("/models/llama", ["meta-llama/Llama-3.2-1B-Instruct"]) is None
+    assert served_id_of_folder("Llama-3.2-1B-Instruct", served) is None
+    assert served_id_of_folder("/m/Llama-3.2-1B-Instruct", ["../Llama-3.2-1B-Instruct"]) is None
+    # an unknown Hugging Face id is its own name: a served name never replaces it
+    quant = "neuralmagic/Meta-Llama-3.1-405B-Instruct-FP8"
+    assert served_id_of_folder(quant, ["meta-llama/Meta-Llama-3.1-405B-Instruct-FP8"]) is None

@@ -143,7 +143,8 @@ def render_gpu_fit(dep: Deployment, style: Any) -> list[str]:
 
 def model_facts(dep: Deployment) -> dict[str, Any]:
     """Where the model's config facts came from: ``origin`` is one of ``local folder``,
-    ``--model-config``, ``mapping``, ``HF cache``, ``catalog``, ``hub`` (None: not found)."""
+    ``--model-config``, ``mapping``, ``HF cache``, ``catalog``, ``hub``, ``served name`` (a folder the
+    launch serves under its Hugging Face id) (None: not found)."""
     return {
         "origin": dep.model_origin or None,
         "source": dep.arch.source if dep.arch is not None else None,
@@ -156,7 +157,11 @@ def model_facts_line(dep: Deployment) -> str | None:
     """``model facts: catalog (bundled catalog: …)`` for the text view."""
     if dep.arch is None:
         return None
-    how = dep.model_via if dep.model_origin in ("mapping", "--model-config") and dep.model_via else dep.arch.source
+    how = (
+        dep.model_via
+        if dep.model_origin in ("mapping", "--model-config", "served name") and dep.model_via
+        else dep.arch.source
+    )
     how = how.split("; ", 1)[0]
     return f"model facts: {dep.model_origin or 'given'}" + (f" ({how})" if how else "")
 

@@ -278,7 +278,9 @@ def find_model(
        and ``model_paths`` (``[tool.vlint] model-paths``: a model id → folder);
     4. the local Hugging Face cache (read only, :mod:`vlint.resolve.hf_cache`) at ``revision``;
     5. the bundled catalog;
-    6. the hub (only with ``online=True``; needs ``huggingface_hub``).
+    6. the hub (only with ``online=True``; needs ``huggingface_hub``);
+    7. for a folder none of these answered: the Hugging Face id the launch serves it under, when
+       its name is the folder's (:func:`served_id_of_folder`), from the cache or the catalog.
 
     ``names`` are other names the launch gives its model (``--served-model-name``): a mapping or
     ``--model-config`` entry may use them. The user's own configuration (2, 3) is read where it
@@ -324,7 +326,33 @@ def find_model(
         if found.arch is not None:
             return replace(found, note=_join(note, found.note))
         note = _join(note, found.note)
+    served = served_id_of_folder(ref, names)
+    if served is not None:
+        found = _resolve_target(served, name=ref, online=online, folder=False)
+        if found.arch is not None:
+            via = f"--served-model-name {served}, the Hugging Face id of the folder {ref} ({found.origin})"
+            return ModelLookup(found.arch, "served name", note, via)
     return ModelLookup(None, "", note)
+
+
+def served_id_of_folder(ref: str, names: Sequence[str]) -> str | None:
+    """The Hugging Face id a launch serves a model folder under, when the launch itself says so: a
+    ``--served-model-name`` of the form ``org/name`` whose ``name`` is the folder's own name
+    (``vllm serve /root/.cache/Llama-3.2-1B-Instruct --served-model-name
+    meta-llama/Llama-3.2-1B-Instruct``). Never a guess from the path alone: a folder named like a
+    model (``/models/Qwen3-8B``) with no such statement, or a served name that is not the folder's
+    (``/models`` served as ``gpt-3.5-turbo``), gives None."""
+    if not ref.startswith(("/", "./", "../", "~")) and ref.count("/") < 2:
+        return None  # a Hugging Face id (``org/name``) is its own name, never another's
+    from vlint.resolve.hf_cache import valid_repo_id
+
+    folder = ref.rstrip("/").rsplit("/", 1)[-1].lower()
+    for n in names:
+        if not isinstance(n, str) or n.count("/") != 1 or not valid_repo_id(n):
+            continue
+        if folder and n.split("/", 1)[1].lower() == folder:
+            return n
+    return None
 
 
 def _join(a: str, b: str) -> str:

@@ -137,6 +137,8 @@ def test_other_platforms_and_unknown_gpus_get_a_reason_not_a_guess(work: Path) -
     (vl230,) = [f for f in json.loads(out)["findings"] if f["code"] == "VL230"]
     assert vl230["message"].startswith("the GPU type nvidia-rtx-9999 is not in vlint's GPU catalog; on the ")
     assert "--gpu-memory-gib" in vl230["message"] and vl230["data"]["stated_gpu"] == "nvidia-rtx-9999"
+    _, text = run("k8s.yaml")
+    assert "memory model: 1 of 1 launch (1 on the reference GPUs: 1 with a GPU type vlint does not know" in text
 
 
 # -- never silent ---------------------------------------------------------------------------------

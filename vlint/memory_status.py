@@ -42,6 +42,10 @@ GROUP = {
 }
 
 
+#: how the reason of a ``gpu_fit`` answer for a GPU type vlint does not know starts
+UNKNOWN_GPU = "the GPU type"
+
+
 @dataclass(frozen=True, slots=True)
 class MemoryStatus:
     #: ``memory``, ``gpu_fit`` or None (no answer)
@@ -85,7 +89,7 @@ def _status(dep: Deployment) -> MemoryStatus:
             if label is not None:
                 return MemoryStatus(
                     "gpu_fit",
-                    f"the GPU type {label} is not in vlint's GPU catalog: answered over the reference GPUs "
+                    f"{UNKNOWN_GPU} {label} is not in vlint's GPU catalog: answered over the reference GPUs "
                     "(pass --gpu-memory-gib for the full estimate on it)",
                 )
             return MemoryStatus(
@@ -132,7 +136,15 @@ def summary_line(deployments: Iterable[Deployment]) -> str | None:
     fit = sum(1 for s in answered if s.answer == "gpu_fit")
     line = f"memory model: {len(answered)} of {len(deps)} launch{'es' if len(deps) != 1 else ''}"
     if fit:
-        line += f" ({fit} on the reference GPUs: no GPU named, pass --gpu or set [tool.vlint] gpu)"
+        unknown = sum(1 for s in answered if s.answer == "gpu_fit" and (s.reason or "").startswith(UNKNOWN_GPU))
+        if not unknown:
+            line += f" ({fit} on the reference GPUs: no GPU named, pass --gpu or set [tool.vlint] gpu)"
+        else:
+            named = f"{fit - unknown} with no GPU named, " if fit > unknown else ""
+            line += (
+                f" ({fit} on the reference GPUs: {named}{unknown} with a GPU type vlint does not know; pass --gpu, "
+                "[tool.vlint] gpu or --gpu-memory-gib)"
+            )
     missing = [(d, s) for d, s in statuses if s.answer is None]
     if not missing:
         return line + "."

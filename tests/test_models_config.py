@@ -11,24 +11,18 @@ from pathlib import Path
 import pytest
 from userrepo import Repo
 
-TINY = {
-    "architectures": ["LlamaForCausalLM"],
-    "model_type": "llama",
-    "hidden_size": 1024,
-    "intermediate_size": 2816,
-    "num_attention_heads": 16,
-    "num_key_value_heads": 4,
-    "num_hidden_layers": 7,
-    "vocab_size": 32000,
-    "max_position_embeddings": 4096,
-    "torch_dtype": "bfloat16",
-}
 LAUNCH = "vllm serve /models/llama --max-model-len 4096\n"
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return Repo(tmp_path / "app")
+
+
+@pytest.fixture
+def tiny(tiny_config: dict) -> str:
+    """conftest's small Llama config.json (7 layers: not any catalog model), as text."""
+    return json.dumps({**tiny_config, "num_hidden_layers": 7})
 
 
 def deployments(repo: Repo, *args: str) -> list[dict]:
@@ -43,8 +37,8 @@ def facts_from(dep: dict) -> str:
     return str((dep.get("model_facts") or {}).get("source") or "")
 
 
-def test_models_folder_is_relative_to_the_config_that_states_it(repo: Repo) -> None:
-    repo.write("svc/ckpt/config.json", json.dumps(TINY))
+def test_models_folder_is_relative_to_the_config_that_states_it(repo: Repo, tiny: str) -> None:
+    repo.write("svc/ckpt/config.json", tiny)
     repo.write("svc/.vlint.toml", '[models]\n"/models/llama" = "./ckpt"\n')
     repo.write("svc/deploy/start.sh", LAUNCH)
     (dep,) = deployments(repo, "svc/deploy/start.sh")
@@ -68,10 +62,10 @@ def test_per_path_models_apply_to_the_files_they_match(repo: Repo) -> None:
     assert b["memory"] is None and b.get("memory_unavailable"), b
 
 
-def test_a_config_inside_the_root_maps_only_to_folders_inside_it(repo: Repo, tmp_path: Path) -> None:
+def test_a_config_inside_the_root_maps_only_to_folders_inside_it(repo: Repo, tmp_path: Path, tiny: str) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
-    (outside / "config.json").write_text(json.dumps(TINY))
+    (outside / "config.json").write_text(tiny)
     repo.write("start.sh", LAUNCH)
     for text in (f'[models]\n"/models/llama" = "{outside}"\n', '[model-paths]\n"/models/llama" = "../outside"\n'):
         repo.write(".vlint.toml", text)
@@ -83,10 +77,10 @@ def test_a_config_inside_the_root_maps_only_to_folders_inside_it(repo: Repo, tmp
     assert str(outside) in facts_from(dep), dep["model_facts"]
 
 
-def test_model_config_is_read_wherever_it_is(repo: Repo, tmp_path: Path) -> None:
+def test_model_config_is_read_wherever_it_is(repo: Repo, tmp_path: Path, tiny: str) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
-    (outside / "config.json").write_text(json.dumps(TINY))
+    (outside / "config.json").write_text(tiny)
     repo.write("start.sh", LAUNCH)
     (dep,) = deployments(repo, "--model-config", f"/models/llama={outside}", "start.sh")
     assert dep["model_facts"]["origin"] == "--model-config" and str(outside) in facts_from(dep)

@@ -61,6 +61,11 @@ def _where(dep: Deployment) -> str:
     return f"{gpu}{par}, vLLM {dep.version}"
 
 
+#: a launch whose model facts are of low confidence fails as an error only when it needs more than
+#: this many times what is left
+LOW_CONFIDENCE_FACTOR = 2.0
+
+
 @check("memory_model.will_not_start")
 def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
@@ -114,7 +119,23 @@ def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
         fix = Fix("lower --max-num-seqs", unsafe=True)
     else:
         span = dep.invocation.span
-    yield Hit(span, data, fix=fixes.will_not_start_fix(dep, m) or fix)
+    hit = Hit(span, data, fix=fixes.will_not_start_fix(dep, m) or fix)
+    if (
+        dep.arch is not None
+        and dep.arch.confidence == "low"
+        and m.need_gib < LOW_CONFIDENCE_FACTOR * max(m.left_gib, 0.0)
+    ):
+        # facts the catalog had to infer (docs/models.md) and a shortfall they could explain: an error
+        # must mean vLLM refuses (a need over twice what is left stays one: no inferred bit width or
+        # layer list moves a size by that much)
+        data["model_facts_confidence"] = "low"
+        hit.severity = "warning"
+        hit.message = (
+            f"vLLM will not start ({data['where']}) by the memory model, but {dep.model}'s facts in vlint's "
+            f"catalog are of low confidence (partly inferred: vlint models show {dep.model}), so this is a "
+            f"warning: {m.failure}"
+        )
+    yield hit
 
 
 _CLOSE_WHAT = {

@@ -150,6 +150,7 @@ def model_facts(dep: Deployment) -> dict[str, Any]:
         "source": dep.arch.source if dep.arch is not None else None,
         "via": dep.model_via or None,
         "note": dep.model_note or None,
+        "confidence": dep.arch.confidence if dep.arch is not None else None,
     }
 
 
@@ -163,7 +164,8 @@ def model_facts_line(dep: Deployment) -> str | None:
         else dep.arch.source
     )
     how = how.split("; ", 1)[0]
-    return f"model facts: {dep.model_origin or 'given'}" + (f" ({how})" if how else "")
+    low = ", low confidence: partly inferred" if dep.arch.confidence == "low" else ""
+    return f"model facts: {dep.model_origin or 'given'}{low}" + (f" ({how})" if how else "")
 
 
 def memory_dict(m: MemoryEstimate) -> dict[str, Any]:

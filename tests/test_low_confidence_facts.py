@@ -1,0 +1,46 @@
+"""A failure the memory model predicts from catalog facts of low confidence (partly inferred, see
+docs/models.md) is an error only when no inference could explain it (more than twice what is left);
+otherwise a warning that says why. explain says the facts are of low confidence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from vlint.cli import main
+from vlint.resolve.model_sources import find_model
+
+LOW = "RedHatAI/Llama-3.3-70B-Instruct-quantized.w8a8"
+
+
+def _vl210(tmp_path: Path, max_model_len: int) -> dict:
+    f = tmp_path / "serve.sh"
+    f.write_text(f"vllm serve {LOW} --tensor-parallel-size 2 --max-model-len {max_model_len}\n")
+    r = CliRunner().invoke(
+        main, ["check", "--isolated", "--gpu", "L40S:2", "--vllm-version", "0.19.1", "--format", "json", str(f)]
+    )
+    return next(x for x in json.loads(r.output)["findings"] if x["code"] == "VL210")
+
+
+def test_the_catalog_record_is_of_low_confidence() -> None:
+    found = find_model(LOW)
+    assert found.arch is not None and found.arch.confidence == "low"
+
+
+def test_a_shortfall_inferred_facts_could_explain_is_a_warning(tmp_path: Path) -> None:
+    f = _vl210(tmp_path, 65536)  # 10 GiB of KV needed, about 5.3 left: under twice
+    assert f["severity"] == "warning" and "low confidence" in f["message"], f
+    assert f["data"]["model_facts_confidence"] == "low"
+
+
+def test_a_shortfall_no_inference_explains_stays_an_error(tmp_path: Path) -> None:
+    f = _vl210(tmp_path, 131072)  # 20 GiB needed, about 5.3 left
+    assert f["severity"] == "error" and "low confidence" not in f["message"], f
+
+
+def test_explain_says_the_facts_are_of_low_confidence() -> None:
+    r = CliRunner().invoke(main, ["explain", "--model", LOW, "--gpu", "H100", "--format", "json"])
+    facts = json.loads(r.output)["deployments"][0]["model_facts"]
+    assert facts["origin"] == "catalog" and facts["confidence"] == "low"

@@ -94,3 +94,29 @@ def test_gemma4_moe_layers_keep_their_dense_mlp():
     assert names["mlp.up_proj"].out_f == 96 and not names["mlp.up_proj"].expert
     assert names["experts.0.up_proj"].out_f == 32 and names["experts.0.up_proj"].count == 8
     assert "router.proj" in names
+
+
+def test_qwen2_5_vl_7b_vision_tower_is_the_count_transformers_reports():
+    """Qwen2.5-VL-7B-Instruct's `visual` module counted in a real training script after loading the
+    checkpoint: 676,550,144 of 8,292,166,656 parameters (search-index file id 49095663873, a public
+    Qwen2.5-VL fine-tuning script printing its parameter counts; the same total in HF's numParameters)."""
+    from vlint.resolve.model_sources import find_model
+
+    found = find_model("Qwen/Qwen2.5-VL-7B-Instruct")
+    assert found.arch is not None and found.arch.vision_params == 676_550_144
+
+
+def test_qwen2_5_and_qwen2_vision_towers_by_hand():
+    from vlint.resolve.vision_params import qwen2_5_vision_params, qwen2_vision_params
+
+    h, i, out, w = 8, 16, 6, 32
+    vc = {"hidden_size": h, "intermediate_size": i, "depth": 2, "patch_size": 2, "out_hidden_size": out}
+    block = 2 * h + 3 * h * h + 3 * h + h * h + h + h * 2 * i + 2 * i + i * h + h
+    assert qwen2_5_vision_params(vc) == 3 * 2 * 4 * h + 2 * block + h + w * w + w + w * out + out
+    assert vision_tower_params({"model_type": "qwen2_5_vl", "vision_config": vc}) == qwen2_5_vision_params(vc)
+    assert qwen2_5_vision_params({**vc, "out_hidden_size": None}) is None
+    e, m, d = 8, 32, 6
+    v2 = {"embed_dim": e, "mlp_ratio": 4, "depth": 2, "patch_size": 2, "hidden_size": d}
+    block2 = 4 * e + 3 * e * e + 3 * e + e * e + e + e * m + m + m * e + e
+    assert qwen2_vision_params(v2) == 3 * 2 * 4 * e + 2 * block2 + 2 * e + w * w + w + w * d + d
+    assert vision_tower_params({"model_type": "qwen2_vl", "vision_config": v2}) == qwen2_vision_params(v2)

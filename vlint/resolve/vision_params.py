@@ -42,6 +42,48 @@ def qwen3_vision_params(vc: Mapping[str, Any]) -> int | None:
     return embed + depth * block + merger + deepstack * post
 
 
+def qwen2_5_vision_params(vc: Mapping[str, Any]) -> int | None:
+    """Qwen2_5_VisionTransformer ([0.19.0] vllm/model_executor/models/qwen2_5_vl.py:574-640): a Conv3d
+    patch embedding without bias (:492-512), ``depth`` blocks of two RMSNorms (weight only, :605), a biased
+    qkv and proj (:334-350), a gated MLP gate_up/down with bias (:271-300, bias=True at :459), and the
+    patch merger (RMSNorm(hidden), then biased Linear(W, W) and Linear(W, out_hidden_size), W = hidden x
+    spatial_merge_size^2, :528-565); rotary positions, no learned table. None when a size is missing."""
+    h, inter, depth = _int(vc.get("hidden_size")), _int(vc.get("intermediate_size")), _int(vc.get("depth"))
+    patch, out = _int(vc.get("patch_size")), _int(vc.get("out_hidden_size"))
+    if not (h and inter and depth and patch and out):
+        return None
+    in_ch = _int(vc.get("in_channels")) or _int(vc.get("in_chans")) or 3
+    tps = _int(vc.get("temporal_patch_size")) or 2
+    merge = _int(vc.get("spatial_merge_size")) or 2
+    embed = in_ch * tps * patch * patch * h
+    block = 2 * h + (3 * h * h + 3 * h) + (h * h + h) + (h * 2 * inter + 2 * inter) + (inter * h + h)
+    wide = h * merge * merge
+    merger = h + (wide * wide + wide) + (wide * out + out)
+    return embed + depth * block + merger
+
+
+def qwen2_vision_params(vc: Mapping[str, Any]) -> int | None:
+    """Qwen2VisionTransformer ([0.19.0] vllm/model_executor/models/qwen2_vl.py:524-590): a Conv3d patch
+    embedding of width ``embed_dim`` without bias (:446-466), ``depth`` blocks of two LayerNorms (weight and
+    bias, :406-408), a biased qkv and proj (:302-314), an fc1/fc2 MLP of ``embed_dim x mlp_ratio`` with bias
+    (:254-268, :409), and the patch merger (LayerNorm(embed_dim), biased Linear(W, W) and Linear(W,
+    hidden_size), W = embed_dim x spatial_merge_size^2, :475-510). None when a size is missing."""
+    e, depth, d = _int(vc.get("embed_dim")), _int(vc.get("depth")), _int(vc.get("hidden_size"))
+    patch = _int(vc.get("patch_size"))
+    ratio = vc.get("mlp_ratio")
+    if not (e and depth and d and patch) or not isinstance(ratio, (int, float)) or isinstance(ratio, bool):
+        return None
+    m = int(e * ratio)
+    in_ch = _int(vc.get("in_channels")) or _int(vc.get("in_chans")) or 3
+    tps = _int(vc.get("temporal_patch_size")) or 2
+    merge = _int(vc.get("spatial_merge_size")) or 2
+    embed = in_ch * tps * patch * patch * e
+    block = 2 * (2 * e) + (3 * e * e + 3 * e) + (e * e + e) + (e * m + m) + (m * e + e)
+    wide = e * merge * merge
+    merger = 2 * e + (wide * wide + wide) + (wide * d + d)
+    return embed + depth * block + merger
+
+
 def gemma4_vision_params(vc: Mapping[str, Any], text_hidden: int | None) -> int | None:
     """Gemma-4's vision tower, built by vLLM with transformers' AutoModel ([0.19.0] vllm/model_executor/
     models/gemma4_mm.py:888-895; transformers 5.19.0 models/gemma4/modeling_gemma4.py): a patch embedder
@@ -73,10 +115,20 @@ def vision_tower_params(config: Mapping[str, Any]) -> int | None:
     model_type = str(config.get("model_type") or "")
     if model_type in QWEN3_VISION_MODELS:
         return qwen3_vision_params(vc)
+    if model_type == "qwen2_5_vl":
+        return qwen2_5_vision_params(vc)
+    if model_type == "qwen2_vl":
+        return qwen2_vision_params(vc)
     if model_type == "gemma4":
         text = config.get("text_config") if isinstance(config.get("text_config"), Mapping) else config
         return gemma4_vision_params(vc, _int(text.get("hidden_size")))
     return None
 
 
-__all__ = ["gemma4_vision_params", "qwen3_vision_params", "vision_tower_params"]
+__all__ = [
+    "gemma4_vision_params",
+    "qwen2_5_vision_params",
+    "qwen2_vision_params",
+    "qwen3_vision_params",
+    "vision_tower_params",
+]

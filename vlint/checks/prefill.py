@@ -27,8 +27,8 @@ def chunking_disabled(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
     assert dep is not None
     s = dep.setting("enable_chunked_prefill")
-    if s is None or s.value is not False:
-        return
+    if s is None or s.value is not False or dep.value("enable_chunked_prefill") is True:
+        return  # not written, or vLLM turns it back on (V1 before 0.11.1, vlint.resolve.defaults)
     mml = _int(dep.value("max_model_len"))
     mnbt = _int(dep.value("max_num_batched_tokens"))
     tokens = max(x for x in (mml, mnbt, 0) if x is not None)

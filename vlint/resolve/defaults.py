@@ -29,7 +29,24 @@ from vlint.resolve.model_arch import (
 )
 from vlint.version import V, Version
 
-Origin = Literal["user", "default"]
+#: ``user``: as the launch wrote it; ``default``: the release's default; ``forced``: vLLM replaces what the
+#: launch wrote (V1 before 0.11.1 turns chunked prefill back on); ``resolved``: what the launch's value
+#: becomes (``--max-model-len auto``). :meth:`Deployment.value` prefers forced/resolved values.
+Origin = Literal["user", "default", "forced", "resolved"]
+OVERRIDING: frozenset[str] = frozenset({"forced", "resolved"})
+
+#: V1 honours --no-enable-chunked-prefill from 0.11.1 ([0.11.1] vllm/engine/arg_utils.py:1955-1971); before,
+#: ``_set_default_args_v1`` sets it True for every non-pooling model ([0.10.2] vllm/engine/arg_utils.py:1619-1623,
+#: [0.11.0] same; [0.6.6.post1] vllm/engine/arg_utils.py:1264 "V1 always uses chunked prefills")
+CHUNKED_CHOICE_HONOURED_SINCE = V("0.11.1")
+#: the default max_num_batched_tokens is capped at max_num_seqs x max_model_len from 0.11.1
+#: ([0.11.1] vllm/engine/arg_utils.py:2020-2026); in 0.9.0-0.11.0 the same cap sits in SchedulerConfig and
+#: only applies when the budget is still unset there, which vllm serve never leaves it
+#: ([0.10.2] vllm/config/scheduler.py:211-216)
+MNBT_CAP_SINCE = V("0.11.1")
+#: the default max_num_seqs is lowered to max_num_batched_tokens from 0.10.1
+#: ([0.10.1.1] vllm/engine/arg_utils.py:1711-1712; [0.11.1] vllm/engine/arg_utils.py:2036)
+MNS_LOWERED_SINCE = V("0.10.1")
 GIB = 2**30
 
 
@@ -79,6 +96,14 @@ def _truthy(s: str | None) -> bool | None:
     if s is None:
         return None
     return s.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _truthy_value(v: object) -> bool:
+    """A boolean setting: 0.6.x's StoreBoolean options take the words True/False (``--enable-chunked-prefill
+    False``), which arrive as strings."""
+    if isinstance(v, str):
+        return v.strip().lower() in ("1", "true", "yes", "on")
+    return bool(v)
 
 
 def resolve_engine(version: Version, env: Mapping[str, str]) -> tuple[str, str]:
@@ -277,14 +302,23 @@ def resolve_defaults(
         put("dtype", normalize_dtype(str(u("dtype"))), "set by the user", "user")
 
     # max_model_len
+    overrides = u("hf_overrides") if isinstance(u("hf_overrides"), Mapping) else None
     if arch is not None:
-        derived, dkey = derived_max_model_len(arch, version)
-        dflt, key = default_max_model_len(arch, version)
+        derived, dkey = derived_max_model_len(arch, version, hf_overrides=overrides)
+        dflt, key = default_max_model_len(arch, version, hf_overrides=overrides)
+        if overrides and any(k in overrides for k in ("max_position_embeddings", "rope_scaling", "max_seq_len")):
+            dkey += " (with --hf-overrides)"
+        sw = arch.sliding_window
+        if u("disable_sliding_window") is True and isinstance(sw, int) and sw > 0 and sw < derived:
+            # _get_and_verify_max_len caps the derived length at the window when it is disabled
+            # ([0.10.2] vllm/config/__init__.py _get_and_verify_max_len; [0.33.0] vllm/config/model.py)
+            derived, dkey = sw, "sliding_window (--disable-sliding-window)"
+            dflt, key = min(dflt, sw), dkey
         put("derived_max_model_len", derived, f"from config.json {dkey} (vllm/config/model.py:2545-2684)")
     else:
         derived, dflt, key = None, None, ""
     mml = u("max_model_len")
-    if mml is not None and str(mml) not in ("-1", "auto"):
+    if mml is not None and str(mml).strip().lower() not in ("-1", "auto"):
         put("max_model_len", int(mml), "set by the user", "user")
     elif dflt is not None:
         auto = mml is not None
@@ -293,6 +327,7 @@ def resolve_defaults(
             dflt,
             f"derived from the model config ({key})"
             + ("; -1/auto also fits it to KV memory at startup" if auto else ""),
+            "resolved" if auto else "default",
         )
     else:
         put("max_model_len", None, "model unknown: cannot derive max_model_len")
@@ -351,8 +386,17 @@ def resolve_defaults(
 
     # chunked prefill
     user_chunked = u("enable_chunked_prefill")
-    if user_chunked is not None:
-        put("enable_chunked_prefill", bool(user_chunked), "set by the user", "user")
+    generative = not (arch is not None and arch.is_encoder_decoder)
+    if user_chunked is False and engine == "V1" and generative and version < CHUNKED_CHOICE_HONOURED_SINCE:
+        put(
+            "enable_chunked_prefill",
+            True,
+            f"vLLM {version} ignores --no-enable-chunked-prefill: the V1 engine turns chunked prefill back on for "
+            "every generative model before 0.11.1 ([0.10.2] vllm/engine/arg_utils.py:1619-1623)",
+            "forced",
+        )
+    elif user_chunked is not None:
+        put("enable_chunked_prefill", _truthy_value(user_chunked), "set by the user", "user")
     elif engine == "V1":
         on = not (arch is not None and arch.is_encoder_decoder)
         put(
@@ -419,21 +463,21 @@ def resolve_defaults(
         else:
             val = int(mnbt or 2048)
             why = twhy
-            if version >= V("0.10.0") and max_model_len:
-                if not chunked:
-                    val = max(int(max_model_len), val)
-                    why += "; chunked prefill off: raised to max_model_len"
+            if version >= V("0.10.0") and max_model_len and not chunked:
+                val = max(int(max_model_len), val)
+                why += "; chunked prefill off: raised to max_model_len"
+            if version >= MNBT_CAP_SINCE and max_model_len:
                 mns_eff = int(mns_user) if mns_user is not None else int(mns or 256)
                 if mns_eff * int(max_model_len) < val:
                     val = mns_eff * int(max_model_len)
-                    why += "; capped at max_num_seqs x max_model_len"
+                    why += "; capped at max_num_seqs x max_model_len ([0.11.1] vllm/engine/arg_utils.py:2020-2026)"
             put("max_num_batched_tokens", val, why)
         if mns_user is not None:
             put("max_num_seqs", int(mns_user), "set by the user", "user")
         else:
             val = int(mns or 256)
             why = twhy
-            if version >= V("0.10.0"):
+            if version >= MNS_LOWERED_SINCE:
                 mnbt_v = int(out["max_num_batched_tokens"].value)
                 if mnbt_v < val:
                     val, why = mnbt_v, twhy + "; lowered to max_num_batched_tokens"

@@ -108,35 +108,6 @@ BOUNDS: tuple[Bound, ...] = (
         "max_num_batched_tokens {value}: " + _GE,
         "vllm/config/scheduler.py:37",
     ),
-    # max_num_partial_prefills >= 1: _verify_args from 0.7.3 ([0.7.3] vllm/config.py:1605), Field(ge=1)
-    # from 0.11.1 ([0.11.1] vllm/config/scheduler.py:51); the option is gone in 0.27.0
-    Bound(
-        "max_num_partial_prefills",
-        ">=",
-        1,
-        "0.7.3",
-        "0.11.1",
-        "max_num_partial_prefills ({value}) must be greater than or equal to 1.",
-        "vllm/config.py:1605",
-    ),
-    Bound(
-        "max_num_partial_prefills",
-        ">=",
-        1,
-        "0.11.1",
-        "0.27.0",
-        "max_num_partial_prefills {value}: " + _GE,
-        "vllm/config/scheduler.py:51",
-    ),
-    Bound(
-        "max_long_partial_prefills",
-        ">=",
-        1,
-        "0.11.1",
-        "0.27.0",
-        "max_long_partial_prefills {value}: " + _GE,
-        "vllm/config/scheduler.py:55",
-    ),
     # long_prefill_token_threshold >= 0 from 0.25.1 ([0.25.1] vllm/config/scheduler.py:80)
     Bound(
         "long_prefill_token_threshold",
@@ -147,10 +118,26 @@ BOUNDS: tuple[Bound, ...] = (
         "long_prefill_token_threshold {value}: " + _GE,
         "vllm/config/scheduler.py:80",
     ),
+    # ModelConfig.max_model_len: gt=0 in 0.13.0 ([0.13.0] vllm/config/model.py:167), ge=-1 (-1 = fit to memory)
+    # from 0.14.1 ([0.14.1] vllm/config/model.py:175); in 0.11.1-0.12 a -1 makes the default budget negative
+    # and SchedulerConfig refuses that
+    Bound(
+        "max_model_len",
+        ">",
+        0,
+        "0.11.1",
+        "0.13.0",
+        "max_model_len {value} makes the default max_num_batched_tokens (max_num_seqs x max_model_len) negative: "
+        "max_num_batched_tokens Input should be greater than or equal to 1",
+        "vllm/engine/arg_utils.py (default budget), vllm/config/scheduler.py:37",
+    ),
+    Bound("max_model_len", ">", 0, "0.13.0", "0.14.1", "max_model_len {value}: " + _GT, "vllm/config/model.py:167"),
+    Bound("max_model_len", ">=", -1, "0.14.1", None, "max_model_len {value}: " + _GE, "vllm/config/model.py:175"),
     # ModelConfig.max_logprobs >= -1 (-1 = the vocabulary) from 0.25.1 ([0.25.1] vllm/config/model.py:222)
     Bound("max_logprobs", ">=", -1, "0.25.1", None, "max_logprobs {value}: " + _GE, "vllm/config/model.py:222"),
-    # CacheConfig.block_size Field(gt=0) from 0.11.1 (before, a choices list the parser checks)
-    Bound("block_size", ">", 0, "0.11.1", None, "block_size {value}: " + _GT, "vllm/config/cache.py"),
+    # CacheConfig.block_size Field(gt=0) from 0.23.0 ([0.23.0] vllm/config/cache.py:48); before, the parser's
+    # choices (BlockSize) or nothing: 0.18-0.22 accept 0 at startup
+    Bound("block_size", ">", 0, "0.23.0", None, "block_size {value}: " + _GT, "vllm/config/cache.py:48"),
     # cpu_offload_gb: "CPU offload space must be non-negative" before 0.11.1 ([0.10.2] vllm/config/cache.py:160),
     # Field(ge=0) from 0.11.1 ([0.11.1] vllm/config/cache.py:84)
     Bound(
@@ -407,8 +394,10 @@ def nnodes_layout(ctx: CheckContext) -> Iterator[Hit]:
 #: ([0.26.0] vllm/config/parallel.py:513)
 DCP_SINCE = "0.10.2"
 DCP_VALUE_ERROR_SINCE = "0.16.0"
-#: DCP with GQA/MQA needs TP above the KV-head count from 0.27.0 ([0.27.0] vllm/config/model.py:1339)
-DCP_KV_HEADS_SINCE = "0.27.0"
+#: DCP with GQA/MQA needs TP above the KV-head count: an assertion from 0.11.1 ([0.11.1] vllm/config/model.py:1172),
+#: a ValueError with another wording from 0.27.0 ([0.27.0] vllm/config/model.py:1339)
+DCP_KV_HEADS_SINCE = "0.11.1"
+DCP_KV_HEADS_MESSAGE_SINCE = "0.27.0"
 
 
 @check("startup.dcp_layout")
@@ -431,14 +420,18 @@ def dcp_layout(ctx: CheckContext) -> Iterator[Hit]:
     if _since(dep, DCP_KV_HEADS_SINCE) and arch is not None and arch.kv_lora_rank is None:
         kv = arch.num_kv_heads
         if kv and kv < arch.num_attention_heads and tp <= kv:
+            text = (
+                f"Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` ({tp}) to be greater "
+                f"than the model's total number of KV heads ({kv}). Increase `--tensor-parallel-size` or "
+                "disable decode context parallelism."
+                if _since(dep, DCP_KV_HEADS_MESSAGE_SINCE)
+                else f"AssertionError: tensor parallel size {tp} must be greater than total num kv heads {kv} when "
+                "enable decode context parallel for GQA/MQA"
+            )
             yield Hit(
                 _span(dep, "decode_context_parallel_size", "tensor_parallel_size"),
                 {"tp": tp, "dcp": dcp, "kv_heads": kv},
-                message=_refuse(
-                    f"Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` ({tp}) to be greater "
-                    f"than the model's total number of KV heads ({kv}). Increase `--tensor-parallel-size` or "
-                    "disable decode context parallelism."
-                ),
+                message=_refuse(text),
             )
 
 
@@ -519,8 +512,9 @@ def pipeline_parallel_executor(ctx: CheckContext) -> Iterator[Hit]:
     )
 
 
-#: vllm serve refuses a headless launch with API servers ([0.33.0] vllm/entrypoints/cli/serve.py:66-72)
-HEADLESS_API_SINCE = "0.33.0"
+#: vllm serve refuses a headless launch with API servers from 0.15.1 ([0.15.1] vllm/entrypoints/cli/serve.py:55-59;
+#: [0.33.0] vllm/entrypoints/cli/serve.py:66-72)
+HEADLESS_API_SINCE = "0.15.1"
 
 
 @check("startup.headless_api_servers")
@@ -573,8 +567,16 @@ def speculative_config_invalid(ctx: CheckContext) -> Iterator[Hit]:
     def hit(msg: str, **data: Any) -> Hit:
         return Hit(span, {"speculative_config": dict(spec), **data}, message=_refuse(msg))
 
-    if n_ok and n <= 0 and pyd:
-        yield hit(f"num_speculative_tokens {n}: Input should be greater than 0 (SpeculativeConfig)")
+    if n_ok and n <= 0:
+        if pyd:
+            yield hit(f"num_speculative_tokens {n}: Input should be greater than 0 (SpeculativeConfig)")
+        else:  # [0.8.5.post1] vllm/config.py SpeculativeConfig._verify_args
+            yield hit(f"Expected num_speculative_tokens to be greater than zero ({n}).")
+        return
+    known = method in _SPEC_NO_MODEL_METHODS or method in ("eagle", "eagle3", "medusa", "mlp_speculator", "draft_model")
+    if not pyd and model is None and n is not None and method is not None and not known:
+        # before 0.11.1 an unknown method sets no model: the same refusal as no method at all
+        yield hit("num_speculative_tokens was provided without speculative model.")
         return
     if model is None and method is None and n is not None:
         new = "was provided but without speculative model." if pyd else "was provided without speculative model."
@@ -604,8 +606,10 @@ def speculative_config_invalid(ctx: CheckContext) -> Iterator[Hit]:
 
 
 #: 'tensor_parallel_size' inside --speculative-config is refused with a pointer to draft_tensor_parallel_size
-#: from 0.15.1 ([0.15.1] vllm/config/speculative.py:643)
+#: from 0.15.1 ([0.15.1] vllm/config/speculative.py:643); the 0.8-0.10 dataclass refuses any unknown key
+#: (TypeError); 0.11.1-0.14 accept it
 SPEC_TP_KEY_SINCE = "0.15.1"
+SPEC_DATACLASS_UNTIL = "0.11.1"
 
 
 @check("startup.speculative_tensor_parallel_key")
@@ -613,16 +617,18 @@ def speculative_tensor_parallel_key(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
     assert dep is not None
     spec = _spec(dep)
-    if spec is None or "tensor_parallel_size" not in spec or not _since(dep, SPEC_TP_KEY_SINCE):
+    if spec is None or "tensor_parallel_size" not in spec:
         return
-    yield Hit(
-        _span(dep, "speculative_config"),
-        {},
-        message=_refuse(
+    if _since(dep, SPEC_TP_KEY_SINCE):
+        text = (
             "'tensor_parallel_size' is not a valid argument in the speculative_config. "
             "Please pass 'draft_tensor_parallel_size' instead."
-        ),
-    )
+        )
+    elif dep.version < V(SPEC_DATACLASS_UNTIL):
+        text = "TypeError: SpeculativeConfig.__init__() got an unexpected keyword argument 'tensor_parallel_size'"
+    else:
+        return
+    yield Hit(_span(dep, "speculative_config"), {}, message=_refuse(text))
 
 
 @check("startup.speculative_ngram_async")
@@ -638,11 +644,16 @@ def speculative_ngram_async(ctx: CheckContext) -> Iterator[Hit]:
     method = spec.get("method") or spec.get("model")
     if method not in ("ngram", "[ngram]"):
         return
-    yield Hit(
-        _span(dep, "async_scheduling"),
-        {"method": method},
-        message=_refuse("Async scheduling is not supported with ngram-based speculative decoding."),
-    )
+    if dep.version < V("0.11.1"):  # [0.10.2] vllm/engine/arg_utils.py:1295-1300
+        text = "Currently, speculative decoding is not supported with async scheduling."
+    elif dep.version < V("0.33.0"):  # [0.11.1]/[0.19.1]/[0.30.0] vllm/config/vllm.py (the list grows per release)
+        text = (
+            "Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU kind of "
+            "speculative decoding"
+        )
+    else:
+        text = "Async scheduling is not supported by the V1 model runner with ngram-based speculative decoding."
+    yield Hit(_span(dep, "async_scheduling"), {"method": method}, message=_refuse(text))
 
 
 # -- LoRA (VL120) -------------------------------------------------------------------------------------
@@ -665,6 +676,32 @@ def lora_cpu_loras_below_max_loras(ctx: CheckContext) -> Iterator[Hit]:
         {"max_cpu_loras": cpu, "max_loras": gpu},
         message=_refuse(f"max_cpu_loras ({_fmt(cpu)}) must be >= max_loras ({gpu})"),
     )
+
+
+#: LoRAConfig.max_lora_rank must be one of these (with --enable-lora) until 0.11.1, where the parser's choices
+#: take over ([0.6.6.post1] vllm/config.py:2028, [0.8.0] vllm/config.py:2326, [0.10.2] vllm/config/lora.py:104)
+LORA_RANKS: tuple[tuple[str, str, tuple[int, ...]], ...] = (
+    ("0.6.0", "0.8.0", (8, 16, 32, 64, 128, 256)),
+    ("0.8.0", "0.11.1", (8, 16, 32, 64, 128, 256, 320, 512)),
+)
+
+
+@check("startup.lora_rank_invalid")
+def lora_rank_invalid(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    if dep.value("enable_lora") is not True:
+        return
+    rank = _num(_user(dep, "max_lora_rank"))
+    if rank is None:
+        return
+    for since, until, ranks in LORA_RANKS:
+        if _since(dep, since) and dep.version < V(until) and rank not in ranks:
+            yield Hit(
+                _span(dep, "max_lora_rank"),
+                {"max_lora_rank": rank, "ranks": list(ranks)},
+                message=_refuse(f"max_lora_rank ({_fmt(rank)}) must be one of {ranks}."),
+            )
 
 
 # -- mutually exclusive spellings (VL035) ------------------------------------------------------------
@@ -721,3 +758,223 @@ def mutually_exclusive_spellings(ctx: CheckContext) -> Iterator[Hit]:
         if conf is None or conf.get(key) is None:
             continue
         yield Hit(_span(dep, short), {"option": short, "config": f"{cfg}.{key}"}, message=_refuse(msg))
+
+
+# -- quantization vs the GPU (VL307) -------------------------------------------------------------------
+
+#: ``QuantizationConfig.get_min_capability()`` of the base methods (the Marlin variants vLLM switches to
+#: only where the GPU supports them), as (method, since, until, capability) —
+#: ``vllm/model_executor/layers/quantization/<method>.py`` of each release
+MIN_CAPABILITY: tuple[tuple[str, str, str | None, int], ...] = (
+    ("awq", "0.6.0", None, 75),  # awq.py "The AWQ kernel only supports Turing or newer GPUs."
+    ("gptq", "0.6.0", None, 60),  # gptq.py
+    ("fp8", "0.6.0", "0.14.1", 80),  # fp8.py (Ampere; FP8 Marlin below Ada)
+    ("fp8", "0.14.1", None, 75),  # [0.14.1] fp8.py: Turing and newer
+    ("compressed-tensors", "0.6.0", None, 70),  # compressed_tensors/compressed_tensors.py
+    ("bitsandbytes", "0.6.0", "0.28.0", 70),  # bitsandbytes.py
+)
+
+
+@check("startup.quantization_gpu_capability")
+def quantization_gpu_capability(ctx: CheckContext) -> Iterator[Hit]:
+    """``VllmConfig._get_quantization_config``: the method's minimum compute capability against the GPU
+    (``The quantization method awq is not supported for the current GPU. Minimum capability: 75. Current
+    capability: 70.``; [0.10.2] vllm/config/__init__.py:3283-3293, [0.33.0] vllm/config/vllm.py:925-936)."""
+    dep = ctx.dep
+    assert dep is not None
+    gpu = dep.gpu
+    cc = gpu.cc_major_minor if gpu is not None and gpu.vendor == "nvidia" else None
+    method = dep.value("quantization")
+    if cc is None or not isinstance(method, str):
+        return
+    current = cc[0] * 10 + cc[1]
+    for name, since, until, need in MIN_CAPABILITY:
+        if name != method or not _since(dep, since) or (until is not None and dep.version >= V(until)):
+            continue
+        if current >= need:
+            return
+        assert gpu is not None
+        where = (
+            "--quantization" if dep.is_set("quantization") else f"the checkpoint's quantization_config ({dep.model})"
+        )
+        yield Hit(
+            _span(dep, "quantization"),
+            {"method": method, "minimum": need, "current": current, "gpu": gpu.name},
+            message=_refuse(
+                f"The quantization method {method} is not supported for the current GPU. Minimum capability: "
+                f"{need}. Current capability: {current}. ({gpu.name}; the method comes from {where})"
+            ),
+        )
+        return
+
+
+# -- compilation / optimization level (VL039) ----------------------------------------------------------
+
+#: ``CompilationConfig.mode`` and ``--optimization-level`` are enums 0-3 validated by pydantic from 0.13.0
+#: ([0.13.0] vllm/config/compilation.py CompilationMode, vllm/config/vllm.py OptimizationLevel)
+LEVELS_VALIDATED_SINCE = "0.13.0"
+
+
+@check("startup.compilation_level_invalid")
+def compilation_level_invalid(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    if not _since(dep, LEVELS_VALIDATED_SINCE):
+        return
+    cc = _json(dep, "compilation_config")
+    mode = cc.get("mode") if cc is not None else None
+    if mode is not None and (isinstance(mode, bool) or mode not in (0, 1, 2, 3)):
+        yield Hit(
+            _span(dep, "compilation_config"),
+            {"mode": mode},
+            message=_refuse(
+                f"argument --compilation-config/-cc: 1 validation error for CompilationConfig mode: "
+                f"Input should be 0, 1, 2 or 3 (got {mode!r})"
+            ),
+        )
+    level = _user(dep, "optimization_level")
+    if level is not None and str(level).strip() not in ("0", "1", "2", "3"):
+        s = dep.setting("optimization_level")
+        written = s.option if s is not None else "--optimization-level"
+        yield Hit(
+            _span(dep, "optimization_level"),
+            {"optimization_level": level},
+            message=_refuse(
+                f"1 validation error for VllmConfig optimization_level: Input should be 0, 1, 2 or 3 "
+                f"(got {str(level)!r} from {written})"
+            ),
+        )
+
+
+# -- data-parallel launch modes (VL308) ----------------------------------------------------------------
+
+
+def _dp_launch_problem(dep: Deployment) -> str | None:
+    """The first refusal vLLM gives a data-parallel launch (serve's mode check, then create_engine_config's
+    and ParallelConfig's), in its own words for this release; None when it starts."""
+    v = dep.version
+    ext_flag = _user(dep, "data_parallel_external_lb") is True
+    hyb_flag = _user(dep, "data_parallel_hybrid_lb") is True
+    multi = _user(dep, "data_parallel_multi_port_external_lb") is True
+    rank = _int(dep, "data_parallel_rank") if dep.setting("data_parallel_rank") is not None else None
+    start_rank = dep.setting("data_parallel_start_rank") is not None
+    is_ext = ext_flag or rank is not None
+    is_hyb = hyb_flag or start_rank
+    # vllm serve ([0.15.1] vllm/entrypoints/cli/serve.py:68-80; [0.22.1] serve.py:88-98)
+    if v >= V("0.22.1") and sum((is_ext, is_hyb and not multi, multi)) > 1:
+        return (
+            "Cannot use more than one data parallel load balancing mode. Choose one of: "
+            "--data-parallel-multi-port-external-lb, --data-parallel-external-lb (or --data-parallel-rank), "
+            "--data-parallel-hybrid-lb (or --data-parallel-start-rank)."
+        )
+    if V("0.15.1") <= v < V("0.22.1") and is_ext and is_hyb:
+        return (
+            "Cannot use both external and hybrid data parallel load balancing modes. External LB is enabled via "
+            "--data-parallel-external-lb or --data-parallel-rank. Hybrid LB is enabled via --data-parallel-hybrid-lb "
+            "or --data-parallel-start-rank. Use one mode or the other."
+        )
+    if V("0.11.1") <= v < V("0.15.1") and ext_flag and hyb_flag:  # [0.11.1] vllm/engine/arg_utils.py:1459
+        return "AssertionError: data_parallel_hybrid_lb and data_parallel_external_lb cannot both be True."
+    dp = _dp(dep)
+    moe = dep.arch.num_experts > 0 if dep.arch is not None else None
+    # [0.21.0] vllm/engine/arg_utils.py:1802: external DP is for MoE models only
+    if v >= V("0.21.0") and dp > 1 and is_ext and moe is False:
+        return (
+            "Non-MoE models do not support external data parallel mode. For external load balancing, launch "
+            "independent vLLM instances without --data-parallel-* arguments."
+        )
+    nnodes = _int(dep, "nnodes") or 1
+    if v >= V("0.11.1") and ext_flag and rank is None and nnodes <= 1:
+        if v >= V("0.27.0"):
+            return (
+                "Invalid data-parallel launch options: `--data-parallel-external-lb` requires a data-parallel rank. "
+                "Set `--data-parallel-rank`, or set `--data-parallel-size` greater than 1 and use `--nnodes` with "
+                "`--node-rank`."
+            )
+        word = "spefified" if v < V("0.12.0") else "specified"  # vLLM's own typo in 0.11.x
+        return f"AssertionError: data_parallel_rank or node_rank must be {word} if data_parallel_external_lb is enable."
+    # ParallelConfig ([0.9.2] vllm/config.py:1971)
+    if v >= V("0.9.2") and rank is not None and dp > 1 and not 0 <= rank < dp:
+        return f"data_parallel_rank ({rank}) must be in the range [0, {dp})"
+    return None
+
+
+@check("startup.data_parallel_launch")
+def data_parallel_launch(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    names = (
+        "data_parallel_external_lb",
+        "data_parallel_hybrid_lb",
+        "data_parallel_multi_port_external_lb",
+        "data_parallel_rank",
+        "data_parallel_start_rank",
+    )
+    if not any(dep.setting(n) is not None for n in names):
+        return
+    if any(dep.setting(n) is not None and dep.setting(n).value is UNRESOLVED for n in (*names, "data_parallel_size")):  # type: ignore[union-attr]
+        return
+    problem = _dp_launch_problem(dep)
+    if problem is not None:
+        yield Hit(_span(dep, *names), {}, message=_refuse(problem))
+
+
+# -- partial prefills and the long-prefill threshold (VL108) ------------------------------------------
+
+
+def _partial_prefill_problem(dep: Deployment) -> tuple[str, str] | None:
+    """(dest, vLLM's refusal) for the partial-prefill settings, per release."""
+    v = dep.version
+    mnp, mlp = _int(dep, "max_num_partial_prefills"), _int(dep, "max_long_partial_prefills")
+    written = (
+        dep.setting("max_num_partial_prefills") is not None or dep.setting("max_long_partial_prefills") is not None
+    )
+    mml = _int(dep, "max_model_len")
+    thr = _int(dep, "long_prefill_token_threshold")
+    n_set = mnp if mnp is not None else 1
+    l_set = mlp if mlp is not None else 1
+    if written and V("0.11.1") <= v < V("0.27.0") and (n_set != 1 or l_set != 1):
+        # V1 only: EngineArgs._check_feature_supported ([0.11.1] vllm/engine/arg_utils.py:1796-1803)
+        return "max_num_partial_prefills", (
+            "NotImplementedError: Concurrent Partial Prefill is not supported. We recommend to remove Concurrent "
+            "Partial Prefill from your config."
+        )
+    engine = dep.resolved.get("engine")
+    if written and V("0.7.3") <= v < V("0.11.1") and engine is not None and engine.value == "V0":
+        # the V0 SchedulerConfig ([0.7.3] vllm/config.py:1600-1625): by default before 0.8, else when the V1
+        # oracle falls back (vlint.resolve.defaults.v1_fallback)
+        n, lng = mnp if mnp is not None else 1, mlp if mlp is not None else 1
+        if n < 1:
+            return "max_num_partial_prefills", f"max_num_partial_prefills ({n}) must be greater than or equal to 1."
+        if n > 1:
+            if dep.value("enable_chunked_prefill") is not True:
+                return (
+                    "max_num_partial_prefills",
+                    "Chunked prefill must be enabled to set max_num_partial_prefills > 1.",
+                )
+            if thr is not None and mml is not None and thr > mml:
+                return "long_prefill_token_threshold", (
+                    f"long_prefill_token_threshold ({thr}) cannot be greater than the max_model_len ({mml})."
+                )
+        if lng < 1 or lng > n:
+            return "max_long_partial_prefills", (
+                f"max_long_partial_prefills ({lng}) must be greater than or equal to 1 and less than or equal to "
+                f"max_num_partial_prefills ({n})."
+            )
+        return None
+    if v >= V("0.27.0") and dep.setting("long_prefill_token_threshold") is not None and thr and mml and thr > mml:
+        # checked for every launch from 0.27.0 ([0.27.0] vllm/config/scheduler.py:278)
+        return "long_prefill_token_threshold", (
+            f"long_prefill_token_threshold ({thr}) cannot be greater than the max_model_len ({mml})."
+        )
+    return None
+
+
+@check("startup.partial_prefill_settings")
+def partial_prefill_settings(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    found = _partial_prefill_problem(dep)
+    if found is not None:
+        dest, msg = found
+        yield Hit(_span(dep, dest, "max_num_partial_prefills", "max_long_partial_prefills"), {}, message=_refuse(msg))

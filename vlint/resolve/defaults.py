@@ -47,6 +47,10 @@ MNBT_CAP_SINCE = V("0.11.1")
 #: the default max_num_seqs is lowered to max_num_batched_tokens from 0.10.1
 #: ([0.10.1.1] vllm/engine/arg_utils.py:1711-1712; [0.11.1] vllm/engine/arg_utils.py:2036)
 MNS_LOWERED_SINCE = V("0.10.1")
+#: --max-model-len -1 / auto (fit to the KV memory, the derived length at configuration time) from 0.14.1
+#: ([0.14.1] vllm/config/model.py:175 Field(ge=-1), vllm/engine/arg_utils.py:2121 human_readable_int_or_auto);
+#: before, -1 is taken literally
+MML_AUTO_SINCE = V("0.14.1")
 GIB = 2**30
 
 
@@ -98,6 +102,22 @@ def _truthy(s: str | None) -> bool | None:
     return s.strip().lower() in ("1", "true", "yes", "on")
 
 
+def _json_mapping(v: object) -> Mapping[str, Any] | None:
+    """A JSON option's value as a mapping: parsed already, or the JSON text (``--hf-overrides`` is typed
+    ``union_dict_and_str``: a JSON object, or any other string)."""
+    if isinstance(v, Mapping):
+        return v
+    if isinstance(v, str) and v.lstrip().startswith("{"):
+        import json
+
+        try:
+            parsed = json.loads(v)
+        except (ValueError, RecursionError):
+            return None
+        return parsed if isinstance(parsed, Mapping) else None
+    return None
+
+
 def _truthy_value(v: object) -> bool:
     """A boolean setting: 0.6.x's StoreBoolean options take the words True/False (``--enable-chunked-prefill
     False``), which arrive as strings."""
@@ -106,8 +126,53 @@ def _truthy_value(v: object) -> bool:
     return bool(v)
 
 
-def resolve_engine(version: Version, env: Mapping[str, str]) -> tuple[str, str]:
-    """``("V0"|"V1", why)`` for a version and environment."""
+def v1_fallback(version: Version, user: Mapping[str, object], gpu: GpuSpec | None) -> str | None:
+    """Why 0.8.0-0.10.x's ``EngineArgs._is_v1_supported_oracle`` falls back to the V0 engine for this launch
+    (only when VLLM_USE_V1 is unset), or None. The features it checks, each in the releases that check it
+    ([0.8.5.post1] vllm/engine/arg_utils.py:1292-1499; [0.10.2] vllm/engine/arg_utils.py:1380-1560)."""
+    if not V("0.8.0") <= version < V("0.11.0"):
+        return None
+    mnp, mlp = _as_int(user.get("max_num_partial_prefills")), _as_int(user.get("max_long_partial_prefills"))
+    if (mnp is not None and mnp != 1) or (mlp is not None and mlp != 1):
+        return "Concurrent Partial Prefill"
+    pp = _as_int(user.get("pipeline_parallel_size")) or 1
+    backend = user.get("distributed_executor_backend")
+    if pp > 1 and version < V("0.9.0") and backend != "ray":  # [0.8.5.post1] vllm/engine/arg_utils.py:1522-1527
+        return "Pipeline Parallelism without Ray distributed executor"
+    if pp > 1 and backend not in (None, "ray", "mp", "external_launcher"):  # [0.9.2] vllm/engine/arg_utils.py:1482
+        return "Pipeline Parallelism without Ray distributed executor or multiprocessing executor or external launcher"
+    dtype = str(user.get("dtype") or "auto").lower()
+    if version < V("0.9.2") and dtype in ("float32", "float"):
+        return f"--dtype {dtype}"
+    cc = gpu.cc_major_minor if gpu is not None and gpu.vendor == "nvidia" else None
+    if version < V("0.10.2") and cc is not None and cc < (8, 0):
+        return "Compute Capability < 8.0"
+    steps = _as_int(user.get("num_scheduler_steps"))
+    if version < V("0.10.1") and steps is not None and steps != 1:
+        return "--num-scheduler-steps"
+    if user.get("preemption_mode") is not None:
+        return "--preemption-mode"
+    if version < V("0.9.2") and user.get("scheduling_policy") not in (None, "fcfs"):
+        return "--scheduling-policy"
+    kv = user.get("kv_cache_dtype")
+    if kv not in (None, "auto") and not (str(kv).startswith("fp8") and cc is not None and cc >= (9, 0)):
+        return "--kv-cache-dtype"  # fp8 stays on V1 only where FlashAttention 3 supports it (Hopper)
+    spec = user.get("speculative_config")
+    if version < V("0.9.0") and isinstance(spec, Mapping):
+        method = spec.get("method") or spec.get("model")
+        allowed = ("ngram", "[ngram]") if version < V("0.8.3") else ("ngram", "[ngram]", "eagle", "eagle3")
+        if method not in allowed:
+            return "Speculative Decoding"
+    return None
+
+
+def resolve_engine(
+    version: Version,
+    env: Mapping[str, str],
+    user: Mapping[str, object] | None = None,
+    gpu: GpuSpec | None = None,
+) -> tuple[str, str]:
+    """``("V0"|"V1", why)`` for a version, environment and (optionally) the launch's settings."""
     use_v1 = _truthy(env.get("VLLM_USE_V1"))
     if version < V("0.6.4"):
         return "V0", f"vLLM {version} has only the V0 engine"
@@ -118,6 +183,12 @@ def resolve_engine(version: Version, env: Mapping[str, str]) -> tuple[str, str]:
     if version < V("0.11.0"):
         if use_v1 is False:
             return "V0", f"VLLM_USE_V1=0 selects V0 on {version}"
+        reason = v1_fallback(version, user or {}, gpu) if use_v1 is None else None
+        if reason is not None:
+            return "V0", (
+                f"{reason} is not supported by the V1 engine of {version}: with VLLM_USE_V1 unset vLLM falls back "
+                "to V0 (_is_v1_supported_oracle, [0.10.2] vllm/engine/arg_utils.py:1380-1560)"
+            )
         return "V1", f"V1 is the default engine from 0.8.0 ([0.8.0] vllm/envs.py:522-523) on {version}"
     return "V1", f"only the V1 engine exists from 0.11.0 (VLLM_USE_V1 removed in 0.11.1); {version}"
 
@@ -256,7 +327,7 @@ def resolve_defaults(
     env = _env(user)
     user = dict(user)
     for k in _INT_KEYS:
-        if k in user and not (k == "max_model_len" and str(user[k]).strip().lower() in ("-1", "auto")):
+        if k in user and not (k == "max_model_len" and str(user[k]).strip().lower() == "auto"):
             user[k] = _as_int(user[k])
     usage = usage_context if usage_context in ("OPENAI_API_SERVER", "LLM_CLASS") else "OTHER"
 
@@ -273,7 +344,7 @@ def resolve_defaults(
             return True
         return False
 
-    engine, ewhy = resolve_engine(version, env)
+    engine, ewhy = resolve_engine(version, env, user, gpu)
     put("engine", engine, ewhy)
 
     for key in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):
@@ -302,7 +373,7 @@ def resolve_defaults(
         put("dtype", normalize_dtype(str(u("dtype"))), "set by the user", "user")
 
     # max_model_len
-    overrides = u("hf_overrides") if isinstance(u("hf_overrides"), Mapping) else None
+    overrides = _json_mapping(u("hf_overrides"))
     if arch is not None:
         derived, dkey = derived_max_model_len(arch, version, hf_overrides=overrides)
         dflt, key = default_max_model_len(arch, version, hf_overrides=overrides)
@@ -318,7 +389,8 @@ def resolve_defaults(
     else:
         derived, dflt, key = None, None, ""
     mml = u("max_model_len")
-    if mml is not None and str(mml).strip().lower() not in ("-1", "auto"):
+    auto_words = ("-1", "auto") if version >= MML_AUTO_SINCE else ()
+    if mml is not None and str(mml).strip().lower() not in auto_words:
         put("max_model_len", int(mml), "set by the user", "user")
     elif dflt is not None:
         auto = mml is not None

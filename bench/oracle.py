@@ -117,9 +117,7 @@ def decision_queries(queries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The platform queries that can decide something: not answered as CUDA (PERSONA_SCOPE), not made while
     importing, not in BENIGN_QUERIES."""
     return [
-        q
-        for q in queries
-        if not q.get("scoped") and q["function"] != "<module>" and q["query"] not in BENIGN_QUERIES
+        q for q in queries if not q.get("scoped") and q["function"] != "<module>" and q["query"] not in BENIGN_QUERIES
     ]
 
 

@@ -196,6 +196,8 @@ def worker_input(case: dict[str, Any]) -> dict[str, Any]:
 #: packages the schema environments leave out (tools/gen_all_schemas.sh SKIP_RE) that vLLM's startup
 #: configuration imports: quantization cases load every quantization method, which imports these
 PREPARE = ("compressed-tensors",)
+#: and per release: 0.6.x imports triton for its AWQ kernels when quantization methods load
+PREPARE_FOR = {"0.6.": ("triton",)}
 #: their pure-Python dependencies the venvs lack (more are added while ``import`` reports them missing)
 PREPARE_DEPS = ("loguru", "frozendict")
 
@@ -211,6 +213,9 @@ def prepare(release: str, envs: Path) -> None:
     )
     reqs = subprocess.run([str(py), "-c", probe, *PREPARE], capture_output=True, text=True, check=True).stdout.split()
     reqs += list(PREPARE_DEPS)
+    for prefix, extra in PREPARE_FOR.items():
+        if release.startswith(prefix):
+            reqs += list(extra)
     # the venvs have no pip of their own (uv builds them): this interpreter's pip installs into them
     cmd = ["uv", "pip", "install", "-q", "-p", str(py)] if shutil.which("uv") else [sys.executable, "-m", "pip"]
     if cmd[0] != "uv":
@@ -368,11 +373,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="compare with the recorded data, write nothing")
     ap.add_argument("--write-models", action="store_true", help="(re)write the model folders from vlint's catalog")
     ap.add_argument("--prepare", action="store_true", help="install PREPARE into each release's venv first")
+    ap.add_argument(
+        "--agreement", action="store_true", help="print vlint's agreement with the recorded data (markdown table)"
+    )
     args = ap.parse_args(argv)
     if args.worker:
         return worker_main()
     if args.write_models:
         write_models()
+        return 0
+    if args.agreement:
+        print(agreement_table(Path(args.out)))
         return 0
     cases = load_cases(Path(args.cases))
     if args.only:
@@ -646,6 +657,54 @@ def judge(rec: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
         res["agree"] = not outcome["rejects"]
         res["value_diffs"] = compare_values(rec, outcome["settings"]) if not outcome["rejects"] else {}
     return res
+
+
+def agreement_table(data: Path = DATA) -> str:
+    """Per release: vLLM's refusals vlint reports as errors with a consistent message, vLLM's acceptances
+    vlint passes, and the resolved settings ``vlint explain`` shows equal to vLLM's."""
+    from vlint.engine import Engine
+    from vlint.rules import load_catalog
+
+    engine = Engine(load_catalog())
+    rows: dict[str, list[int]] = {}
+    for r in load_records(data):
+        if r["verdict"] not in ("accept", "reject"):
+            rows.setdefault(r["release"], [0] * 7)[6] += 1
+            continue
+        j = judge(r, vlint_outcome(r, engine))
+        t = rows.setdefault(r["release"], [0] * 7)
+        if j["verdict"] == "reject":
+            t[0] += 1
+            t[1] += bool(j["agree"] and j.get("message_ok"))
+        elif j["verdict"] == "accept":
+            t[2] += 1
+            t[3] += bool(j["agree"])
+            vals = r.get("values") or {}
+            compared = [k for k in COMPARED if vals.get(k) is not None and k not in r.get("platform_sensitive", [])]
+            t[4] += len(compared)
+            t[5] += len(compared) - len(j.get("value_diffs") or {})
+        else:
+            t[6] += 1
+    lines = [
+        "| vLLM | refusals | vlint errors (message consistent) | acceptances | vlint passes | settings compared "
+        "| settings equal | not compared (platform, harness) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+
+    def pct(a: int, b: int) -> str:
+        return f"{a} ({a / b:.0%})" if b else "-"
+
+    for rel in sorted(rows, key=vkey):
+        t = rows[rel]
+        lines.append(
+            f"| {rel} | {t[0]} | {pct(t[1], t[0])} | {t[2]} | {pct(t[3], t[2])} | {t[4]} | {pct(t[5], t[4])} | {t[6]} |"
+        )
+    tot = [sum(t[i] for t in rows.values()) for i in range(7)]
+    lines.append(
+        f"| **all** | {tot[0]} | {pct(tot[1], tot[0])} | {tot[2]} | {pct(tot[3], tot[2])} | {tot[4]} "
+        f"| {pct(tot[5], tot[4])} | {tot[6]} |"
+    )
+    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -978,3 +978,29 @@ def partial_prefill_settings(ctx: CheckContext) -> Iterator[Hit]:
     if found is not None:
         dest, msg = found
         yield Hit(_span(dep, dest, "max_num_partial_prefills", "max_long_partial_prefills"), {}, message=_refuse(msg))
+
+
+# -- Mamba block size (VL110) -----------------------------------------------------------------------------
+
+#: ``VllmConfig.validate_mamba_block_size`` from 0.11.1 ([0.11.1] vllm/config/vllm.py:1056-1066;
+#: [0.33.0] vllm/config/vllm.py:3440-3451)
+MAMBA_BLOCK_SINCE = "0.11.1"
+
+
+@check("startup.mamba_block_size_without_prefix_caching")
+def mamba_block_size_without_prefix_caching(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    size = _num(_user(dep, "mamba_block_size"))
+    if not _since(dep, MAMBA_BLOCK_SINCE) or size is None:
+        return
+    if size == _int(dep, "max_model_len") or dep.value("enable_prefix_caching") is not False:
+        return
+    yield Hit(
+        _span(dep, "mamba_block_size"),
+        {"mamba_block_size": size},
+        message=_refuse(
+            "--mamba-block-size can only be set with --enable-prefix-caching "
+            f"(prefix caching is off: {dep.why('enable_prefix_caching')})"
+        ),
+    )

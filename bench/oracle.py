@@ -273,15 +273,7 @@ def run_release(release: str, cases: list[dict[str, Any]], envs: Path) -> tuple[
         raise RuntimeError(f"worker for {release} failed (exit {proc.returncode}, {len(out)}/{len(cases)} records)")
     by_id = {c["id"]: c for c in cases}
     for r in out:
-        c = by_id[r["id"]]
-        r["case"] = {
-            k: c[k]
-            for k in ("argv", "model", "model_flag", "config", "config_name", "env", "gpu", "files")
-            if c.get(k) is not None and c.get(k) != []
-        }
-        r["source"] = c.get("source", "")
-        r["platform_queries"] = decision_queries(r.get("platform_queries", []))
-        r["platform_sensitive"] = sorted(set(r.get("platform_sensitive", [])) | sensitive_fields(r, c, release))
+        stamp(r, by_id[r["id"]])
     return out, dt
 
 
@@ -293,7 +285,35 @@ def sensitive_fields(rec: dict[str, Any], case: dict[str, Any], release: str) ->
         if hit is not None:
             out.update(hit[0])
     out.update(case.get("platform_sensitive", []))
+    vals = rec.get("values") or {}
+    argv = " ".join(case.get("argv", [])) + " " + str(case.get("config") or "")
+    if vals.get("engine") == "V0" and (vals.get("max_model_len") or 0) > 32768 and "chunked" not in argv:
+        # V0 turns chunked prefill on above 32K only where device_type == "cuda"
+        # ([0.6.6.post1] vllm/engine/arg_utils.py:1093, [0.8.5.post1] _set_default_args_v0 is_cuda())
+        out.update(("enable_chunked_prefill", "max_num_batched_tokens"))
     return out
+
+
+def stamp(r: dict[str, Any], c: dict[str, Any]) -> None:
+    """The parts of a record that come from the harness's classification, not from vLLM."""
+    r["case"] = {
+        k: c[k]
+        for k in ("argv", "model", "model_flag", "config", "config_name", "env", "gpu", "files")
+        if c.get(k) is not None and c.get(k) != []
+    }
+    r["source"] = c.get("source", "")
+    r["platform_queries"] = decision_queries(r.get("platform_queries", []))
+    r["platform_sensitive"] = sorted(sensitive_fields(r, c, r["release"]))
+
+
+def restamp(data: Path, cases: list[dict[str, Any]]) -> None:
+    by_id = {c["id"]: c for c in cases}
+    for path in sorted(data.glob("*.jsonl")):
+        recs = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+        for r in recs:
+            if r["id"] in by_id:
+                stamp(r, by_id[r["id"]])
+        path.write_text("\n".join(record_line(r) for r in recs if r["id"] in by_id) + "\n")
 
 
 def record_line(r: dict[str, Any]) -> str:
@@ -325,7 +345,7 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return diffs
 
 
-#: the model folders the cases use: folder name → model id in vlint's catalog (vlint/data/models.json,
+#: the model folders the cases use: folder name → model id in vlint's catalog (vlint/data/models.jsonl,
 #: each entry with its sources); ``--write-models`` writes their config.json from the catalog
 MODEL_FIXTURES = {
     "llama-3.1-8b": "meta-llama/Llama-3.1-8B",
@@ -341,11 +361,13 @@ MODEL_FIXTURES = {
 
 
 def write_models() -> None:
-    catalog = json.loads((ROOT / "vlint" / "data" / "models.json").read_text())["models"]
+    sys.path.insert(0, str(ROOT))
+    from vlint.resolve.model_sources import catalog_record
+
     lines = [
         "# Model folders of the oracle cases",
         "",
-        "Each `config.json` is the `config` of a model in vlint's catalog (`vlint/data/models.json`), written by",
+        "Each `config.json` is the `config` of a model in vlint's catalog (`vlint/data/models.jsonl`), written by",
         "`python bench/oracle.py --write-models`; the catalog entry lists where the numbers come from. No weights:",
         "vLLM's startup configuration reads only `config.json`.",
         "",
@@ -353,7 +375,9 @@ def write_models() -> None:
         "|---|---|---|",
     ]
     for folder, model in MODEL_FIXTURES.items():
-        entry = catalog[model]
+        entry = catalog_record(model)
+        if entry is None:
+            raise SystemExit(f"{model} is not in vlint's catalog")
         d = MODELS / folder
         d.mkdir(parents=True, exist_ok=True)
         (d / "config.json").write_text(json.dumps(entry["config"], indent=2) + "\n")
@@ -374,7 +398,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write-models", action="store_true", help="(re)write the model folders from vlint's catalog")
     ap.add_argument("--prepare", action="store_true", help="install PREPARE into each release's venv first")
     ap.add_argument(
+        "--restamp",
+        action="store_true",
+        help="re-apply the platform classification (SENSITIVE, BENIGN_QUERIES, cases.yaml) to the recorded data",
+    )
+    ap.add_argument(
         "--agreement", action="store_true", help="print vlint's agreement with the recorded data (markdown table)"
+    )
+    ap.add_argument(
+        "--write-docs", action="store_true", help="with --agreement: write it as docs/accuracy.md's last section"
     )
     args = ap.parse_args(argv)
     if args.worker:
@@ -382,8 +414,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_models:
         write_models()
         return 0
+    if args.restamp:
+        restamp(Path(args.out), load_cases(Path(args.cases)))
+        return 0
     if args.agreement:
-        print(agreement_table(Path(args.out)))
+        table = agreement_table(Path(args.out))
+        print(table)
+        if args.write_docs:
+            write_docs_section(table, Path(args.out))
         return 0
     cases = load_cases(Path(args.cases))
     if args.only:
@@ -657,6 +695,37 @@ def judge(rec: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
         res["agree"] = not outcome["rejects"]
         res["value_diffs"] = compare_values(rec, outcome["settings"]) if not outcome["rejects"] else {}
     return res
+
+
+DOCS_HEADING = "## Agreement with vLLM"
+
+
+def write_docs_section(table: str, data: Path = DATA) -> None:
+    """docs/accuracy.md's last section (bench/accuracy.py --markdown keeps everything from this heading on)."""
+    timings = json.loads((data / "timings.json").read_text()) if (data / "timings.json").exists() else {}
+    listed = (data / "disagreements.yaml").read_text().count("\n- id:") if (data / "disagreements.yaml").exists() else 0
+    time_rows = ", ".join(f"{rel} {t['seconds']:.0f} s" for rel, t in timings.items())
+    section = f"""
+{DOCS_HEADING}
+
+Generated by `python bench/oracle.py --agreement --write-docs` from the recorded oracle data
+(`tests/data/oracle/`, see its README): every launch case run through each release's own `vllm serve`
+parser, serve checks and `EngineArgs.create_engine_config()` on a CPU, and vlint run on the same launch.
+A refusal agrees when vlint reports an error whose message names at least half of the facts vLLM's
+message names (option and field names, numbers); an acceptance agrees when vlint reports no error; the
+settings are those `vlint explain --format json` shows, against the values vLLM resolved before its
+platform hook. Outcomes the CPU platform decides are not compared (last column). `tests/test_oracle.py`
+asserts at least 95 % on refusals and 98 % on acceptances per release, and that each of the
+{listed} disagreements left is listed with its reason in `tests/data/oracle/disagreements.yaml`.
+
+{table}
+
+Time to record the data (one release after the other, 2 shared cores): {time_rows or "n/a"}.
+"""
+    out = ROOT / "docs" / "accuracy.md"
+    old = out.read_text() if out.exists() else ""
+    i = old.find("\n" + DOCS_HEADING)
+    out.write_text((old[:i] if i >= 0 else old.rstrip("\n") + "\n") + section)
 
 
 def agreement_table(data: Path = DATA) -> str:

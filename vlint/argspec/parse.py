@@ -146,6 +146,7 @@ def parse_invocation(inv: Invocation, spec: ArgSpec) -> ParsedArgs:
     items = _expand_config(inv, items, spec, out, serve=serve)
     items = _preprocess(items, spec, out)
     _argparse(items, spec, out, allow_positional_model=serve)
+    _require_model_tag(inv, spec, out)
     _reconcile_model(out)
     if inv.program == "vllm serve" and "model" not in out.settings and not out.opaque:
         _missing_model(inv, spec, out)
@@ -718,6 +719,25 @@ def _show(value: Any) -> str:
     if isinstance(value, dict | list):  # a list may hold unresolved items (--served-model-name a "$B")
         return json.dumps(value, default=lambda v: "unresolved" if v is UNRESOLVED else str(v))
     return str(value)
+
+
+def _require_model_tag(inv: Invocation, spec: ArgSpec, out: ParsedArgs) -> None:
+    """0.6.x-0.7.x declare ``vllm serve``'s positional model required: a model given only with ``--model``
+    or in the --config file stops the parser ([0.6.6.post1] vllm/scripts.py:158 ``model_tag`` positional;
+    [0.7.3] vllm/utils.py:1224 "No model_tag specified!" for a --config launch)."""
+    tag_arg = spec.by_dest.get("model_tag")
+    if inv.program != "vllm serve" or tag_arg is None or not tag_arg.required or out.opaque:
+        return
+    tag = out.settings.get("model_tag")
+    if tag is not None and tag.value is not None:
+        return
+    via_config = inv.config is not None and any(s.origin == "config" for s in out.settings.values())
+    message = (
+        "vLLM will not start: No model_tag specified! Please check your command-line arguments."
+        if via_config and spec.version >= V("0.6.3")
+        else "vLLM will not start: the following arguments are required: model_tag"
+    )
+    out.issues.append(ArgIssue("VL008", inv.span, message, {"reason": "model-tag-required"}))
 
 
 def _reconcile_model(out: ParsedArgs) -> None:

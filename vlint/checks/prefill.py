@@ -151,14 +151,13 @@ def prefix_caching_disabled(ctx: CheckContext) -> Iterator[Hit]:
     yield Hit(
         s.full_span,
         {"how": how, "max_model_len": mml, "chart": chart, "cost": f"{length} of prefill per request{kv}"},
+        # advice only: turning it back on is the user's call (a workload without shared prefixes)
         fix=Fix(
             "set `enablePrefixCaching: true` under vllmConfig"
             if chart
-            else f"remove {s.option} (vLLM {dep.version} enables prefix caching by default)",
-            s.full_span,
-            "",
-            unsafe=not chart and dep.value("engine") == "V0",
-            changes=() if chart else remove_setting(dep, "enable_prefix_caching"),
+            else f"remove {s.option} (vLLM {dep.version} enables prefix caching by default) unless prompts never "
+            "share a prefix",
+            unsafe=True,
         ),
     )
 

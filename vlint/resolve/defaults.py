@@ -159,10 +159,10 @@ def v1_fallback(version: Version, user: Mapping[str, object], gpu: GpuSpec | Non
         return "--kv-cache-dtype"  # fp8 stays on V1 only where FlashAttention 3 supports it (Hopper)
     spec = user.get("speculative_config")
     if version < V("0.9.0") and isinstance(spec, Mapping):
+        # 0.8.x: other methods are unsupported; ngram and EAGLE are "supported but off by default"
+        # (_warn_or_fallback: [0.8.5.post1] vllm/engine/arg_utils.py:1530-1536), so any of them falls back
         method = spec.get("method") or spec.get("model")
-        allowed = ("ngram", "[ngram]") if version < V("0.8.3") else ("ngram", "[ngram]", "eagle", "eagle3")
-        if method not in allowed:
-            return "Speculative Decoding"
+        return "Speculative Decoding" if method not in ("ngram", "[ngram]", "eagle", "eagle3") else str(method)
     return None
 
 
@@ -274,44 +274,88 @@ def cudagraph_sizes(
     user_sizes: list[int] | None = None,
     user_max: int | None = None,
     performance_mode: str | None = None,
+    cuda_graph_sizes: list[int] | None = None,
 ) -> tuple[list[int], str]:
-    """The CUDA-graph capture sizes a version uses (empty for eager)."""
+    """The CUDA-graph capture sizes a version uses (empty for eager), per release:
+
+    * V0: ``[1, 2, 4] + [8 * i for i in range(1, 1025)]`` up to the first size >= max_num_seqs
+      ([0.6.6.post1] vllm/config.py VllmConfig._set_cudagraph_sizes, the same through 0.10);
+    * V1 before 0.9: ``[1, 2, 4] + range(8, 513, 8)``, from 0.8 only sizes <= max_num_batched_tokens
+      ([0.8.5.post1] vllm/config.py);
+    * 0.9: ``--cuda-graph-sizes`` (default ``[512]``): one value N is ``[1, 2, 4] + range(8, N + 1, 8)``, more
+      values are the list ([0.9.2] vllm/config.py:1972, 4727-4735); 0.10.0-0.11.0: default
+      ``[min(2 x max_num_seqs, 512)]`` ([0.10.2] vllm/config/scheduler.py:239-244);
+    * from 0.11.1: max capture size min(max_num_seqs x (1 + speculative tokens) x 2, 512 (1024 on Blackwell
+      from 0.28)), step 8 below 256 and 16 above ([0.19.1] vllm/config/vllm.py:1389-1440);
+    * sizes the user gives in compilation_config are used as given (deduplicated), filtered to
+      <= max_num_batched_tokens from 0.11.1.
+    """
     if engine == "V0":
-        # [0.6.6.post1] vllm/worker/model_runner.py _BATCH_SIZES_TO_CAPTURE = [1,2,4] + 8*i, i<=32,
-        # trimmed to the smallest size >= max_num_seqs (vllm/config.py:3170-3210)
-        base = [1, 2, 4] + [8 * i for i in range(1, 33)]
-        out = []
-        for s in base:
-            out.append(s)
-            if s >= max_num_seqs:
-                break
-        return out, "V0 batch sizes [1,2,4,8..256 step 8] up to max_num_seqs"
+        possible = [1, 2, 4] + [8 * i for i in range(1, 1025)]
+        larger = [x for x in possible if x >= max_num_seqs]
+        top = larger[0] if larger else possible[-1]
+        return [x for x in possible if x <= top], "V0: [1,2,4] + 8..8192 step 8, up to the first size >= max_num_seqs"
     if user_sizes:
         # only the sizes vlint knows (an unresolved item of the list is left out)
-        known = [s for s in user_sizes if isinstance(s, int) and not isinstance(s, bool)]
-        sizes = sorted({s for s in known if s <= max_num_batched_tokens})
-        return sizes, "user cudagraph_capture_sizes (sizes above max_num_batched_tokens dropped)"
+        known = sorted({s for s in user_sizes if isinstance(s, int) and not isinstance(s, bool)})
+        if version >= V("0.11.1"):
+            return [s for s in known if s <= max_num_batched_tokens], (
+                "user cudagraph_capture_sizes (sizes above max_num_batched_tokens dropped)"
+            )
+        return known, "user cudagraph_capture_sizes, as given"
+    if version < V("0.9.0"):
+        sizes = [1, 2, 4, *range(8, 513, 8)]
+        if version >= V("0.8.0"):
+            sizes = [s for s in sizes if s <= max_num_batched_tokens]
+        return sizes, "V1 before 0.9: [1,2,4] + 8..512 step 8 ([0.8.5.post1] vllm/config.py _set_cudagraph_sizes)"
+    if version < V("0.11.1"):
+        default = [512] if version < V("0.10.0") else [min(max_num_seqs * 2, 512)]
+        cgs = [int(x) for x in (cuda_graph_sizes or default) if isinstance(x, int) and not isinstance(x, bool)]
+        if not cgs:
+            cgs = default
+        sizes = [1, 2, 4, *range(8, cgs[0] + 1, 8)] if len(cgs) == 1 else sorted(cgs)
+        sizes = [s for s in sizes if s <= max_num_batched_tokens]
+        return sizes, (
+            f"cuda_graph_sizes {cgs} ([0.9.2] vllm/config.py:4727-4735; default "
+            f"{'[512]' if version < V('0.10.0') else 'min(2 x max_num_seqs, 512)'})"
+        )
     blackwell = gpu is not None and gpu.is_blackwell_datacenter and version >= V("0.28.0")
     cap = 1024 if blackwell else 512
     mx = user_max if user_max else min(max_num_seqs * (1 + num_speculative_tokens) * 2, cap)
     mx = max(1, min(mx, max_num_batched_tokens))
-    if version < V("0.11.1"):
-        sizes = [s for s in [1, 2, 4] if s <= mx] + list(range(8, mx + 1, 8))
-        why = f"[1,2,4]+range(8,{mx}+1,8) ([0.10.2] vllm/config/__init__.py cuda_graph_sizes)"
+    if performance_mode == "interactivity":
+        sizes = list(range(1, min(mx, 32) + 1))
     else:
-        if performance_mode == "interactivity":
-            sizes = list(range(1, min(mx, 32) + 1))
-        else:
-            sizes = [s for s in [1, 2, 4] if s <= mx]
-        if mx >= 8:
-            sizes += list(range(8, min(mx + 1, 256), 8))
-        if mx >= 256:
-            sizes += list(range(256, mx + 1, 16))
-        why = (
-            f"max capture size min(2 x max_num_seqs, {cap}, max_num_batched_tokens) = {mx}; "
-            "step 8 below 256, step 16 above ([0.19.1] vllm/config/vllm.py:1389-1440)"
-        )
+        sizes = [s for s in [1, 2, 4] if s <= mx]
+    if mx >= 8:
+        sizes += list(range(8, min(mx + 1, 256), 8))
+    if mx >= 256:
+        sizes += list(range(256, mx + 1, 16))
+    why = (
+        f"max capture size min(2 x max_num_seqs, {cap}, max_num_batched_tokens) = {mx}; "
+        "step 8 below 256, step 16 above ([0.19.1] vllm/config/vllm.py:1389-1440)"
+    )
     return sorted(set(sizes)), why
+
+
+def _compile_level(user: Mapping[str, object]) -> int | None:
+    """The compilation level/mode the launch asks for (``-O0``, ``-cc.mode=0``, ``--optimization-level 0``)."""
+    cc = user.get("compilation_config")
+    if isinstance(cc, bool):
+        return None
+    if isinstance(cc, int):
+        return cc
+    if isinstance(cc, str) and cc.strip().isdigit():
+        return int(cc)
+    if isinstance(cc, Mapping):
+        for key in ("mode", "level"):
+            v = cc.get(key)
+            if isinstance(v, int) and not isinstance(v, bool):
+                return v
+    lvl = user.get("optimization_level")
+    if isinstance(lvl, int | str) and str(lvl).strip().isdigit():
+        return int(str(lvl).strip())
+    return None
 
 
 def resolve_defaults(
@@ -575,11 +619,32 @@ def resolve_defaults(
     nspec = 0
     if isinstance(spec, Mapping):
         nspec = int(spec.get("num_speculative_tokens") or 0)
-    if eager:
-        put("cudagraph_capture_sizes", [], "enforce_eager: no CUDA graphs")
-        put("max_cudagraph_capture_size", 0, "enforce_eager: no CUDA graphs")
+    level = _compile_level(user)
+    ccfg0 = _json_mapping(u("compilation_config"))
+    # from 0.11.1 CUDA graphs default to NONE unless the compilation mode is VLLM_COMPILE (3)
+    # ([0.11.2] vllm/config/vllm.py:466-472)
+    no_graphs_level = (
+        engine == "V1"
+        and version >= V("0.11.1")
+        and level is not None
+        and level != 3
+        and not (ccfg0 is not None and ccfg0.get("cudagraph_mode"))
+    )
+    if eager or no_graphs_level:
+        why_none = "enforce_eager: no CUDA graphs" if eager else f"compilation mode {level}: cudagraph_mode NONE"
+        put("cudagraph_capture_sizes", [], why_none)
+        put("max_cudagraph_capture_size", 0, why_none)
     else:
         us = u("cudagraph_capture_sizes")
+        ccfg = _json_mapping(u("compilation_config"))
+        if not isinstance(us, (list, tuple)) and ccfg is not None:
+            us = ccfg.get("cudagraph_capture_sizes")
+        umax = u("max_cudagraph_capture_size")
+        if not umax and ccfg is not None and isinstance(ccfg.get("max_cudagraph_capture_size"), int):
+            umax = ccfg["max_cudagraph_capture_size"]
+        cgs = u("cuda_graph_sizes")
+        if version >= V("0.11.1") and isinstance(cgs, (list, tuple)) and not us:
+            us = cgs  # 0.11.1-0.12: --cuda-graph-sizes is compilation_config.cudagraph_capture_sizes
         sizes, gwhy = cudagraph_sizes(
             version,
             engine=engine,
@@ -588,8 +653,9 @@ def resolve_defaults(
             gpu=gpu,
             num_speculative_tokens=nspec,
             user_sizes=list(us) if isinstance(us, (list, tuple)) else None,
-            user_max=int(u("max_cudagraph_capture_size")) if u("max_cudagraph_capture_size") else None,
+            user_max=int(umax) if isinstance(umax, int) and not isinstance(umax, bool) and umax > 0 else None,
             performance_mode=str(perf) if perf else None,
+            cuda_graph_sizes=list(cgs) if isinstance(cgs, (list, tuple)) else None,
         )
         origin: Origin = "user" if us else "default"
         put("cudagraph_capture_sizes", sizes, gwhy, origin)

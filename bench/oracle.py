@@ -197,7 +197,7 @@ def worker_input(case: dict[str, Any]) -> dict[str, Any]:
 #: configuration imports: quantization cases load every quantization method, which imports these
 PREPARE = ("compressed-tensors",)
 #: and per release: 0.6.x imports triton for its AWQ kernels when quantization methods load
-PREPARE_FOR = {"0.6.": ("triton",)}
+PREPARE_FOR = {"0.6.": ("triton==3.1.0",)}
 #: their pure-Python dependencies the venvs lack (more are added while ``import`` reports them missing)
 PREPARE_DEPS = ("loguru", "frozendict")
 
@@ -296,6 +296,12 @@ def sensitive_fields(rec: dict[str, Any], case: dict[str, Any], release: str) ->
 
 def stamp(r: dict[str, Any], c: dict[str, Any]) -> None:
     """The parts of a record that come from the harness's classification, not from vLLM."""
+    if r.get("verdict") == "reject" and r.get("stage") != "parse":
+        text = f"{r.get('exception', '')}: {r.get('message', '')}"
+        if str(r.get("where", "")).startswith("vllm/platforms/") or PLATFORM_REFUSAL.search(text):
+            r["verdict"] = "platform"
+        elif HARNESS_LIMIT.search(text):
+            r["verdict"] = "harness-error"
     r["case"] = {
         k: c[k]
         for k in ("argv", "model", "model_flag", "config", "config_name", "env", "gpu", "files")
@@ -393,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--envs", default=DEFAULT_ENVS, help="folder of per-release venvs (default: %(default)s)")
     ap.add_argument("--cases", default=str(DATA / "cases.yaml"))
     ap.add_argument("--out", default=str(DATA))
-    ap.add_argument("--only", default="", help="only cases whose id starts with this")
+    ap.add_argument("--only", default="", help="only cases whose id starts with one of these (comma-separated)")
     ap.add_argument("--check", action="store_true", help="compare with the recorded data, write nothing")
     ap.add_argument("--write-models", action="store_true", help="(re)write the model folders from vlint's catalog")
     ap.add_argument("--prepare", action="store_true", help="install PREPARE into each release's venv first")
@@ -425,7 +431,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     cases = load_cases(Path(args.cases))
     if args.only:
-        cases = [c for c in cases if c["id"].startswith(args.only)]
+        prefixes = tuple(p for p in args.only.split(",") if p)
+        cases = [c for c in cases if c["id"].startswith(prefixes)]
     envs = Path(args.envs)
     releases = [r for r in args.releases.split(",") if r] or [r for r in RELEASES if (envs / r / "bin/python").exists()]
     out_dir = Path(args.out)
@@ -624,11 +631,12 @@ def _norm(tok: str) -> str:
     return t[:-2] if t.endswith(".0") else t
 
 
-_PYDANTIC_HEAD = re.compile(r"^\s*\d+ validation errors? for \w+\s*", re.MULTILINE)
-_PYDANTIC_TAIL = re.compile(r"\[type=[^\]]*\]|For further information visit \S+|input_value=ArgsKwargs\(.*")
+_PYDANTIC_HEAD = re.compile(r"\b\d+ validation errors? for \w+\s*")
+_PYDANTIC_TAIL = re.compile(r"\[type=.*|For further information visit \S+|input_value=ArgsKwargs\(.*")
 
 
 _ABS_PATH = re.compile(r"(?<![\w.])/[\w./+-]+")
+_POSITION = re.compile(r"\b(?:at )?line \d+(?:,? column \d+)?|\bcolumn \d+|\(char \d+\)")
 
 
 def salient(message: str) -> set[str]:
@@ -636,6 +644,7 @@ def salient(message: str) -> set[str]:
     "1 validation error for X", "[type=…]" and links are framing, not facts)."""
     text = _PYDANTIC_TAIL.sub(" ", _PYDANTIC_HEAD.sub(" ", message))
     text = _ABS_PATH.sub(" ", text)  # the harness's scratch folder, the venv's site-packages
+    text = _POSITION.sub(" ", text)  # "at line 1 column 2" of a JSON error: where, not what
     words = _WORD.findall(text)
     toks = {_norm(t) for t in words}
     key = {_norm(t) for t in words if t.startswith("-") and len(t) > 2}
@@ -1142,7 +1151,8 @@ PLATFORM_REFUSAL = re.compile(
 #: schema venvs leave out): recorded as harness-error, never compared
 HARNESS_LIMIT = re.compile(
     r"^(ModuleNotFoundError|ImportError): |Couldn't instantiate the backend tokenizer|Can't load tokenizer"
-    r"|Unable to load Ray|tokenizer\.json|No such file or directory: '[^']*(tokenizer|vocab)",
+    r"|Unable to load Ray|tokenizer\.json|No such file or directory: '[^']*(tokenizer|vocab)"
+    r"|failed to be inspected|Repo id must be in the form",
 )
 
 
@@ -1239,7 +1249,15 @@ def _warm_models(cases: list[dict[str, Any]]) -> None:
     try:  # vLLM inspects in a subprocess so that CUDA stays uninitialised; there is no CUDA here
         import vllm.model_executor.models.registry as registry
 
-        registry._run_in_subprocess = lambda fn: fn()
+        in_subprocess = registry._run_in_subprocess
+
+        def in_process(fn: Any) -> Any:
+            try:
+                return fn()
+            except Exception:  # a model module that imports only in a fresh process: vLLM's own way
+                return in_subprocess(fn)
+
+        registry._run_in_subprocess = in_process
     except Exception as e:
         print(f"oracle: model inspection stays in a subprocess: {e}", file=sys.stderr)
     archs: set[str] = set()

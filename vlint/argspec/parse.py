@@ -206,6 +206,7 @@ MODEL_OPTION_REFUSED = (V("0.8.3"), V("0.11.1"))
 
 def _move_model_option(items: list[_Item], out: ParsedArgs, spec: ArgSpec) -> list[_Item]:
     lo, hi = MODEL_OPTION_REFUSED
+    refused = False
     if lo <= spec.version < hi:
         for it in items:
             if it.text == "--model":
@@ -218,13 +219,14 @@ def _move_model_option(items: list[_Item], out: ParsedArgs, spec: ArgSpec) -> li
                         {"reason": "model-option"},
                     )
                 )
+                refused = True
                 break
     if not _features(spec).get("model_flag_rewrite", True):
         return items
     for k, it in enumerate(items):
         if it.text == "--model" or it.text.startswith("--model="):
             msg = config_expand.serve_model_option_warning(spec.version)
-            if msg:
+            if msg and not refused:
                 out.issues.append(ArgIssue("VL009", it.span, msg, {"option": "--model"}))
             # vLLM moves the model to the front: serve <model> <everything before> <everything after>
             # (vllm/utils/argparse_utils.py:324-356), so a positional given as well becomes unrecognized
@@ -725,7 +727,7 @@ def _require_model_tag(inv: Invocation, spec: ArgSpec, out: ParsedArgs) -> None:
     """0.6.x-0.7.x declare ``vllm serve``'s positional model required: a model given only with ``--model``
     or in the --config file stops the parser ([0.6.6.post1] vllm/scripts.py:158 ``model_tag`` positional;
     [0.7.3] vllm/utils.py:1224 "No model_tag specified!" for a --config launch)."""
-    tag_arg = spec.by_dest.get("model_tag")
+    tag_arg = next((a for a in spec.arguments if a.positional and a.dest == "model_tag"), None)
     if inv.program != "vllm serve" or tag_arg is None or not tag_arg.required or out.opaque:
         return
     tag = out.settings.get("model_tag")

@@ -149,6 +149,27 @@ BOUNDS: tuple[Bound, ...] = (
         "CPU offload space must be non-negative, but got {value}",
         "vllm/config/cache.py:160",
     ),
+    # SchedulerConfig.num_lookahead_slots: "must be greater than or equal to 0" once arg_utils passes the value
+    # as given (0.10.1: [0.10.1.1] vllm/engine/arg_utils.py:1277, vllm/config/scheduler.py; before it was
+    # max(value, num_scheduler_steps - 1) >= 0), Field(ge=0) from 0.11.1 ([0.11.1] vllm/config/scheduler.py:65)
+    Bound(
+        "num_lookahead_slots",
+        ">=",
+        0,
+        "0.10.1",
+        "0.11.1",
+        "num_lookahead_slots ({value}) must be greater than or equal to 0.",
+        "vllm/config/scheduler.py:275",
+    ),
+    Bound(
+        "num_lookahead_slots",
+        ">=",
+        0,
+        "0.11.1",
+        None,
+        "num_lookahead_slots {value}: " + _GE,
+        "vllm/config/scheduler.py:65",
+    ),
     Bound("cpu_offload_gb", ">=", 0, "0.11.1", None, "cpu_offload_gb {value}: " + _GE, "vllm/config/cache.py:84"),
     # LoRAConfig.max_loras >= 1: "max_loras (0) must be >= 1." before 0.11.1 ([0.10.2] vllm/config/lora.py:115),
     # Field(ge=1) from 0.11.1 ([0.11.1] vllm/config/lora.py:37); only with --enable-lora
@@ -555,6 +576,9 @@ def speculative_config_invalid(ctx: CheckContext) -> Iterator[Hit]:
     """The checks SpeculativeConfig runs on its own fields (no draft model needed)."""
     dep = ctx.dep
     assert dep is not None
+    if not _since(dep, SPEC_JSON_SINCE):
+        yield from _v0_speculative_flags_invalid(dep)
+        return
     spec = _spec(dep)
     if spec is None:
         return
@@ -574,8 +598,9 @@ def speculative_config_invalid(ctx: CheckContext) -> Iterator[Hit]:
             yield hit(f"Expected num_speculative_tokens to be greater than zero ({n}).")
         return
     known = method in _SPEC_NO_MODEL_METHODS or method in ("eagle", "eagle3", "medusa", "mlp_speculator", "draft_model")
-    if not pyd and model is None and n is not None and method is not None and not known:
-        # before 0.11.1 an unknown method sets no model: the same refusal as no method at all
+    if dep.version < V("0.10.0") and model is None and n is not None and method is not None and not known:
+        # before 0.10 an unknown method sets no model: the same refusal as no method at all (from 0.10 the
+        # method is a pydantic Literal of the release's methods)
         yield hit("num_speculative_tokens was provided without speculative model.")
         return
     if model is None and method is None and n is not None:
@@ -605,11 +630,39 @@ def speculative_config_invalid(ctx: CheckContext) -> Iterator[Hit]:
             return
 
 
+def _v0_speculative_flags_invalid(dep: Deployment) -> Iterator[Hit]:
+    """0.6/0.7's flags: SpeculativeConfig.maybe_create_spec_config ([0.6.6.post1] vllm/config.py:1650-1678,
+    [0.7.3] vllm/config.py:1818-1830): tokens without a model; the ngram lookup window."""
+    model = _user(dep, "speculative_model")
+    if model is None:
+        if _num(_user(dep, "num_speculative_tokens")) is not None:
+            yield Hit(
+                _span(dep, "num_speculative_tokens"),
+                {},
+                message=_refuse("num_speculative_tokens was provided without speculative_model."),
+            )
+        return
+    if model != "[ngram]":
+        return
+    lo, hi = _num(_user(dep, "ngram_prompt_lookup_min")), _num(_user(dep, "ngram_prompt_lookup_max"))
+    lo = 1 if lo is None else lo
+    text = None
+    if hi is None or hi < 1:
+        text = f"ngram_prompt_lookup_max={None if hi is None else _fmt(hi)} must be > 0"
+    elif lo < 1:
+        text = f"ngram_prompt_lookup_min={_fmt(lo)} must be > 0"
+    elif lo > hi:
+        text = f"ngram_prompt_lookup_min={_fmt(lo)} cannot be larger than ngram_prompt_lookup_max={_fmt(hi)}"
+    if text is not None:
+        dest = "ngram_prompt_lookup_max" if dep.setting("ngram_prompt_lookup_max") is not None else "speculative_model"
+        yield Hit(_span(dep, dest), {}, message=_refuse(f"{text} (--speculative-model [ngram], vLLM {dep.version})"))
+
+
 #: 'tensor_parallel_size' inside --speculative-config is refused with a pointer to draft_tensor_parallel_size
-#: from 0.15.1 ([0.15.1] vllm/config/speculative.py:643); the 0.8-0.10 dataclass refuses any unknown key
-#: (TypeError); 0.11.1-0.14 accept it
+#: from 0.15.1 ([0.15.1] vllm/config/speculative.py:643); the 0.8-0.9 dataclass refuses any unknown key
+#: (TypeError); 0.10-0.14 accept it (vLLM's oracle data)
 SPEC_TP_KEY_SINCE = "0.15.1"
-SPEC_DATACLASS_UNTIL = "0.11.1"
+SPEC_DATACLASS_UNTIL = "0.10.0"
 
 
 @check("startup.speculative_tensor_parallel_key")
@@ -1002,5 +1055,36 @@ def mamba_block_size_without_prefix_caching(ctx: CheckContext) -> Iterator[Hit]:
         message=_refuse(
             "--mamba-block-size can only be set with --enable-prefix-caching "
             f"(prefix caching is off: {dep.why('enable_prefix_caching')})"
+        ),
+    )
+
+
+# -- V0 prefix caching with a sliding window (VL121) -----------------------------------------------------
+
+#: V0's CacheConfig._verify_prefix_caching ([0.6.6.post1] vllm/config.py:1026-1034; with ``not envs.VLLM_USE_V1``
+#: in [0.10.2] vllm/config/cache.py:183-189; gone in 0.11.1)
+PREFIX_SW_UNTIL = "0.11.1"
+
+
+@check("startup.v0_prefix_caching_sliding_window")
+def v0_prefix_caching_sliding_window(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    engine = dep.resolved.get("engine")
+    if dep.version >= V(PREFIX_SW_UNTIL) or engine is None or engine.value != "V0":
+        return
+    arch = dep.arch
+    if _user(dep, "enable_prefix_caching") is not True or arch is None or not arch.sliding_window:
+        return
+    # only an all-sliding-window model sets CacheConfig.sliding_window; --disable-sliding-window clears it
+    if set(arch.layer_types) != {"sliding_attention"} or _user(dep, "disable_sliding_window") is True:
+        return
+    yield Hit(
+        _span(dep, "enable_prefix_caching"),
+        {"sliding_window": arch.sliding_window},
+        message=_refuse(
+            "NotImplementedError: Prefix caching is not supported with sliding window. Run with "
+            f"--disable-sliding-window to use prefix caching. ({dep.model}: a {arch.sliding_window}-token window "
+            f"on every layer; the V0 engine of {dep.version})"
         ),
     )

@@ -595,6 +595,8 @@ def resolve_defaults(
             why = twhy
             if version >= MNS_LOWERED_SINCE:
                 mnbt_v = int(out["max_num_batched_tokens"].value)
+                if version < MNBT_CAP_SINCE and mnbt_v == 0:
+                    mnbt_v = val  # 0.10.1-0.11.0: min(default, max_num_batched_tokens or sys.maxsize)
                 if mnbt_v < val:
                     val, why = mnbt_v, twhy + "; lowered to max_num_batched_tokens"
             put("max_num_seqs", val, why)

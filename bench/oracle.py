@@ -632,19 +632,32 @@ def _norm(tok: str) -> str:
 
 
 _PYDANTIC_HEAD = re.compile(r"\b\d+ validation errors? for \w+\s*")
+#: pydantic's location line before a validator's own message ("structured_outputs_config\n  Value error, …"):
+#: the validator's message names the facts itself
+_PYDANTIC_VALUE_ERROR = re.compile(r"[\w.]+[ \t]*\n\s*Value error,")
 _PYDANTIC_TAIL = re.compile(r"\[type=.*|For further information visit \S+|input_value=ArgsKwargs\(.*")
 
 
 _ABS_PATH = re.compile(r"(?<![\w.])/[\w./+-]+")
 _POSITION = re.compile(r"\b(?:at )?line \d+(?:,? column \d+)?|\bcolumn \d+|\(char \d+\)")
+#: the release's list of valid values after a refusal of an unknown one ("Must be one of [...]", "(chose from
+#: { ... })", "Valid options are: ..."): the registry, not a fact of the launch (vlint names the value and
+#: suggests the nearest)
+_CHOICES = re.compile(
+    r"(?:Must be one of|chose from|choose from|Valid (?:options|values) are:?|Supported \w+(?: \w+)? are:?)\s*"
+    r"(?:\[[^\]]*\]|\{[^}]*\}|\([^)]*\)|[^.]*)",
+    re.IGNORECASE,
+)
 
 
 def salient(message: str) -> set[str]:
     """The facts of a refusal message: option and field names, numbers, identifiers (pydantic's
     "1 validation error for X", "[type=…]" and links are framing, not facts)."""
     text = _PYDANTIC_TAIL.sub(" ", _PYDANTIC_HEAD.sub(" ", message))
+    text = _PYDANTIC_VALUE_ERROR.sub(" ", text)
     text = _ABS_PATH.sub(" ", text)  # the harness's scratch folder, the venv's site-packages
     text = _POSITION.sub(" ", text)  # "at line 1 column 2" of a JSON error: where, not what
+    text = _CHOICES.sub(" ", text)
     words = _WORD.findall(text)
     toks = {_norm(t) for t in words}
     key = {_norm(t) for t in words if t.startswith("-") and len(t) > 2}
@@ -664,7 +677,9 @@ def message_consistent(vllm_message: str, vlint_messages: list[str], exception: 
     if not want:
         return bool(vlint_messages)
     for m in vlint_messages:
-        have = {_norm(t) for t in _WORD.findall(m)}
+        words = _WORD.findall(m)
+        have = {_norm(t) for t in words}
+        have |= {_norm(p) for t in words if "-" in t.strip("-") for p in t.strip("-").split("-")}  # tool-call
         if len(want & have) * 2 >= len(want):
             return True
     return False

@@ -648,6 +648,8 @@ _CHOICES = re.compile(
     r"(?:\[[^\]]*\]|\{[^}]*\}|\([^)]*\)|[^.]*)",
     re.IGNORECASE,
 )
+#: pydantic's list of a Literal's values ("Input should be 'ngram', 'eagle' or 'medusa'"): the registry too
+_LITERAL_CHOICES = re.compile(r"Input should be '[^']*'(?:, '[^']*')*(?: or '[^']*')?")
 
 
 def salient(message: str) -> set[str]:
@@ -657,7 +659,12 @@ def salient(message: str) -> set[str]:
     text = _PYDANTIC_VALUE_ERROR.sub(" ", text)
     text = _ABS_PATH.sub(" ", text)  # the harness's scratch folder, the venv's site-packages
     text = _POSITION.sub(" ", text)  # "at line 1 column 2" of a JSON error: where, not what
-    text = _CHOICES.sub(" ", text)
+    text = _CHOICES.sub(" ", _LITERAL_CHOICES.sub(" ", text))
+    unrecognized = re.match(r"\s*unrecognized arguments: (.*)", text, re.S)
+    if unrecognized:  # argparse echoes the values too: the facts are the options
+        opts = {_norm(t) for t in _WORD.findall(unrecognized.group(1)) if t.startswith("-") and len(t) > 1}
+        if opts:
+            return opts
     words = _WORD.findall(text)
     toks = {_norm(t) for t in words}
     key = {_norm(t) for t in words if t.startswith("-") and len(t) > 2}

@@ -86,16 +86,203 @@ class Bound:
     where: str
     #: only when this boolean setting is on (LoRA settings are validated only with --enable-lora)
     needs: str | None = None
+    #: a field of the JSON option ``dest`` (--speculative-config's draft_tensor_parallel_size) rather than dest
+    key: str | None = None
 
     def applies(self, version: Version) -> bool:
         return version >= V(self.since) and (self.until is None or version < V(self.until))
 
     def violated(self, value: float) -> bool:
-        return value < self.bound if self.op == ">=" else value <= self.bound
+        ops = {
+            ">=": value < self.bound,
+            ">": value <= self.bound,
+            "<=": value > self.bound,
+            "<": value >= self.bound,
+            "!=": value == self.bound,
+        }
+        return ops[self.op]
 
 
 _GE = "Input should be greater than or equal to {bound}"
 _GT = "Input should be greater than {bound}"
+_LE = "Input should be less than or equal to {bound}"
+_LT = "Input should be less than {bound}"
+
+
+def _field_bounds(cls_file: str, since: str, until: str | None, fields: str) -> tuple[Bound, ...]:
+    """pydantic ``Field(ge=/gt=/le=/lt=)`` bounds of one config class: ``fields`` is
+    "dest op bound line; ..." (the line in ``cls_file`` of release ``since``)."""
+    msgs = {">=": _GE, ">": _GT, "<=": _LE, "<": _LT}
+    out = []
+    for part in fields.split(";"):
+        dest, op, bound, line = part.split()
+        num = float(bound) if "." in bound else int(bound)
+        out.append(Bound(dest, op, num, since, until, f"{dest} {{value}}: " + msgs[op], f"{cls_file}:{line}"))
+    return tuple(out)
+
+
+#: Field bounds collected from each class's source: the first release whose vllm/config/<file>.py declares it
+#: (the line there); before, the value passes the configuration or fails elsewhere (vLLM's oracle data)
+FIELD_BOUNDS: tuple[Bound, ...] = (
+    *_field_bounds("vllm/config/scheduler.py", "0.11.1", None, "stream_interval >= 1 147"),
+    *_field_bounds("vllm/config/scheduler.py", "0.24.0", None, "watermark >= 0 146; watermark < 1 146"),
+    *_field_bounds("vllm/config/scheduler.py", "0.24.0", None, "prefill_schedule_interval >= 1 153"),
+    *_field_bounds("vllm/config/scheduler.py", "0.23.0", "0.32.0", "max_num_scheduled_tokens >= 0 56"),
+    *_field_bounds("vllm/config/scheduler.py", "0.32.0", None, "max_num_scheduled_tokens >= 1 55"),
+    *_field_bounds(
+        "vllm/config/scheduler.py", "0.29.0", None, "max_num_queued_reqs >= 0 74; max_num_queued_tokens >= 0 81"
+    ),
+    *_field_bounds("vllm/config/scheduler.py", "0.31.0", None, "max_num_active_seqs >= 1 70"),
+    *_field_bounds(
+        "vllm/config/parallel.py",
+        "0.23.0",
+        None,
+        "pipeline_parallel_size >= 1 112; tensor_parallel_size >= 1 115; prefill_context_parallel_size >= 1 117; "
+        "data_parallel_size >= 1 119; data_parallel_size_local >= 0 122; data_parallel_rank >= 0 126; "
+        "max_parallel_loading_workers >= 1 189; ubatch_size >= 0 203; dbo_decode_token_threshold >= 0 205; "
+        "dbo_prefill_token_threshold >= 0 211; node_rank >= 0 266; nnodes >= 1 269; "
+        "decode_context_parallel_size >= 1 323",
+    ),
+    *_field_bounds(
+        "vllm/config/parallel.py",
+        "0.28.0",
+        None,
+        "data_parallel_rpc_port >= 1 144; data_parallel_rpc_port <= 65535 144",
+    ),
+    *_field_bounds("vllm/config/parallel.py", "0.30.0", None, "dp_sync_interval >= 1 146"),
+    *_field_bounds(
+        "vllm/config/observability.py",
+        "0.12.0",
+        None,
+        "kv_cache_metrics_sample > 0 55; kv_cache_metrics_sample <= 1 55",
+    ),
+    *_field_bounds("vllm/config/vllm.py", "0.18.0", None, "shutdown_timeout >= 0 330"),
+    *_field_bounds("vllm/config/cache.py", "0.11.1", "0.18.0", "swap_space >= 0 59"),
+)
+
+_EXECUTOR = (
+    " makes the world size (pipeline x tensor x prefill-context parallel) not positive, so no executor backend "
+    "is chosen: Unknown distributed executor backend: None"
+)
+#: before the 0.23.0 Field bounds, the parallel sizes fail where vLLM first uses them (vLLM's oracle data,
+#: 0.6.6.post1-0.20.0): a tensor-parallel size of 0 divides the model's heads by zero
+#: ([0.13.0] vllm/config/model.py:1033 ``total_num_attention_heads % tensor_parallel_size``), so does a
+#: decode-context-parallel size of 0 ([0.10.2] vllm/engine/arg_utils.py:1177); a data-parallel size of 0
+#: leaves no valid rank (from 0.9.2: [0.9.2] vllm/config.py:1966-1972, [0.10.2] vllm/config/parallel.py:322-332);
+#: from 0.19.0 VllmConfig asks for the executor class ([0.19.0] vllm/config/vllm.py:728), which a world size
+#: <= 0 has none of ([0.19.0] vllm/v1/executor/abstract.py:84)
+PARALLEL_BEFORE_FIELDS: tuple[Bound, ...] = (
+    Bound(
+        "tensor_parallel_size",
+        "!=",
+        0,
+        "0.6.0",
+        "0.23.0",
+        "tensor_parallel_size {value}: ZeroDivisionError: integer modulo by zero (the attention heads are divided "
+        "by it)",
+        "vllm/config/model.py:1033",
+    ),
+    Bound(
+        "decode_context_parallel_size",
+        "!=",
+        0,
+        "0.6.0",
+        "0.23.0",
+        "decode_context_parallel_size {value}: ZeroDivisionError: integer modulo by zero",
+        "vllm/engine/arg_utils.py:1177",
+    ),
+    Bound(
+        "data_parallel_size",
+        ">=",
+        1,
+        "0.9.2",
+        "0.23.0",
+        "data_parallel_size {value}: data_parallel_rank (0) must be in the range [0, {value})",
+        "vllm/config/parallel.py:332",
+    ),
+    Bound(
+        "tensor_parallel_size",
+        ">=",
+        0,
+        "0.19.0",
+        "0.23.0",
+        "tensor_parallel_size {value}" + _EXECUTOR,
+        "vllm/v1/executor/abstract.py:84",
+    ),
+    Bound(
+        "pipeline_parallel_size",
+        ">=",
+        1,
+        "0.19.0",
+        "0.23.0",
+        "pipeline_parallel_size {value}" + _EXECUTOR,
+        "vllm/v1/executor/abstract.py:84",
+    ),
+    Bound(
+        "prefill_context_parallel_size",
+        ">=",
+        1,
+        "0.19.0",
+        "0.23.0",
+        "prefill_context_parallel_size {value}" + _EXECUTOR,
+        "vllm/v1/executor/abstract.py:84",
+    ),
+)
+
+#: fields of JSON options (--speculative-config, --eplb-config) with pydantic bounds from 0.11.1
+JSON_FIELD_BOUNDS: tuple[Bound, ...] = (
+    Bound(
+        "speculative_config",
+        ">=",
+        1,
+        "0.11.1",
+        None,
+        "draft_tensor_parallel_size {value}: " + _GE,
+        "vllm/config/speculative.py:76",
+        key="draft_tensor_parallel_size",
+    ),
+    Bound(
+        "speculative_config",
+        ">=",
+        1,
+        "0.11.1",
+        None,
+        "max_model_len {value}: " + _GE,
+        "vllm/config/speculative.py:85",
+        key="max_model_len",
+    ),
+    Bound(
+        "speculative_config",
+        ">=",
+        2,
+        "0.8.0",
+        "0.11.1",
+        "Expect the batch size threshold of disabling speculative decoding is > 1, but got "
+        "self.disable_by_batch_size={value}",
+        "vllm/config.py:2584 (0.8.5.post1)",
+        key="disable_by_batch_size",
+    ),
+    Bound(
+        "speculative_config",
+        ">=",
+        2,
+        "0.11.1",
+        "0.17.0",
+        "disable_by_batch_size {value}: " + _GE,
+        "vllm/config/speculative.py:98",
+        key="disable_by_batch_size",
+    ),
+    Bound(
+        "eplb_config",
+        ">=",
+        0,
+        "0.11.1",
+        None,
+        "num_redundant_experts {value}: " + _GE,
+        "vllm/config/parallel.py:56",
+        key="num_redundant_experts",
+    ),
+)
 BOUNDS: tuple[Bound, ...] = (
     # SchedulerConfig: pydantic Field(ge=1) from 0.11.1 ([0.11.1] vllm/config/scheduler.py:37,44)
     Bound("max_num_seqs", ">=", 1, "0.11.1", None, "max_num_seqs {value}: " + _GE, "vllm/config/scheduler.py:44"),
@@ -204,12 +391,16 @@ def _fmt(v: float) -> str:
 def value_out_of_range(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
     assert dep is not None
-    for b in BOUNDS:
+    for b in (*BOUNDS, *FIELD_BOUNDS, *PARALLEL_BEFORE_FIELDS, *JSON_FIELD_BOUNDS):
         if not b.applies(dep.version) or dep.setting(b.dest) is None:
             continue
         if b.needs is not None and dep.value(b.needs) is not True:
             continue
-        v = _num(_user(dep, b.dest))
+        if b.key is not None:
+            obj = _json(dep, b.dest)
+            v = _num(obj.get(b.key)) if obj is not None else None
+        else:
+            v = _num(_user(dep, b.dest))
         if v is None or not b.violated(v):
             continue
         msg = b.message.format(value=_fmt(v), bound=_fmt(b.bound))
@@ -565,6 +756,58 @@ SPEC_JSON_SINCE = "0.8.0"
 _SPEC_NO_MODEL_METHODS = ("ngram", "[ngram]", "ngram_gpu", "suffix", "extract_hidden_states", "mtp")
 
 
+#: from 0.10.0 SpeculativeConfig is a pydantic dataclass and ``method`` a Literal of the release's methods
+#: ([0.10.0] vllm/config.py SpeculativeMethod; [0.10.2] vllm/config/__init__.py; vllm/config/speculative.py from
+#: 0.11.0); every value any release's SpeculativeMethod/EagleModelTypes/MTPModelTypes Literal holds, 0.10.0-0.33.0.
+#: A method outside all of them is refused by every release; one that only some releases have is not judged.
+SPEC_METHOD_LITERAL_SINCE = "0.10.0"
+SPEC_METHODS_ANY = frozenset(
+    [
+        "bailing_hybrid_mtp",
+        "bailing_hybrid_v3_mtp",
+        "custom_class",
+        "deepseek_mtp",
+        "dflash",
+        "dots3_note_mtp",
+        "draft_model",
+        "dspark",
+        "eagle",
+        "eagle3",
+        "ernie_mtp",
+        "exaone4_5_mtp",
+        "exaone_moe_mtp",
+        "extract_hidden_states",
+        "fly",
+        "gemma4_mtp",
+        "glm4_moe_lite_mtp",
+        "glm4_moe_mtp",
+        "glm5_next_mtp",
+        "glm_ocr_mtp",
+        "hy_v3_mtp",
+        "hy_v4_mtp",
+        "inkling_mtp",
+        "kimi_k3_mtp",
+        "longcat_flash_mtp",
+        "medusa",
+        "mimo_mtp",
+        "mimo_v2_mtp",
+        "minimax_m3_mtp",
+        "mlp_speculator",
+        "mtp",
+        "nemotron_h_mtp",
+        "ngram",
+        "ngram_gpu",
+        "pangu_ultra_moe_mtp",
+        "qwen3_5_mtp",
+        "qwen3_next_mtp",
+        "qwen4_exp_mtp",
+        "step3p5_mtp",
+        "step5_mtp",
+        "suffix",
+    ]
+)
+
+
 def _spec(dep: Deployment) -> Mapping[str, Any] | None:
     if not _since(dep, SPEC_JSON_SINCE):
         return None
@@ -596,6 +839,13 @@ def speculative_config_invalid(ctx: CheckContext) -> Iterator[Hit]:
             yield hit(f"num_speculative_tokens {n}: Input should be greater than 0 (SpeculativeConfig)")
         else:  # [0.8.5.post1] vllm/config.py SpeculativeConfig._verify_args
             yield hit(f"Expected num_speculative_tokens to be greater than zero ({n}).")
+        return
+    if dep.version >= V(SPEC_METHOD_LITERAL_SINCE) and isinstance(method, str) and method not in SPEC_METHODS_ANY:
+        yield hit(
+            f"method {method!r}: Input should be one of the release's speculative methods ('ngram', 'eagle', "
+            f"'eagle3', 'draft_model', 'suffix', 'mtp', ...); {method!r} is not a method of any vLLM release "
+            f"{SPEC_METHOD_LITERAL_SINCE}-0.33.0"
+        )
         return
     known = method in _SPEC_NO_MODEL_METHODS or method in ("eagle", "eagle3", "medusa", "mlp_speculator", "draft_model")
     if dep.version < V("0.10.0") and model is None and n is not None and method is not None and not known:

@@ -287,14 +287,10 @@ def cudagraph_sizes(
       ``[min(2 x max_num_seqs, 512)]`` ([0.10.2] vllm/config/scheduler.py:239-244);
     * from 0.11.1: max capture size min(max_num_seqs x (1 + speculative tokens) x 2, 512 (1024 on Blackwell
       from 0.28)), step 8 below 256 and 16 above ([0.19.1] vllm/config/vllm.py:1389-1440);
-    * sizes the user gives in compilation_config are used as given (deduplicated), filtered to
-      <= max_num_batched_tokens from 0.11.1.
+    * sizes the user gives in compilation_config are used as given (deduplicated), by V0 too
+      (``CompilationConfig.init_with_cudagraph_sizes`` keeps them: [0.7.3] vllm/config.py:3044-3056), filtered
+      to <= max_num_batched_tokens from 0.11.1.
     """
-    if engine == "V0":
-        possible = [1, 2, 4] + [8 * i for i in range(1, 1025)]
-        larger = [x for x in possible if x >= max_num_seqs]
-        top = larger[0] if larger else possible[-1]
-        return [x for x in possible if x <= top], "V0: [1,2,4] + 8..8192 step 8, up to the first size >= max_num_seqs"
     if user_sizes:
         # only the sizes vlint knows (an unresolved item of the list is left out)
         known = sorted({s for s in user_sizes if isinstance(s, int) and not isinstance(s, bool)})
@@ -303,6 +299,11 @@ def cudagraph_sizes(
                 "user cudagraph_capture_sizes (sizes above max_num_batched_tokens dropped)"
             )
         return known, "user cudagraph_capture_sizes, as given"
+    if engine == "V0":
+        possible = [1, 2, 4] + [8 * i for i in range(1, 1025)]
+        larger = [x for x in possible if x >= max_num_seqs]
+        top = larger[0] if larger else possible[-1]
+        return [x for x in possible if x <= top], "V0: [1,2,4] + 8..8192 step 8, up to the first size >= max_num_seqs"
     if version < V("0.9.0"):
         sizes = [1, 2, 4, *range(8, 513, 8)]
         if version >= V("0.8.0"):

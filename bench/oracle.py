@@ -735,7 +735,7 @@ def write_docs_section(table: str, data: Path = DATA) -> None:
     """docs/accuracy.md's last section (bench/accuracy.py --markdown keeps everything from this heading on)."""
     timings = json.loads((data / "timings.json").read_text()) if (data / "timings.json").exists() else {}
     listed = (data / "disagreements.yaml").read_text().count("\n- id:") if (data / "disagreements.yaml").exists() else 0
-    time_rows = ", ".join(f"{rel} {t['seconds']:.0f} s" for rel, t in timings.items())
+    time_rows = ", ".join(f"{rel} {t['seconds']:.0f} s ({t['cases']} cases)" for rel, t in timings.items())
     section = f"""
 {DOCS_HEADING}
 
@@ -751,7 +751,17 @@ asserts at least 95 % on refusals and 98 % on acceptances per release, and that 
 
 {table}
 
-Time to record the data (one release after the other, 2 shared cores): {time_rows or "n/a"}.
+To reproduce the data from scratch (vLLM's per-release venvs come from `tools/gen_all_schemas.sh`; see
+`tests/data/oracle/README.md`):
+
+```bash
+VLLM_ENVS=/path/to/vllm-envs python bench/oracle.py --prepare   # every release with a venv: writes <release>.jsonl
+python bench/oracle.py --check                                  # rerun and compare with the recorded data
+python bench/oracle.py --agreement --write-docs                 # this table
+```
+
+Time to record the data (seconds per release, one release after the other, 2 shared cores):
+{time_rows or "n/a"}.
 """
     out = ROOT / "docs" / "accuracy.md"
     old = out.read_text() if out.exists() else ""

@@ -4,6 +4,7 @@ version fills in, the model architecture and the GPU. Rules read deployments, ne
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vlint.argspec.parse import UNRESOLVED, ParsedArgs, Setting
@@ -50,6 +51,8 @@ class Deployment:
     version_wanted: Version | None = None
     #: ``[tool.vlint] reference-gpus`` (empty: the default list of :mod:`vlint.gpu_fit`)
     reference_gpus: tuple[str, ...] = ()
+    #: the folder of the file the launch is in (relative paths of the launch are looked up from it)
+    base_dir: Path | None = None
     _memory: Any = None
     _memory_done: bool = False
     #: (gpu_fit entries or None, why none), computed once by :func:`vlint.gpu_fit.gpu_fit`
@@ -70,11 +73,13 @@ class Deployment:
         return default if s is None else s.value
 
     def value(self, dest: str, default: Any = None) -> Any:
-        """The effective value: what the user wrote, else this version's default (resolved)."""
+        """The effective value: what the user wrote, else this version's default (resolved). Where vLLM
+        replaces what the user wrote (``forced``: V1 before 0.11.1 turns chunked prefill back on;
+        ``resolved``: ``--max-model-len auto`` becomes the derived length), that value."""
         s = self.args.settings.get(dest)
-        if s is not None:
-            return s.value
         r = self.resolved.get(dest)
+        if s is not None and not (r is not None and r.origin in ("forced", "resolved") and s.value is not UNRESOLVED):
+            return s.value
         if r is not None:
             return r.value
         arg = self.spec.by_dest.get(dest)
@@ -85,9 +90,11 @@ class Deployment:
     def why(self, dest: str) -> str:
         """Where the effective value comes from, for messages."""
         s = self.args.settings.get(dest)
+        r = self.resolved.get(dest)
+        if s is not None and r is not None and r.origin in ("forced", "resolved"):
+            return f"vLLM {self.version}: {r.why}"
         if s is not None:
             return "set in " + ("the config file" if s.origin == "config" else "the launch")
-        r = self.resolved.get(dest)
         if r is not None:
             return f"vLLM {self.version} default: {r.why}"
         return f"vLLM {self.version} default"

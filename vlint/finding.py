@@ -54,6 +54,10 @@ class Fix:
     #: other ways out that ``changes`` does not apply (``--unsafe-fixes`` applies only the first way;
     #: the description ends with ``; or`` and each of these)
     alternatives: tuple[str, ...] = ()
+    #: rules the fix knowingly brings: what it makes effective is what the user already wrote (VL011 turning
+    #: an ignored ``enable-prefix-caching: false`` into ``--no-enable-prefix-caching`` brings VL610's advice);
+    #: ``vlint fix``'s re-lint does not hold those against it
+    brings: tuple[str, ...] = ()
 
     @property
     def applied_description(self) -> str:

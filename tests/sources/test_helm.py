@@ -118,7 +118,9 @@ def test_extra_args_win_over_mapped_keys(tmp_path: Path) -> None:
     dep = resolve(one(tmp_path, BASIC), ResolveOptions())
     assert dep.value("gpu_memory_utilization") == 0.8
     assert dep.value("enable_prefix_caching") is False
-    assert dep.value("enable_chunked_prefill") is False
+    assert dep.user_value("enable_chunked_prefill") is False
+    # ... which vLLM 0.10.2's V1 engine overrides: it turns chunked prefill back on (defaults.py)
+    assert dep.value("enable_chunked_prefill") is True
     assert [s.value for s in dep.args.occurrences["gpu_memory_utilization"]] == [0.95, 0.8]
 
 

@@ -581,13 +581,18 @@ def test_linked_config_is_reported(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("files", "fragment"),
-    [({}, "not found or unreadable"), ({"c.yaml": "a: [1\n"}, "is not valid"), ({"c.yaml": "- a\n"}, "is not valid")],
+    ("files", "code", "fragment"),
+    [
+        ({}, "VL038", "No such file or directory: 'c.yaml'"),  # vLLM stops: an error
+        ({"c.yaml": "a: [1\n"}, "VL010", "is not valid"),
+        ({"c.yaml": "- a\n"}, "VL037", "'list' object has no attribute 'items'"),  # vLLM crashes
+        ({"c.yaml": "# only a comment\n"}, "VL037", "'NoneType' object has no attribute 'items'"),
+    ],
 )
-def test_config_file_problems_are_vl010(tmp_path: Path, files: dict[str, str], fragment: str) -> None:
+def test_config_file_problems(tmp_path: Path, files: dict[str, str], code: str, fragment: str) -> None:
     inv = one("vllm serve m --config c.yaml\n", tmp_path=tmp_path, files=files)
     (p,) = inv.problems
-    assert p.code == "VL010" and fragment in p.message
+    assert p.code == code and fragment in p.message
     assert sp(p.span) == "1:23-1:29"
     assert inv.opaque_args and inv.config is None
 

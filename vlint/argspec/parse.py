@@ -16,6 +16,7 @@ Everything vLLM would reject is reported as an :class:`ArgIssue` with vLLM's wor
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import re
@@ -29,6 +30,7 @@ from vlint.finding import Fix
 from vlint.fix.argfix import abbreviation_fix, removed_flag_fix
 from vlint.invocation import Entry, Invocation
 from vlint.span import Span
+from vlint.version import V
 
 
 class _Unresolved:
@@ -144,6 +146,7 @@ def parse_invocation(inv: Invocation, spec: ArgSpec) -> ParsedArgs:
     items = _expand_config(inv, items, spec, out, serve=serve)
     items = _preprocess(items, spec, out)
     _argparse(items, spec, out, allow_positional_model=serve)
+    _require_model_tag(inv, spec, out)
     _reconcile_model(out)
     if inv.program == "vllm serve" and "model" not in out.settings and not out.opaque:
         _missing_model(inv, spec, out)
@@ -195,13 +198,35 @@ def _features(spec: ArgSpec) -> dict[str, Any]:
     return dict(spec.meta.get("parser_features") or {})
 
 
+#: ``vllm serve … --model X`` stops the parser in these releases (FlexibleArgumentParser.parse_args raises on the
+#: word ``--model``: [0.8.3] vllm/utils.py, [0.10.2] vllm/utils/__init__.py:1806-1814); from 0.11.1 it warns and
+#: moves the model ([0.11.1] vllm/utils/argparse_utils.py:196-210)
+MODEL_OPTION_REFUSED = (V("0.8.3"), V("0.11.1"))
+
+
 def _move_model_option(items: list[_Item], out: ParsedArgs, spec: ArgSpec) -> list[_Item]:
+    lo, hi = MODEL_OPTION_REFUSED
+    refused = False
+    if lo <= spec.version < hi:
+        for it in items:
+            if it.text == "--model":
+                out.issues.append(
+                    ArgIssue(
+                        "VL008",
+                        it.span,
+                        "vLLM will not start: With `vllm serve`, you should provide the model as a positional "
+                        "argument or in a config file instead of via the `--model` option.",
+                        {"reason": "model-option"},
+                    )
+                )
+                refused = True
+                break
     if not _features(spec).get("model_flag_rewrite", True):
         return items
     for k, it in enumerate(items):
         if it.text == "--model" or it.text.startswith("--model="):
             msg = config_expand.serve_model_option_warning(spec.version)
-            if msg:
+            if msg and not refused:
                 out.issues.append(ArgIssue("VL009", it.span, msg, {"option": "--model"}))
             # vLLM moves the model to the front: serve <model> <everything before> <everything after>
             # (vllm/utils/argparse_utils.py:324-356), so a positional given as well becomes unrecognized
@@ -339,6 +364,12 @@ def _looks_like_option(it: _Item, spec: ArgSpec) -> bool:
         return False
     if spec.lookup(t) is not None:
         return True
+    if len(t) > 2 and t[1] != "-" and (short := spec.lookup(t[:2])) is not None and short[0].takes_value:
+        return True  # `-O3`: a short option with its value attached
+    if "=" in t and spec.lookup(t.split("=", 1)[0]) is not None:
+        # argparse matches `--opt=value` before it looks for spaces: a JSON value with spaces
+        # (`--compilation-config={"mode": 3}`) is that option's value (argparse _parse_optional)
+        return True
     if _NEG_NUMBER.match(t):
         return False
     return " " not in t
@@ -358,6 +389,12 @@ def _match_option(it: _Item, spec: ArgSpec, out: ParsedArgs) -> tuple[Argument, 
         if hit is not None:
             return hit[0], hit[1], name, explicit
     written = it.written or name
+    if len(t) > 2 and t[0] == "-" and t[1] != "-" and "=" not in t:
+        # argparse: a two-character short option takes its value attached (`-O3` is `-O 3`)
+        # (argparse _get_option_tuples, short_option_prefix)
+        short = spec.lookup(t[:2])
+        if short is not None and short[0].takes_value:
+            return short[0], short[1], t[:2], t[2:]
     if len(name) > 1 and name.startswith("-") and not name[1:2].isdigit():
         matches = spec.prefix_matches(name)
         dests = {spec.options[m][0].dest + ("-" if spec.options[m][1] else "+") for m in matches}
@@ -558,7 +595,13 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
                 )
                 continue
         if not values:
-            _record(out, arg, arg.const, option, it.span, None, it)
+            const = arg.const
+            if arg.kind == "bool" and isinstance(const, str):
+                # 0.6/0.7 StoreBoolean(nargs="?", const="True") turns the word into a bool itself
+                # ([0.6.6.post1] vllm/engine/arg_utils.py StoreBoolean.__call__)
+                with contextlib.suppress(ArgValueError):
+                    const = convert("bool", const)
+            _record(out, arg, const, option, it.span, None, it)
             continue
         converted = _convert_values(arg, option, values, out)
         if converted is _INVALID:
@@ -678,6 +721,25 @@ def _show(value: Any) -> str:
     if isinstance(value, dict | list):  # a list may hold unresolved items (--served-model-name a "$B")
         return json.dumps(value, default=lambda v: "unresolved" if v is UNRESOLVED else str(v))
     return str(value)
+
+
+def _require_model_tag(inv: Invocation, spec: ArgSpec, out: ParsedArgs) -> None:
+    """0.6.x-0.7.x declare ``vllm serve``'s positional model required: a model given only with ``--model``
+    or in the --config file stops the parser ([0.6.6.post1] vllm/scripts.py:158 ``model_tag`` positional;
+    [0.7.3] vllm/utils.py:1224 "No model_tag specified!" for a --config launch)."""
+    tag_arg = next((a for a in spec.arguments if a.positional and a.dest == "model_tag"), None)
+    if inv.program != "vllm serve" or tag_arg is None or not tag_arg.required or out.opaque:
+        return
+    tag = out.settings.get("model_tag")
+    if tag is not None and tag.value is not None:
+        return
+    via_config = inv.config is not None and any(s.origin == "config" for s in out.settings.values())
+    message = (
+        "vLLM will not start: No model_tag specified! Please check your command-line arguments."
+        if via_config and spec.version >= V("0.6.3")
+        else "vLLM will not start: the following arguments are required: model_tag"
+    )
+    out.issues.append(ArgIssue("VL008", inv.span, message, {"reason": "model-tag-required"}))
 
 
 def _reconcile_model(out: ParsedArgs) -> None:

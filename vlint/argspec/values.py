@@ -102,7 +102,16 @@ def convert(kind: str, text: str, *, optional: bool = False) -> Any:
             if text.strip().lstrip("-").isdigit():
                 return int(text)
             raise ArgValueError(f"invalid loads value: {text!r}") from None
+    if kind == "json_or_str" and _JSON_OBJECT.match(text):
+        # union_dict_and_str: a word that looks like a JSON object must be one ([0.33.0] vllm/engine/arg_utils.py:182)
+        try:
+            return json.loads(text)
+        except (json.JSONDecodeError, RecursionError):
+            raise ArgValueError(f"Value {text} cannot be converted to json.loads") from None
     return text
+
+
+_JSON_OBJECT = re.compile(r"(?s)^\s*{.*}\s*$")
 
 
 def python_value_kind_ok(kind: str, value: Any) -> bool:

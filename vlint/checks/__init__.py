@@ -62,6 +62,7 @@ _MODULES = (
     "deployment_wiring",
     "versions",
     "registries",
+    "startup",
 )
 
 

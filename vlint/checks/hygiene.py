@@ -79,4 +79,10 @@ def _false_key_fix(dep: Deployment, entry: Entry, dest: str, key: str, negative:
         add = None
     where = f"; {negative} is added to the command line" if add is not None else ""
     changes = (remove_entry(entry, dest), add) if add is not None else (remove_entry(entry, dest),)
-    return with_changes(Fix(f"{hint} (and delete `{key}: false`){where}", unsafe=True), *changes)
+    # turning the feature off is what the user wrote: the advice on that choice comes with it
+    brings = _OFF_ADVICE.get(dest, ()) if add is not None else ()
+    return with_changes(Fix(f"{hint} (and delete `{key}: false`){where}", unsafe=True, brings=brings), *changes)
+
+
+#: rules that give advice on a feature turned off (not a refusal): a VL011 fix that turns it off brings them
+_OFF_ADVICE = {"enable_prefix_caching": ("VL610",), "enable_chunked_prefill": ("VL101",)}

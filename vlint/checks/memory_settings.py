@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from vlint.checks import CheckContext, Hit, check
 from vlint.finding import Fix
 from vlint.fix.changes import remove_setting, set_value, with_changes
+from vlint.version import V
 
 #: the default of VL201's ``threshold`` option (rules/VL201-gpu-memory-utilization-no-headroom.yaml)
 HIGH_GMU = 0.95
@@ -61,6 +62,13 @@ def gmu_headroom(ctx: CheckContext) -> Iterator[Hit]:
     )
 
 
+#: CacheConfig validates gpu_memory_utilization with pydantic Field(gt=0, le=1) from 0.11.1
+#: ([0.11.1] vllm/config/cache.py:50); before, only a value above 1 is refused ("GPU memory utilization must be
+#: less than 1.0. Got 1.5.", [0.10.2] vllm/config/cache.py:163-166) and 0 or a negative value pass the
+#: configuration
+GMU_PYDANTIC_SINCE = V("0.11.1")
+
+
 @check("memory.gmu_range")
 def gmu_range(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
@@ -71,8 +79,13 @@ def gmu_range(ctx: CheckContext) -> Iterator[Hit]:
     v = _as_float(s.value)
     if math.isfinite(v) and 0 < v <= 1:
         return
+    old = dep.version < GMU_PYDANTIC_SINCE
+    if old and not v > 1:
+        return  # 0 and negative values pass the configuration of these releases
     reason = (
-        "Input should be greater than 0"
+        f"GPU memory utilization must be less than 1.0. Got {s.raw or v}."
+        if old
+        else "Input should be greater than 0"
         if math.isfinite(v) and v <= 0
         else "Input should be less than or equal to 1"
         if v > 1

@@ -7,11 +7,15 @@ lines 317-362). Defaults come from the target version (:mod:`vlint.resolve.defau
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from vlint.argspec.parse import UNRESOLVED
 from vlint.checks import CheckContext, Hit, check
 from vlint.finding import Fix
 from vlint.fix.changes import remove_setting, set_value, with_changes
+
+if TYPE_CHECKING:
+    from vlint.deployment import Deployment
 
 #: a max_model_len at or above this is "long context": V0 turned chunked prefill on by itself above
 #: 32768 tokens ([0.6.6.post1] vllm/engine/arg_utils.py:1080-1110)
@@ -27,8 +31,8 @@ def chunking_disabled(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
     assert dep is not None
     s = dep.setting("enable_chunked_prefill")
-    if s is None or s.value is not False:
-        return
+    if s is None or s.value is not False or dep.value("enable_chunked_prefill") is True:
+        return  # not written, or vLLM turns it back on (V1 before 0.11.1, vlint.resolve.defaults)
     mml = _int(dep.value("max_model_len"))
     mnbt = _int(dep.value("max_num_batched_tokens"))
     tokens = max(x for x in (mml, mnbt, 0) if x is not None)
@@ -54,9 +58,31 @@ def chunking_disabled(ctx: CheckContext) -> Iterator[Hit]:
     )
 
 
+#: VL102 reports a budget that covers the whole context when the larger activation peak takes at least this
+#: share of the KV cache the default chunk would leave (the memory model decides; without it, long contexts)
+MATERIAL_KV_SHARE = 0.05
+MATERIAL_KV_GIB = 0.25
+
+
+def _chunk_cost(dep: Deployment, chunk: int) -> tuple[float, float] | None:
+    """(KV GiB lost to the larger activation peak, KV GiB with the default chunk)."""
+    from vlint.fix.memory import base_inputs, estimate
+
+    m = dep.memory
+    base = base_inputs(dep)
+    if m is None or base is None or not m.starts:
+        return None
+    alt = estimate(base, max_num_batched_tokens=chunk, enable_chunked_prefill=True)
+    if alt is None or not alt.starts:
+        return None
+    return alt.kv_cache_gib - m.kv_cache_gib, alt.kv_cache_gib
+
+
 @check("prefill.budget_covers_context")
 def budget_covers_context(ctx: CheckContext) -> Iterator[Hit]:
-    """Chunking on, but max_num_batched_tokens ≥ a long max_model_len: no prompt is ever split."""
+    """Chunking on, but max_num_batched_tokens ≥ max_model_len: no prompt is ever split. Reported when the
+    memory model shows the larger activation peak costs a material share of the KV cache, or (when it cannot
+    run) for long contexts."""
     dep = ctx.dep
     assert dep is not None
     s = dep.setting("max_num_batched_tokens")
@@ -64,21 +90,74 @@ def budget_covers_context(ctx: CheckContext) -> Iterator[Hit]:
         return
     mnbt = _int(s.value)
     mml = _int(dep.value("max_model_len"))
-    if mnbt is None or mml is None or mml < int(ctx.option("long-context")) or mnbt < mml:
+    if mnbt is None or mml is None or mnbt < mml:
         return
     from vlint.fix.memory import default_chunk
 
     chunk = default_chunk(dep)
+    cost = _chunk_cost(dep, chunk) if chunk and chunk < mnbt else None
+    if cost is not None:
+        lost, kv_alt = cost
+        if lost < MATERIAL_KV_GIB or lost < MATERIAL_KV_SHARE * kv_alt:
+            return
+        cost_text = (
+            f"; the activation peak of a {mnbt:,}-token step takes {lost:.2f} GiB of KV cache "
+            f"({lost / kv_alt:.0%} of the {kv_alt:.2f} GiB a {chunk:,}-token chunk leaves)"
+        )
+    elif mml < int(ctx.option("long-context")):
+        return
+    else:
+        lost, cost_text = None, ""
     change = set_value(dep, "max_num_batched_tokens", chunk) if chunk and chunk < mml else None
     yield Hit(
         s.full_span,
-        {"max_num_batched_tokens": mnbt, "max_model_len": mml, "option": s.option},
+        {
+            "max_num_batched_tokens": mnbt,
+            "max_model_len": mml,
+            "option": s.option,
+            "kv_gib_lost": round(lost, 2) if lost is not None else None,
+            "cost": cost_text,
+        },
         fix=Fix(
             f"use --max-num-batched-tokens {chunk} (vLLM {dep.version}'s default chunk for this GPU)"
             if change is not None
             else "use a chunk of 8192-16384 tokens (vLLM's defaults), e.g. --max-num-batched-tokens 16384",
             unsafe=True,
             changes=(change,) if change is not None else (),
+        ),
+    )
+
+
+@check("prefill.prefix_caching_disabled")
+def prefix_caching_disabled(ctx: CheckContext) -> Iterator[Hit]:
+    """The launch turns prefix caching off (or a chart does it for it): every request recomputes the prefix
+    it shares with earlier ones (system prompt, chat history, few-shot examples)."""
+    dep = ctx.dep
+    assert dep is not None
+    s = dep.setting("enable_prefix_caching")
+    if s is None or s.value is not False or dep.value("enable_prefix_caching") is not False:
+        return
+    mml = _int(dep.value("max_model_len"))
+    chart = dep.invocation.source == "helm" and s.option == "--no-enable-prefix-caching"
+    how = (
+        "the production-stack chart renders --no-enable-prefix-caching whenever vllmConfig has no "
+        "`enablePrefixCaching: true`"
+        if chart
+        else f"{s.option} turns it off"
+    )
+    m = dep.memory
+    kv = f"; the {m.kv_cache_tokens:,}-token KV cache would hold those prefixes" if m is not None and m.starts else ""
+    length = f"up to {mml:,} tokens" if mml else "the whole conversation"
+    yield Hit(
+        s.full_span,
+        {"how": how, "max_model_len": mml, "chart": chart, "cost": f"{length} of prefill per request{kv}"},
+        # advice only: turning it back on is the user's call (a workload without shared prefixes)
+        fix=Fix(
+            "set `enablePrefixCaching: true` under vllmConfig"
+            if chart
+            else f"remove {s.option} (vLLM {dep.version} enables prefix caching by default) unless prompts never "
+            "share a prefix",
+            unsafe=True,
         ),
     )
 

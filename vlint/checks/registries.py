@@ -106,8 +106,15 @@ def reasoning_parser(ctx: CheckContext) -> Iterator[Hit]:
     if dep.is_set("reasoning_parser_plugin"):
         return
     found = _unknown(dep, RegistryValue("reasoning_parsers", "reasoning_parser", "reasoning parser", False))
-    if found is not None:
-        yield found[0]
+    if found is None:
+        return
+    hit, _reg = found
+    if dep.spec.by_dest.get("enable_reasoning") is not None and dep.user_value("enable_reasoning") is not True:
+        # 0.7.x checks the parser only with --enable-reasoning ([0.7.3] vllm/entrypoints/openai/api_server.py:924-929)
+        # and otherwise never builds it (vllm/entrypoints/openai/serving_chat.py:84): vLLM oracle data
+        hit.severity = "warning"
+        hit.data["hint"] += " (without --enable-reasoning vLLM does not use or check it)"
+    yield hit
 
 
 @check("registries.env_value")

@@ -74,6 +74,8 @@ def explain_dict(dep: Deployment, whatifs: list[WhatIf] | None = None) -> dict[s
                 "block_size",
                 "enable_chunked_prefill",
                 "enforce_eager",
+                "enable_prefix_caching",
+                "max_cudagraph_capture_size",
             )
         },
         "settings_origin": {

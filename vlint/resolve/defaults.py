@@ -29,7 +29,28 @@ from vlint.resolve.model_arch import (
 )
 from vlint.version import V, Version
 
-Origin = Literal["user", "default"]
+#: ``user``: as the launch wrote it; ``default``: the release's default; ``forced``: vLLM replaces what the
+#: launch wrote (V1 before 0.11.1 turns chunked prefill back on); ``resolved``: what the launch's value
+#: becomes (``--max-model-len auto``). :meth:`Deployment.value` prefers forced/resolved values.
+Origin = Literal["user", "default", "forced", "resolved"]
+OVERRIDING: frozenset[str] = frozenset({"forced", "resolved"})
+
+#: V1 honours --no-enable-chunked-prefill from 0.11.1 ([0.11.1] vllm/engine/arg_utils.py:1955-1971); before,
+#: ``_set_default_args_v1`` sets it True for every non-pooling model ([0.10.2] vllm/engine/arg_utils.py:1619-1623,
+#: [0.11.0] same; [0.6.6.post1] vllm/engine/arg_utils.py:1264 "V1 always uses chunked prefills")
+CHUNKED_CHOICE_HONOURED_SINCE = V("0.11.1")
+#: the default max_num_batched_tokens is capped at max_num_seqs x max_model_len from 0.11.1
+#: ([0.11.1] vllm/engine/arg_utils.py:2020-2026); in 0.9.0-0.11.0 the same cap sits in SchedulerConfig and
+#: only applies when the budget is still unset there, which vllm serve never leaves it
+#: ([0.10.2] vllm/config/scheduler.py:211-216)
+MNBT_CAP_SINCE = V("0.11.1")
+#: the default max_num_seqs is lowered to max_num_batched_tokens from 0.10.1
+#: ([0.10.1.1] vllm/engine/arg_utils.py:1711-1712; [0.11.1] vllm/engine/arg_utils.py:2036)
+MNS_LOWERED_SINCE = V("0.10.1")
+#: --max-model-len -1 / auto (fit to the KV memory, the derived length at configuration time) from 0.14.1
+#: ([0.14.1] vllm/config/model.py:175 Field(ge=-1), vllm/engine/arg_utils.py:2121 human_readable_int_or_auto);
+#: before, -1 is taken literally
+MML_AUTO_SINCE = V("0.14.1")
 GIB = 2**30
 
 
@@ -81,8 +102,77 @@ def _truthy(s: str | None) -> bool | None:
     return s.strip().lower() in ("1", "true", "yes", "on")
 
 
-def resolve_engine(version: Version, env: Mapping[str, str]) -> tuple[str, str]:
-    """``("V0"|"V1", why)`` for a version and environment."""
+def _json_mapping(v: object) -> Mapping[str, Any] | None:
+    """A JSON option's value as a mapping: parsed already, or the JSON text (``--hf-overrides`` is typed
+    ``union_dict_and_str``: a JSON object, or any other string)."""
+    if isinstance(v, Mapping):
+        return v
+    if isinstance(v, str) and v.lstrip().startswith("{"):
+        import json
+
+        try:
+            parsed = json.loads(v)
+        except (ValueError, RecursionError):
+            return None
+        return parsed if isinstance(parsed, Mapping) else None
+    return None
+
+
+def _truthy_value(v: object) -> bool:
+    """A boolean setting: 0.6.x's StoreBoolean options take the words True/False (``--enable-chunked-prefill
+    False``), which arrive as strings."""
+    if isinstance(v, str):
+        return v.strip().lower() in ("1", "true", "yes", "on")
+    return bool(v)
+
+
+def v1_fallback(version: Version, user: Mapping[str, object], gpu: GpuSpec | None) -> str | None:
+    """Why 0.8.0-0.10.x's ``EngineArgs._is_v1_supported_oracle`` falls back to the V0 engine for this launch
+    (only when VLLM_USE_V1 is unset), or None. The features it checks, each in the releases that check it
+    ([0.8.5.post1] vllm/engine/arg_utils.py:1292-1499; [0.10.2] vllm/engine/arg_utils.py:1380-1560)."""
+    if not V("0.8.0") <= version < V("0.11.0"):
+        return None
+    mnp, mlp = _as_int(user.get("max_num_partial_prefills")), _as_int(user.get("max_long_partial_prefills"))
+    if (mnp is not None and mnp != 1) or (mlp is not None and mlp != 1):
+        return "Concurrent Partial Prefill"
+    pp = _as_int(user.get("pipeline_parallel_size")) or 1
+    backend = user.get("distributed_executor_backend")
+    if pp > 1 and version < V("0.9.0") and backend != "ray":  # [0.8.5.post1] vllm/engine/arg_utils.py:1522-1527
+        return "Pipeline Parallelism without Ray distributed executor"
+    if pp > 1 and backend not in (None, "ray", "mp", "external_launcher"):  # [0.9.2] vllm/engine/arg_utils.py:1482
+        return "Pipeline Parallelism without Ray distributed executor or multiprocessing executor or external launcher"
+    dtype = str(user.get("dtype") or "auto").lower()
+    if version < V("0.9.2") and dtype in ("float32", "float"):
+        return f"--dtype {dtype}"
+    cc = gpu.cc_major_minor if gpu is not None and gpu.vendor == "nvidia" else None
+    if version < V("0.10.2") and cc is not None and cc < (8, 0):
+        return "Compute Capability < 8.0"
+    steps = _as_int(user.get("num_scheduler_steps"))
+    if version < V("0.10.1") and steps is not None and steps != 1:
+        return "--num-scheduler-steps"
+    if user.get("preemption_mode") is not None:
+        return "--preemption-mode"
+    if version < V("0.9.2") and user.get("scheduling_policy") not in (None, "fcfs"):
+        return "--scheduling-policy"
+    kv = user.get("kv_cache_dtype")
+    if kv not in (None, "auto") and not (str(kv).startswith("fp8") and cc is not None and cc >= (9, 0)):
+        return "--kv-cache-dtype"  # fp8 stays on V1 only where FlashAttention 3 supports it (Hopper)
+    spec = user.get("speculative_config")
+    if version < V("0.9.0") and isinstance(spec, Mapping):
+        # 0.8.x: other methods are unsupported; ngram and EAGLE are "supported but off by default"
+        # (_warn_or_fallback: [0.8.5.post1] vllm/engine/arg_utils.py:1530-1536), so any of them falls back
+        method = spec.get("method") or spec.get("model")
+        return "Speculative Decoding" if method not in ("ngram", "[ngram]", "eagle", "eagle3") else str(method)
+    return None
+
+
+def resolve_engine(
+    version: Version,
+    env: Mapping[str, str],
+    user: Mapping[str, object] | None = None,
+    gpu: GpuSpec | None = None,
+) -> tuple[str, str]:
+    """``("V0"|"V1", why)`` for a version, environment and (optionally) the launch's settings."""
     use_v1 = _truthy(env.get("VLLM_USE_V1"))
     if version < V("0.6.4"):
         return "V0", f"vLLM {version} has only the V0 engine"
@@ -93,6 +183,12 @@ def resolve_engine(version: Version, env: Mapping[str, str]) -> tuple[str, str]:
     if version < V("0.11.0"):
         if use_v1 is False:
             return "V0", f"VLLM_USE_V1=0 selects V0 on {version}"
+        reason = v1_fallback(version, user or {}, gpu) if use_v1 is None else None
+        if reason is not None:
+            return "V0", (
+                f"{reason} is not supported by the V1 engine of {version}: with VLLM_USE_V1 unset vLLM falls back "
+                "to V0 (_is_v1_supported_oracle, [0.10.2] vllm/engine/arg_utils.py:1380-1560)"
+            )
         return "V1", f"V1 is the default engine from 0.8.0 ([0.8.0] vllm/envs.py:522-523) on {version}"
     return "V1", f"only the V1 engine exists from 0.11.0 (VLLM_USE_V1 removed in 0.11.1); {version}"
 
@@ -178,44 +274,89 @@ def cudagraph_sizes(
     user_sizes: list[int] | None = None,
     user_max: int | None = None,
     performance_mode: str | None = None,
+    cuda_graph_sizes: list[int] | None = None,
 ) -> tuple[list[int], str]:
-    """The CUDA-graph capture sizes a version uses (empty for eager)."""
-    if engine == "V0":
-        # [0.6.6.post1] vllm/worker/model_runner.py _BATCH_SIZES_TO_CAPTURE = [1,2,4] + 8*i, i<=32,
-        # trimmed to the smallest size >= max_num_seqs (vllm/config.py:3170-3210)
-        base = [1, 2, 4] + [8 * i for i in range(1, 33)]
-        out = []
-        for s in base:
-            out.append(s)
-            if s >= max_num_seqs:
-                break
-        return out, "V0 batch sizes [1,2,4,8..256 step 8] up to max_num_seqs"
+    """The CUDA-graph capture sizes a version uses (empty for eager), per release:
+
+    * V0: ``[1, 2, 4] + [8 * i for i in range(1, 1025)]`` up to the first size >= max_num_seqs
+      ([0.6.6.post1] vllm/config.py VllmConfig._set_cudagraph_sizes, the same through 0.10);
+    * V1 before 0.9: ``[1, 2, 4] + range(8, 513, 8)``, from 0.8 only sizes <= max_num_batched_tokens
+      ([0.8.5.post1] vllm/config.py);
+    * 0.9: ``--cuda-graph-sizes`` (default ``[512]``): one value N is ``[1, 2, 4] + range(8, N + 1, 8)``, more
+      values are the list ([0.9.2] vllm/config.py:1972, 4727-4735); 0.10.0-0.11.0: default
+      ``[min(2 x max_num_seqs, 512)]`` ([0.10.2] vllm/config/scheduler.py:239-244);
+    * from 0.11.1: max capture size min(max_num_seqs x (1 + speculative tokens) x 2, 512 (1024 on Blackwell
+      from 0.28)), step 8 below 256 and 16 above ([0.19.1] vllm/config/vllm.py:1389-1440);
+    * sizes the user gives in compilation_config are used as given (deduplicated), by V0 too
+      (``CompilationConfig.init_with_cudagraph_sizes`` keeps them: [0.7.3] vllm/config.py:3044-3056), filtered
+      to <= max_num_batched_tokens from 0.11.1.
+    """
     if user_sizes:
         # only the sizes vlint knows (an unresolved item of the list is left out)
-        known = [s for s in user_sizes if isinstance(s, int) and not isinstance(s, bool)]
-        sizes = sorted({s for s in known if s <= max_num_batched_tokens})
-        return sizes, "user cudagraph_capture_sizes (sizes above max_num_batched_tokens dropped)"
+        known = sorted({s for s in user_sizes if isinstance(s, int) and not isinstance(s, bool)})
+        if version >= V("0.11.1"):
+            return [s for s in known if s <= max_num_batched_tokens], (
+                "user cudagraph_capture_sizes (sizes above max_num_batched_tokens dropped)"
+            )
+        return known, "user cudagraph_capture_sizes, as given"
+    if engine == "V0":
+        possible = [1, 2, 4] + [8 * i for i in range(1, 1025)]
+        larger = [x for x in possible if x >= max_num_seqs]
+        top = larger[0] if larger else possible[-1]
+        return [x for x in possible if x <= top], "V0: [1,2,4] + 8..8192 step 8, up to the first size >= max_num_seqs"
+    if version < V("0.9.0"):
+        sizes = [1, 2, 4, *range(8, 513, 8)]
+        if version >= V("0.8.0"):
+            sizes = [s for s in sizes if s <= max_num_batched_tokens]
+        return sizes, "V1 before 0.9: [1,2,4] + 8..512 step 8 ([0.8.5.post1] vllm/config.py _set_cudagraph_sizes)"
+    if version < V("0.11.1"):
+        default = [512] if version < V("0.10.0") else [min(max_num_seqs * 2, 512)]
+        cgs = [int(x) for x in (cuda_graph_sizes or default) if isinstance(x, int) and not isinstance(x, bool)]
+        if not cgs:
+            cgs = default
+        sizes = [1, 2, 4, *range(8, cgs[0] + 1, 8)] if len(cgs) == 1 else sorted(cgs)
+        sizes = [s for s in sizes if s <= max_num_batched_tokens]
+        return sizes, (
+            f"cuda_graph_sizes {cgs} ([0.9.2] vllm/config.py:4727-4735; default "
+            f"{'[512]' if version < V('0.10.0') else 'min(2 x max_num_seqs, 512)'})"
+        )
     blackwell = gpu is not None and gpu.is_blackwell_datacenter and version >= V("0.28.0")
     cap = 1024 if blackwell else 512
     mx = user_max if user_max else min(max_num_seqs * (1 + num_speculative_tokens) * 2, cap)
     mx = max(1, min(mx, max_num_batched_tokens))
-    if version < V("0.11.1"):
-        sizes = [s for s in [1, 2, 4] if s <= mx] + list(range(8, mx + 1, 8))
-        why = f"[1,2,4]+range(8,{mx}+1,8) ([0.10.2] vllm/config/__init__.py cuda_graph_sizes)"
+    if performance_mode == "interactivity":
+        sizes = list(range(1, min(mx, 32) + 1))
     else:
-        if performance_mode == "interactivity":
-            sizes = list(range(1, min(mx, 32) + 1))
-        else:
-            sizes = [s for s in [1, 2, 4] if s <= mx]
-        if mx >= 8:
-            sizes += list(range(8, min(mx + 1, 256), 8))
-        if mx >= 256:
-            sizes += list(range(256, mx + 1, 16))
-        why = (
-            f"max capture size min(2 x max_num_seqs, {cap}, max_num_batched_tokens) = {mx}; "
-            "step 8 below 256, step 16 above ([0.19.1] vllm/config/vllm.py:1389-1440)"
-        )
+        sizes = [s for s in [1, 2, 4] if s <= mx]
+    if mx >= 8:
+        sizes += list(range(8, min(mx + 1, 256), 8))
+    if mx >= 256:
+        sizes += list(range(256, mx + 1, 16))
+    why = (
+        f"max capture size min(2 x max_num_seqs, {cap}, max_num_batched_tokens) = {mx}; "
+        "step 8 below 256, step 16 above ([0.19.1] vllm/config/vllm.py:1389-1440)"
+    )
     return sorted(set(sizes)), why
+
+
+def _compile_level(user: Mapping[str, object]) -> int | None:
+    """The compilation level/mode the launch asks for (``-O0``, ``-cc.mode=0``, ``--optimization-level 0``)."""
+    cc = user.get("compilation_config")
+    if isinstance(cc, bool):
+        return None
+    if isinstance(cc, int):
+        return cc
+    if isinstance(cc, str) and cc.strip().isdigit():
+        return int(cc)
+    if isinstance(cc, Mapping):
+        for key in ("mode", "level"):
+            v = cc.get(key)
+            if isinstance(v, int) and not isinstance(v, bool):
+                return v
+    lvl = user.get("optimization_level")
+    if isinstance(lvl, int | str) and str(lvl).strip().isdigit():
+        return int(str(lvl).strip())
+    return None
 
 
 def resolve_defaults(
@@ -231,7 +372,7 @@ def resolve_defaults(
     env = _env(user)
     user = dict(user)
     for k in _INT_KEYS:
-        if k in user and not (k == "max_model_len" and str(user[k]).strip().lower() in ("-1", "auto")):
+        if k in user and not (k == "max_model_len" and str(user[k]).strip().lower() == "auto"):
             user[k] = _as_int(user[k])
     usage = usage_context if usage_context in ("OPENAI_API_SERVER", "LLM_CLASS") else "OTHER"
 
@@ -248,7 +389,7 @@ def resolve_defaults(
             return True
         return False
 
-    engine, ewhy = resolve_engine(version, env)
+    engine, ewhy = resolve_engine(version, env, user, gpu)
     put("engine", engine, ewhy)
 
     for key in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):
@@ -277,14 +418,24 @@ def resolve_defaults(
         put("dtype", normalize_dtype(str(u("dtype"))), "set by the user", "user")
 
     # max_model_len
+    overrides = _json_mapping(u("hf_overrides"))
     if arch is not None:
-        derived, dkey = derived_max_model_len(arch, version)
-        dflt, key = default_max_model_len(arch, version)
+        derived, dkey = derived_max_model_len(arch, version, hf_overrides=overrides)
+        dflt, key = default_max_model_len(arch, version, hf_overrides=overrides)
+        if overrides and any(k in overrides for k in ("max_position_embeddings", "rope_scaling", "max_seq_len")):
+            dkey += " (with --hf-overrides)"
+        sw = arch.sliding_window
+        if u("disable_sliding_window") is True and isinstance(sw, int) and sw > 0 and sw < derived:
+            # _get_and_verify_max_len caps the derived length at the window when it is disabled
+            # ([0.10.2] vllm/config/__init__.py _get_and_verify_max_len; [0.33.0] vllm/config/model.py)
+            derived, dkey = sw, "sliding_window (--disable-sliding-window)"
+            dflt, key = min(dflt, sw), dkey
         put("derived_max_model_len", derived, f"from config.json {dkey} (vllm/config/model.py:2545-2684)")
     else:
         derived, dflt, key = None, None, ""
     mml = u("max_model_len")
-    if mml is not None and str(mml) not in ("-1", "auto"):
+    auto_words = ("-1", "auto") if version >= MML_AUTO_SINCE else ()
+    if mml is not None and str(mml).strip().lower() not in auto_words:
         put("max_model_len", int(mml), "set by the user", "user")
     elif dflt is not None:
         auto = mml is not None
@@ -293,6 +444,7 @@ def resolve_defaults(
             dflt,
             f"derived from the model config ({key})"
             + ("; -1/auto also fits it to KV memory at startup" if auto else ""),
+            "resolved" if auto else "default",
         )
     else:
         put("max_model_len", None, "model unknown: cannot derive max_model_len")
@@ -351,8 +503,17 @@ def resolve_defaults(
 
     # chunked prefill
     user_chunked = u("enable_chunked_prefill")
-    if user_chunked is not None:
-        put("enable_chunked_prefill", bool(user_chunked), "set by the user", "user")
+    generative = not (arch is not None and arch.is_encoder_decoder)
+    if user_chunked is False and engine == "V1" and generative and version < CHUNKED_CHOICE_HONOURED_SINCE:
+        put(
+            "enable_chunked_prefill",
+            True,
+            f"vLLM {version} ignores --no-enable-chunked-prefill: the V1 engine turns chunked prefill back on for "
+            "every generative model before 0.11.1 ([0.10.2] vllm/engine/arg_utils.py:1619-1623)",
+            "forced",
+        )
+    elif user_chunked is not None:
+        put("enable_chunked_prefill", _truthy_value(user_chunked), "set by the user", "user")
     elif engine == "V1":
         on = not (arch is not None and arch.is_encoder_decoder)
         put(
@@ -419,22 +580,24 @@ def resolve_defaults(
         else:
             val = int(mnbt or 2048)
             why = twhy
-            if version >= V("0.10.0") and max_model_len:
-                if not chunked:
-                    val = max(int(max_model_len), val)
-                    why += "; chunked prefill off: raised to max_model_len"
+            if version >= V("0.10.0") and max_model_len and not chunked:
+                val = max(int(max_model_len), val)
+                why += "; chunked prefill off: raised to max_model_len"
+            if version >= MNBT_CAP_SINCE and max_model_len:
                 mns_eff = int(mns_user) if mns_user is not None else int(mns or 256)
                 if mns_eff * int(max_model_len) < val:
                     val = mns_eff * int(max_model_len)
-                    why += "; capped at max_num_seqs x max_model_len"
+                    why += "; capped at max_num_seqs x max_model_len ([0.11.1] vllm/engine/arg_utils.py:2020-2026)"
             put("max_num_batched_tokens", val, why)
         if mns_user is not None:
             put("max_num_seqs", int(mns_user), "set by the user", "user")
         else:
             val = int(mns or 256)
             why = twhy
-            if version >= V("0.10.0"):
+            if version >= MNS_LOWERED_SINCE:
                 mnbt_v = int(out["max_num_batched_tokens"].value)
+                if version < MNBT_CAP_SINCE and mnbt_v == 0:
+                    mnbt_v = val  # 0.10.1-0.11.0: min(default, max_num_batched_tokens or sys.maxsize)
                 if mnbt_v < val:
                     val, why = mnbt_v, twhy + "; lowered to max_num_batched_tokens"
             put("max_num_seqs", val, why)
@@ -459,11 +622,32 @@ def resolve_defaults(
     nspec = 0
     if isinstance(spec, Mapping):
         nspec = int(spec.get("num_speculative_tokens") or 0)
-    if eager:
-        put("cudagraph_capture_sizes", [], "enforce_eager: no CUDA graphs")
-        put("max_cudagraph_capture_size", 0, "enforce_eager: no CUDA graphs")
+    level = _compile_level(user)
+    ccfg0 = _json_mapping(u("compilation_config"))
+    # from 0.11.1 CUDA graphs default to NONE unless the compilation mode is VLLM_COMPILE (3)
+    # ([0.11.2] vllm/config/vllm.py:466-472)
+    no_graphs_level = (
+        engine == "V1"
+        and version >= V("0.11.1")
+        and level is not None
+        and level != 3
+        and not (ccfg0 is not None and ccfg0.get("cudagraph_mode"))
+    )
+    if eager or no_graphs_level:
+        why_none = "enforce_eager: no CUDA graphs" if eager else f"compilation mode {level}: cudagraph_mode NONE"
+        put("cudagraph_capture_sizes", [], why_none)
+        put("max_cudagraph_capture_size", 0, why_none)
     else:
         us = u("cudagraph_capture_sizes")
+        ccfg = _json_mapping(u("compilation_config"))
+        if not isinstance(us, (list, tuple)) and ccfg is not None:
+            us = ccfg.get("cudagraph_capture_sizes")
+        umax = u("max_cudagraph_capture_size")
+        if not umax and ccfg is not None and isinstance(ccfg.get("max_cudagraph_capture_size"), int):
+            umax = ccfg["max_cudagraph_capture_size"]
+        cgs = u("cuda_graph_sizes")
+        if version >= V("0.11.1") and isinstance(cgs, (list, tuple)) and not us:
+            us = cgs  # 0.11.1-0.12: --cuda-graph-sizes is compilation_config.cudagraph_capture_sizes
         sizes, gwhy = cudagraph_sizes(
             version,
             engine=engine,
@@ -472,8 +656,9 @@ def resolve_defaults(
             gpu=gpu,
             num_speculative_tokens=nspec,
             user_sizes=list(us) if isinstance(us, (list, tuple)) else None,
-            user_max=int(u("max_cudagraph_capture_size")) if u("max_cudagraph_capture_size") else None,
+            user_max=int(umax) if isinstance(umax, int) and not isinstance(umax, bool) and umax > 0 else None,
             performance_mode=str(perf) if perf else None,
+            cuda_graph_sizes=list(cgs) if isinstance(cgs, (list, tuple)) else None,
         )
         origin: Origin = "user" if us else "default"
         put("cudagraph_capture_sizes", sizes, gwhy, origin)

@@ -175,6 +175,7 @@ def resolve(inv: Invocation, opts: ResolveOptions, *, base_dir: Path | None = No
     dep = Deployment(inv, res.version, reason, res.exact, spec, args, reference_gpus=opts.reference_gpus)
     dep.version_outside = res.outside
     dep.version_wanted = res.wanted
+    dep.base_dir = base_dir
     dep.env = {k: (UNRESOLVED if t.unresolved else t.text) for k, t in inv.env.items()}
     model = args.value("model")
     dep.model = model if isinstance(model, str) and model else None

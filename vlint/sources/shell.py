@@ -683,6 +683,54 @@ def _to_invocation(
     return inv
 
 
+def _config_name_ok(inv: Invocation, ref: Token) -> bool:
+    """vLLM refuses a name that does not end in .yaml/.yml before opening the file (load_config_file,
+    [0.6.6.post1] vllm/utils.py:1191; [0.33.0] vllm/utils/argparse_utils.py:631-636): VL036."""
+    ext = ref.text.split(".")[-1]
+    if ext in ("yaml", "yml"):
+        return True
+    inv.problems.append(
+        Problem(
+            "VL036",
+            ref.span,
+            f"vLLM will not start: Config file must be of a yaml/yml type. {ext} supplied (--config {ref.text})",
+            {"config": ref.text, "extension": ext},
+        )
+    )
+    inv.opaque_args = True
+    return False
+
+
+def _config_document_ok(inv: Invocation, ref: Token, text: str) -> bool:
+    """vLLM calls ``.items()`` on what ``yaml.safe_load`` returns (load_config_file, [0.33.0]
+    vllm/utils/argparse_utils.py:629-640): an empty or comments-only file (None), a list or a scalar
+    crashes it (VL037). False when the document is one of those."""
+    body = [ln for ln in text.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
+    body = [ln for ln in body if ln.strip() not in ("---", "...")]
+    if not body or (len(body) == 1 and body[0].strip() in ("null", "~", "Null", "NULL")):
+        kind = "NoneType"
+        what = "empty" if not text.strip() else "only comments" if not body else "null"
+    else:
+        first = body[0].lstrip()
+        if first.startswith("- ") or first == "-" or first.startswith("["):
+            kind, what = "list", "a list"
+        elif ":" in first.split("#", 1)[0] or first.startswith(("{", "?", "&", "!")):
+            return True
+        else:
+            kind, what = "str", "a single value"
+    inv.problems.append(
+        Problem(
+            "VL037",
+            ref.span,
+            f"vLLM crashes reading --config {ref.text}: AttributeError: '{kind}' object has no attribute 'items' "
+            f"(the file is {what}; it must be a mapping of option names to values)",
+            {"config": ref.text, "document": kind},
+        )
+    )
+    inv.opaque_args = True
+    return False
+
+
 def _attach_config(inv: Invocation, ev: ShellEvaluator, base_dir: Path, read_file: ReadFile) -> None:
     """Load the ``--config FILE`` the launch names (from disk or from a here-document)."""
     ref: Token | None = None
@@ -718,6 +766,8 @@ def _attach_config(inv: Invocation, ev: ShellEvaluator, base_dir: Path, read_fil
     base_dir = base_dir / ev.cwd  # after `cd deploy`, --config c.yaml is deploy/c.yaml
     try:
         if heredoc is not None:
+            if not _config_name_ok(inv, ref) or not _config_document_ok(inv, ref, heredoc.text):
+                return
             inv.config = vllm_yaml.load_config(
                 heredoc.text, heredoc.posmap.path, posmap=heredoc.posmap, unresolved=heredoc.unresolved
             )
@@ -727,7 +777,21 @@ def _attach_config(inv: Invocation, ev: ShellEvaluator, base_dir: Path, read_fil
         if refused(e, ref.span, inv.problems, f"--config {ref.text}"):
             inv.opaque_args = True
             return
-        if e.line is None:
+        if not _config_name_ok(inv, ref):
+            return
+        if e.message == "no such file" and not Path(ref.text).is_absolute():
+            # inside the repository and not there: vLLM's open() fails and it stops (VL038); an absolute
+            # path may be mounted at run time (VL010 below)
+            inv.problems.append(
+                Problem(
+                    "VL038",
+                    ref.span,
+                    f"vLLM will not start: FileNotFoundError: [Errno 2] No such file or directory: '{ref.text}' "
+                    "(vLLM logs 'Unable to read the config file' and stops)",
+                    {"config": ref.text},
+                )
+            )
+        elif e.line is None:
             inv.problems.append(
                 Problem(
                     "VL010",
@@ -746,6 +810,8 @@ def _attach_config(inv: Invocation, ev: ShellEvaluator, base_dir: Path, read_fil
                 )
             )
         inv.opaque_args = True
+        return
+    if not _config_name_ok(inv, ref) or not _config_document_ok(inv, ref, linked.text):
         return
     try:
         inv.config = vllm_yaml.load_config(linked.text, linked.path)

@@ -495,8 +495,8 @@ def test_removed_flag_is_removed_as_an_unsafe_fix(work: Path) -> None:
 
 def test_removed_flag_fix_rules() -> None:
     """Mechanical renames keep the value; a "nothing replaces it" flag is removed safely; else unsafe."""
+    from vlint.argspec.fixes import removed_flag_fix
     from vlint.argspec.spec import load_spec
-    from vlint.fix.argfix import removed_flag_fix
     from vlint.span import Span
     from vlint.version import V
 

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vlint.argspec import config_expand
+from vlint.argspec.fixes import abbreviation_fix, removed_flag_fix
 from vlint.argspec.spec import ArgSpec, Argument
 from vlint.argspec.values import ArgValueError, convert, human_readable_int
 from vlint.finding import Fix
-from vlint.fix.argfix import abbreviation_fix, removed_flag_fix
 from vlint.invocation import Entry, Invocation
 from vlint.span import Span
 from vlint.version import V

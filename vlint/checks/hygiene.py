@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.finding import Fix
-from vlint.fix.changes import add_option, remove_entry, remove_setting, with_changes
+from vlint.setting_changes import add_option, remove_entry, remove_setting, with_changes
 
 if TYPE_CHECKING:
     from vlint.deployment import Deployment

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from vlint.argspec.parse import UNRESOLVED
 from vlint.checks import CheckContext, Hit, check
 from vlint.finding import Fix
-from vlint.fix.changes import remove_setting, set_value, with_changes
+from vlint.setting_changes import remove_setting, set_value, with_changes
 
 if TYPE_CHECKING:
     from vlint.deployment import Deployment

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.finding import Fix
-from vlint.fix.changes import remove_setting
 from vlint.secrets import find_secrets
+from vlint.setting_changes import remove_setting
 
 
 @check("security.trust_remote_code")

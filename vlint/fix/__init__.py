@@ -1,3 +1,4 @@
-"""Fixes: structured changes for findings (:mod:`.changes`, :mod:`.argfix`, :mod:`.memory`), the
+"""Fixes: structured changes for memory findings (:mod:`.memory`; the change records every check builds
+are :mod:`vlint.setting_changes`, the parser's own fixes :mod:`vlint.argspec.fixes`), the
 span-based text editor (:mod:`.editor`) and the ``vlint fix`` run that applies and verifies them
 (:mod:`.apply`)."""

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vlint.finding import Fix, SettingChange
-from vlint.fix.changes import remove_setting, set_value, with_changes
+from vlint.setting_changes import remove_setting, set_value, with_changes
 
 if TYPE_CHECKING:
     from vlint.deployment import Deployment

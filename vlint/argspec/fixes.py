@@ -14,7 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from vlint.finding import Fix, SettingChange
-from vlint.fix.changes import remove_words, rename
+from vlint.setting_changes import remove_words, rename
 from vlint.span import Span
 
 if TYPE_CHECKING:

@@ -3,6 +3,7 @@ version fills in, the model architecture and the GPU. Rules read deployments, ne
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,9 @@ class Deployment:
     reference_gpus: tuple[str, ...] = ()
     #: the folder of the file the launch is in (relative paths of the launch are looked up from it)
     base_dir: Path | None = None
+    #: computes the memory model's estimate (the resolver passes :func:`vlint.resolve.memory_inputs.estimate_for`:
+    #: the launch type does not import the layer that sizes it); None: no estimate
+    estimator: Callable[[Deployment], MemoryEstimate | None] | None = None
     _memory: Any = None
     _memory_done: bool = False
     #: (gpu_fit entries or None, why none), computed once by :func:`vlint.gpu_fit.gpu_fit`
@@ -116,7 +120,5 @@ class Deployment:
         """The memory model's estimate, computed once (None when model or GPU is unknown)."""
         if not self._memory_done:
             self._memory_done = True
-            from vlint.resolve.memory_inputs import estimate_for
-
-            self._memory = estimate_for(self)
+            self._memory = self.estimator(self) if self.estimator is not None else None
         return self._memory

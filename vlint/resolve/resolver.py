@@ -17,6 +17,7 @@ from vlint.deployment import Deployment
 from vlint.invocation import Invocation
 from vlint.lint_root import LintRoot
 from vlint.precedence import CLI, FILE, ConfigDefaults, Stated, decide
+from vlint.resolve.memory_inputs import estimate_for
 from vlint.version import Version
 
 
@@ -172,7 +173,9 @@ def resolve(inv: Invocation, opts: ResolveOptions, *, base_dir: Path | None = No
     args = parse_invocation(inv, spec)
     if opts.overrides:
         apply_overrides(args, spec, opts.overrides, inv.span)
-    dep = Deployment(inv, res.version, reason, res.exact, spec, args, reference_gpus=opts.reference_gpus)
+    dep = Deployment(
+        inv, res.version, reason, res.exact, spec, args, reference_gpus=opts.reference_gpus, estimator=estimate_for
+    )
     dep.version_outside = res.outside
     dep.version_wanted = res.wanted
     dep.base_dir = base_dir

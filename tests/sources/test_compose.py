@@ -70,7 +70,7 @@ def test_list_command_after_the_image_entry_point(tmp_path: Path) -> None:
         """\
         services:
           vllm:
-            image: vllm/vllm-openai:v0.10.2
+            image: vllm/vllm-openai:v0.11.1
             command:
               - Qwen/Qwen2.5-7B-Instruct
               # a comment between items
@@ -84,8 +84,8 @@ def test_list_command_after_the_image_entry_point(tmp_path: Path) -> None:
     assert argv(inv) == ["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192", "--gpu-memory-utilization", "0.85"]
     assert [at(t) for t in inv.args] == ["5:9", "7:9", "8:10", "9:10", "10:9"]
     assert [text_at(tmp_path, t) for t in inv.args] == [t.text for t in inv.args]
-    assert inv.facts["vllm_version"].value == "0.10.2"
-    assert inv.facts["image"].value == "vllm/vllm-openai:v0.10.2"
+    assert inv.facts["vllm_version"].value == "0.11.1"
+    assert inv.facts["image"].value == "vllm/vllm-openai:v0.11.1"
 
 
 def test_old_and_untagged_images_and_image_named_like_vllm(tmp_path: Path) -> None:
@@ -169,7 +169,8 @@ def test_dotenv_values_duplicates_and_required_variables(tmp_path: Path) -> None
         "--seed",
         "7",
     ]
-    assert inv.program == "vllm serve" and inv.facts["vllm_version"].value == "0.10.2"
+    # a 0.10.x image: vllm serve or api_server, not pinned down (either spelling of the model)
+    assert inv.program == "image" and inv.facts["vllm_version"].value == "0.10.2"
     assert at(inv.args[1]) == "10:9" and text_at(tmp_path, inv.args[1]) == "${MODEL_NAME:?Set MODEL_NAME in .env}"
     assert inv.env["HF_TOKEN"] == Token("${HF_TOKEN}", inv.env["HF_TOKEN"].span, True)
     assert inv.env["NVIDIA_VISIBLE_DEVICES"].text == "0,1"
@@ -485,7 +486,7 @@ def test_compose_command_replaces_the_dockerfile_cmd(tmp_path: Path) -> None:
         """,
         Dockerfile='FROM vllm/vllm-openai:v0.10.2\nENV VLLM_LOGGING_LEVEL=INFO\nCMD ["other/model"]\n',
     )
-    assert inv.program == "vllm serve" and argv(inv)[0] == "Qwen/Qwen2.5-7B-Instruct"
+    assert inv.program == "image" and argv(inv)[0] == "Qwen/Qwen2.5-7B-Instruct"  # 0.10.x: either entrypoint
     assert inv.facts["vllm_version"].value == "0.10.2" and inv.env["VLLM_LOGGING_LEVEL"].text == "INFO"
 
 
@@ -584,3 +585,16 @@ def test_config_file_copied_by_the_built_image(tmp_path: Path) -> None:
     )
     (inv,) = res.invocations
     assert inv.config is not None and inv.config.entries[0].key_span.path.endswith("image/serve.yaml")
+
+
+def test_an_image_whose_entrypoint_is_not_known_accepts_both_spellings_of_the_model(tmp_path: Path) -> None:
+    """vllm/vllm-openai moved from the api_server entrypoint to vllm serve at a release not pinned
+    down (after 0.9, by 0.11.1): in between, --model (which vllm serve refuses in 0.8.3–0.11.0) is not
+    an error resting on a guessed entrypoint, nor is a positional model."""
+    for args in ('["--model", "Qwen/Qwen2.5-1.5B-Instruct"]', '["Qwen/Qwen2.5-1.5B-Instruct"]'):
+        (tmp_path / "docker-compose.yml").write_text(
+            f"services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.2\n    command: {args}\n", encoding="utf-8"
+        )
+        found = lint(tmp_path)
+        assert not [f for f in found if f.severity == "error"], [(f.code, f.message) for f in found]
+        assert one(tmp_path, (tmp_path / "docker-compose.yml").read_text()).program == "image"

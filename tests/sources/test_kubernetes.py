@@ -89,7 +89,7 @@ spec:
 def test_deployment_container_args_run_by_the_image_entrypoint(tmp_path: Path) -> None:
     inv = one(tmp_path, DEPLOYMENT)
     assert inv.source == "kubernetes"
-    assert inv.program == "vllm serve"  # vllm/vllm-openai v0.10.x runs `vllm serve`
+    assert inv.program == "image"  # vllm/vllm-openai v0.10.x: vllm serve or api_server, not pinned down
     assert inv.label == "container vllm in Deployment/llm"
     assert argv(inv) == ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len=8192"]
     assert [sp(t.span) for t in inv.args] == ["15:15-15:22", "16:15-16:39", "17:16-17:36"]

@@ -395,7 +395,7 @@ def test_docker_run_options_env_facts_and_image_entrypoint() -> None:
         "  vllm/vllm-openai:v0.10.2 --model m --tp 2\n"
     )
     inv = one(text)
-    assert inv.program == "vllm serve"  # vllm/vllm-openai ≥ 0.10: ENTRYPOINT vllm serve
+    assert inv.program == "image"  # vllm/vllm-openai 0.10.x: vllm serve or api_server (not pinned down)
     assert argv(inv) == ["--model", "m", "--tp", "2"]
     assert sp(inv.span) == "3:3-3:27"
     assert {k: (t.text, t.unresolved) for k, t in inv.env.items()} == {
@@ -427,8 +427,8 @@ def test_docker_env_with_an_unresolved_value_keeps_its_name() -> None:
     ("image", "program", "version"),
     [
         ("vllm/vllm-openai:v0.8.5", "api_server", "0.8.5"),  # old images ran the api_server module
-        ("vllm/vllm-openai:v0.11.0", "vllm serve", "0.11.0"),
-        ("docker.io/vllm/vllm-openai:v0.11.0", "vllm serve", "0.11.0"),
+        ("vllm/vllm-openai:v0.11.0", "image", "0.11.0"),  # the switch to vllm serve is not pinned down
+        ("docker.io/vllm/vllm-openai:v0.11.1", "vllm serve", "0.11.1"),
         ("vllm/vllm-openai:latest", "image", None),  # unknown version: either entry point
         ("vllm/vllm-openai", "image", None),
         ("vllm/vllm-openai@sha256:abc", "image", None),

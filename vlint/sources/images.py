@@ -179,9 +179,15 @@ def unknown_version_reason(image: ImageRef) -> str | None:
 #: vllm/vllm-openai switched its ENTRYPOINT from ``python3 -m vllm.entrypoints.openai.api_server``
 #: to ``vllm serve``. The maintainers still described the api_server entrypoint in May 2025
 #: (vllm-project/vllm#17172, vLLM 0.8.x); recent images run ``vllm serve``. The exact release is
-#: not pinned down, so images older than this are treated as api_server and images with no
-#: version as "either" (program ``image``), which accepts both spellings of the model.
+#: not pinned down, so images older than this are treated as api_server, images from
+#: :data:`SERVE_ENTRYPOINT_CERTAIN` on as ``vllm serve``, and the ones between — and images with no
+#: version — as "either" (program ``image``), which accepts both spellings of the model: only the
+#: model's spelling differs, and ``vllm serve`` refuses ``--model`` only in 0.8.3–0.11.0 (the oracle
+#: cases), so an error there must not rest on a guessed entrypoint.
 SERVE_ENTRYPOINT_SINCE = Version.parse("0.10.0")
+#: from here on the image's entrypoint no longer changes what vLLM accepts (``vllm serve`` takes
+#: ``--model`` again), so ``vllm serve`` is as good as certain for the checks that depend on it
+SERVE_ENTRYPOINT_CERTAIN = Version.parse("0.11.1")
 
 
 def default_entrypoint(image: ImageRef) -> str | None:
@@ -196,5 +202,7 @@ def default_entrypoint(image: ImageRef) -> str | None:
         version = image_vllm_version(image)
         if version is None:
             return "image"
-        return "api_server" if version < SERVE_ENTRYPOINT_SINCE else "vllm serve"
+        if version < SERVE_ENTRYPOINT_SINCE:
+            return "api_server"
+        return "vllm serve" if version >= SERVE_ENTRYPOINT_CERTAIN else "image"
     return None

@@ -544,3 +544,13 @@ def test_real_schema_corpus_underscore_equals_line(real) -> None:
 
 def test_schema_files_exist() -> None:
     assert (Path(__file__).resolve().parents[2] / "schemas" / "vllm" / "releases" / "0.33.0.json.gz").is_file()
+
+
+def test_an_omni_launch_is_parsed_by_vllm_omni_so_vllm_refusals_are_warnings(parse) -> None:
+    """vllm-omni's `vllm` entry point parses a command line holding --omni with its own parser
+    (vllm_omni/entrypoints/cli/main.py): what vLLM's parser refuses is not an error there."""
+    plain = parse(["m", "--deploy-config", "x.yaml"])
+    assert [(i.code, i.severity) for i in plain.issues] == [("VL001", None)]
+    omni = parse(["m", "--deploy-config", "x.yaml", "--omni"])
+    assert {(i.code, i.severity) for i in omni.issues} == {("VL001", "warning")}
+    assert all("vllm-omni" in i.message and i.data["vllm_omni"] for i in omni.issues)

@@ -150,7 +150,29 @@ def parse_invocation(inv: Invocation, spec: ArgSpec) -> ParsedArgs:
     _reconcile_model(out)
     if inv.program == "vllm serve" and "model" not in out.settings and not out.opaque:
         _missing_model(inv, spec, out)
+    if inv.program in ("vllm serve", "image") and any(t.text == OMNI_FLAG for t in inv.args):
+        _omni_parser(out)
     return out
+
+
+#: ``vllm … --omni``: vllm-omni's ``vllm`` entry point hands any command line holding this flag to its own
+#: parser, which extends ``vllm serve``'s (vllm-project/vllm-omni vllm_omni/entrypoints/cli/main.py:11-16)
+OMNI_FLAG = "--omni"
+#: what vLLM's own parser refuses; vllm-omni's may accept it
+_PARSER_REFUSALS = frozenset({"VL001", "VL002", "VL004", "VL006", "VL008"})
+
+
+def _omni_parser(out: ParsedArgs) -> None:
+    """A launch vllm-omni parses: vLLM's refusals are warnings that say why (vlint does not know
+    vllm-omni's options), never errors."""
+    for issue in out.issues:
+        if issue.code in _PARSER_REFUSALS and issue.severity in (None, "error"):
+            issue.severity = "warning"
+            issue.message += (
+                "; with --omni, vllm-omni parses this command line with options of its own that vlint does not "
+                "check: vLLM's parser would refuse it, vllm-omni's may not"
+            )
+            issue.data["vllm_omni"] = True
 
 
 def _missing_model(inv: Invocation, spec: ArgSpec, out: ParsedArgs) -> None:

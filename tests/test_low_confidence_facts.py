@@ -44,3 +44,14 @@ def test_explain_says_the_facts_are_of_low_confidence() -> None:
     r = CliRunner().invoke(main, ["explain", "--model", LOW, "--gpu", "H100", "--format", "json"])
     facts = json.loads(r.output)["deployments"][0]["model_facts"]
     assert facts["origin"] == "catalog" and facts["confidence"] == "low"
+
+
+def test_a_check_that_uses_no_model_fact_is_not_softened(tmp_path: Path) -> None:
+    """gpu_memory_utilization 1.0 asks for more than the GPU has free at startup, whatever the model."""
+    f = tmp_path / "serve.sh"
+    f.write_text(f"vllm serve {LOW} --tensor-parallel-size 2 --max-model-len 4096 --gpu-memory-utilization 1.0\n")
+    r = CliRunner().invoke(
+        main, ["check", "--isolated", "--gpu", "H100:2", "--vllm-version", "0.19.1", "--format", "json", str(f)]
+    )
+    found = [x for x in json.loads(r.output)["findings"] if x["code"] == "VL210"]
+    assert found and found[0]["severity"] == "error" and found[0]["data"]["stage"] == "startup_free_memory", found

@@ -123,6 +123,7 @@ def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
     if (
         dep.arch is not None
         and dep.arch.confidence == "low"
+        and stage != "startup_free_memory"  # the GPU's free memory against gmu: no model fact in it
         and m.need_gib < LOW_CONFIDENCE_FACTOR * max(m.left_gib, 0.0)
     ):
         # facts the catalog had to infer (docs/models.md) and a shortfall they could explain: an error

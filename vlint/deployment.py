@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from vlint.resolve.defaults import ResolvedValue
     from vlint.resolve.gpus import GpuSpec
     from vlint.resolve.model_arch import ModelArch
+    from vlint.span import Span
 
 
 @dataclass(slots=True)
@@ -71,6 +72,14 @@ class Deployment:
 
     def is_set(self, dest: str) -> bool:
         return dest in self.args.settings
+
+    def span_of(self, *dests: str) -> Span:
+        """Where the first of ``dests`` the launch writes is (the launch itself otherwise)."""
+        for d in dests:
+            s = self.args.settings.get(d)
+            if s is not None:
+                return s.full_span
+        return self.invocation.span
 
     def user_value(self, dest: str, default: Any = None) -> Any:
         s = self.args.settings.get(dest)

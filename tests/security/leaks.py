@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from vlint.cli import main
 
@@ -19,6 +19,16 @@ def write_tree(root: Path, files: dict[str, str]) -> None:
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
+
+
+def invoke_in(repo: Path, *args: str) -> Result:
+    """``vlint ARGS`` run from ``repo`` (as CI runs it from the checkout), in process."""
+    cwd = os.getcwd()
+    os.chdir(repo)
+    try:
+        return CliRunner().invoke(main, list(args))
+    finally:
+        os.chdir(cwd)
 
 
 def outputs(repo: Path, args: Iterable[str] = (), *, fix: bool = True) -> dict[str, str]:

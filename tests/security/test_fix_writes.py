@@ -7,23 +7,14 @@ import os
 import stat
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from vlint.cli import main
-
-from .leaks import write_tree
+from .leaks import invoke_in, write_tree
 
 ABBREVIATED = "vllm serve m/x --max-model 4096\n"  # VL005: the safe fix spells --max-model-len
 FIXED = "vllm serve m/x --max-model-len 4096\n"
 
 
 def fix(repo: Path, *args: str) -> str:
-    cwd = os.getcwd()
-    os.chdir(repo)
-    try:
-        return CliRunner().invoke(main, ["fix", "--isolated", *args]).output
-    finally:
-        os.chdir(cwd)
+    return invoke_in(repo, "fix", "--isolated", *args).output
 
 
 def _repo(tmp_path: Path) -> Path:

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from vlint.cli import main
 
-from .leaks import leaked, outputs, write_tree
+from .leaks import invoke_in, leaked, outputs, write_tree
 
 SECRET = "wJalrXUtnFEMIK7MDENGbPxRfiCYzq81Kx9Lmq"
 CREDENTIALS = f"[default]\naws_access_key_id=AKIAQ3EGZX7T5LMN2WPA\naws_secret_access_key={SECRET}\n"
@@ -39,12 +39,7 @@ def workspace(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _json(repo: Path) -> dict:
-    cwd = os.getcwd()
-    os.chdir(repo)
-    try:
-        r = CliRunner().invoke(main, ["check", "--isolated", "--format", "json", "."])
-    finally:
-        os.chdir(cwd)
+    r = invoke_in(repo, "check", "--isolated", "--format", "json", ".")
     return json.loads(r.output)
 
 
@@ -147,12 +142,7 @@ def test_model_folder_outside(workspace: tuple[Path, Path]) -> None:
     write_tree(repo, {"serve.sh": "vllm serve ../outside/model --max-model-len 4096\n"})
     out = outputs(repo, ["--gpu", "L4", "."], fix=False)
     assert leaked(out, SECRET) == []
-    cwd = os.getcwd()
-    os.chdir(repo)
-    try:
-        r = CliRunner().invoke(main, ["explain", "--format", "json", "serve.sh"])
-    finally:
-        os.chdir(cwd)
+    r = invoke_in(repo, "explain", "--format", "json", "serve.sh")
     doc = json.loads(r.output)
     assert "outside the lint root" in doc["deployments"][0]["memory_unavailable"]
 
@@ -161,12 +151,7 @@ def test_named_paths_are_read_as_named(workspace: tuple[Path, Path]) -> None:
     """A file the user names on the command line is read wherever it is (the user's own choice)."""
     repo, outside = workspace
     write_tree(outside, {"mine.sh": "vllm serve m/x --max-model-len 4096 --max-model-lenn 1\n"})
-    cwd = os.getcwd()
-    os.chdir(repo)
-    try:
-        r = CliRunner().invoke(main, ["check", "--isolated", "--format", "json", str(outside / "mine.sh")])
-    finally:
-        os.chdir(cwd)
+    r = invoke_in(repo, "check", "--isolated", "--format", "json", str(outside / "mine.sh"))
     assert [f["code"] for f in json.loads(r.output)["findings"]] == ["VL001"]
 
 
@@ -175,13 +160,8 @@ def test_root_option_widens_the_root(workspace: tuple[Path, Path]) -> None:
     tmp = repo.parent
     write_tree(outside, {"ok.yaml": "max-num-seqs: 8\n"})
     write_tree(repo, {"serve.sh": "vllm serve m/x --config ../outside/ok.yaml\n"})
-    cwd = os.getcwd()
-    os.chdir(repo)
-    try:
-        narrow = CliRunner().invoke(main, ["check", "--isolated", "--format", "json", "serve.sh"])
-        wide = CliRunner().invoke(main, ["check", "--isolated", "--format", "json", "--root", str(tmp), "serve.sh"])
-    finally:
-        os.chdir(cwd)
+    narrow = invoke_in(repo, "check", "--isolated", "--format", "json", "serve.sh")
+    wide = invoke_in(repo, "check", "--isolated", "--format", "json", "--root", str(tmp), "serve.sh")
     assert "VL060" in [f["code"] for f in json.loads(narrow.output)["findings"]]
     assert "VL060" not in [f["code"] for f in json.loads(wide.output)["findings"]]
 

@@ -11,15 +11,11 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from vlint.cli import main
-
-from .leaks import leaked, outputs, write_tree
+from .leaks import invoke_in, leaked, outputs, write_tree
 
 SECRET = "sk-proj-qz60abcdEFGH1234ijkl5678mnopQRST"
 HEAD, TAIL = SECRET[:12], SECRET[12:]  # "sk-proj-qz60", "abcd…"
@@ -75,12 +71,7 @@ def test_interpolated_secret_is_quoted_by_its_variable(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     write_tree(repo, CASES["dotenv-interpolation"])
     (repo / ".git").mkdir()
-    cwd = os.getcwd()
-    os.chdir(repo)
-    try:
-        r = CliRunner().invoke(main, ["check", "--isolated", "--format", "json", "."])
-    finally:
-        os.chdir(cwd)
+    r = invoke_in(repo, "check", "--isolated", "--format", "json", ".")
     messages = [f["message"] for f in json.loads(r.output)["findings"] if f["code"] == "VL004"]
     assert messages and all("${aws_secret_access_key}" in m for m in messages), messages
 
@@ -90,11 +81,6 @@ def test_fix_diff_masks_the_edited_line(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     write_tree(repo, CASES["shell-quoting"])
     (repo / ".git").mkdir()
-    cwd = os.getcwd()
-    os.chdir(repo)
-    try:
-        r = CliRunner().invoke(main, ["fix", "--isolated", "--diff", "serve.sh"])
-    finally:
-        os.chdir(cwd)
+    r = invoke_in(repo, "fix", "--isolated", "--diff", "serve.sh")
     assert "+vllm serve m/x --max-model-len 4096" in r.output
     assert leaked({"diff": r.output}, SECRET) == []

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from vlint.argspec.parse import UNRESOLVED
 from vlint.checks import CheckContext, Hit, check
-from vlint.span import Span
 from vlint.version import V, Version
 
 if TYPE_CHECKING:
@@ -45,15 +44,6 @@ def _user(dep: Deployment, dest: str) -> Any:
     """What the launch wrote (None when not written or unresolved)."""
     s = dep.setting(dest)
     return None if s is None or s.value is UNRESOLVED else s.value
-
-
-def _span(dep: Deployment, *dests: str) -> Span:
-    """Where the first of ``dests`` the launch writes is (the launch itself otherwise)."""
-    for d in dests:
-        s = dep.setting(d)
-        if s is not None:
-            return s.full_span
-    return dep.invocation.span
 
 
 def _json(dep: Deployment, dest: str) -> Mapping[str, Any] | None:
@@ -405,7 +395,7 @@ def value_out_of_range(ctx: CheckContext) -> Iterator[Hit]:
             continue
         msg = b.message.format(value=_fmt(v), bound=_fmt(b.bound))
         yield Hit(
-            _span(dep, b.dest),
+            dep.span_of(b.dest),
             {"setting": b.dest, "value": v, "bound": b.bound, "op": b.op, "where": b.where},
             message=_refuse(f"{msg} ({b.where}, vLLM {dep.version})"),
         )
@@ -425,7 +415,7 @@ def auto_tool_choice_without_parser(ctx: CheckContext) -> Iterator[Hit]:
     parser = dep.setting("tool_call_parser")
     if parser is not None and (parser.value is UNRESOLVED or parser.value):
         return
-    yield Hit(_span(dep, "enable_auto_tool_choice"), {}, message=_refuse(AUTO_TOOL_MESSAGE))
+    yield Hit(dep.span_of("enable_auto_tool_choice"), {}, message=_refuse(AUTO_TOOL_MESSAGE))
 
 
 AUTO_TOOL_MESSAGE = (
@@ -448,7 +438,7 @@ def log_outputs_without_requests(ctx: CheckContext) -> Iterator[Hit]:
     if dep.value("enable_log_requests") is True:
         return
     yield Hit(
-        _span(dep, "enable_log_outputs"),
+        dep.span_of("enable_log_outputs"),
         {},
         message=_refuse("Error: --enable-log-outputs requires --enable-log-requests"),
     )
@@ -559,7 +549,7 @@ def dp_local_over_dp(ctx: CheckContext) -> Iterator[Hit]:
     if local <= dp:
         return
     yield Hit(
-        _span(dep, "data_parallel_size_local"),
+        dep.span_of("data_parallel_size_local"),
         {"local": local, "dp": dp},
         message=_refuse(f"data_parallel_size_local ({_fmt(local)}) must be <= data_parallel_size ({dp})"),
     )
@@ -588,7 +578,7 @@ def nnodes_layout(ctx: CheckContext) -> Iterator[Hit]:
             if new
             else f"AssertionError: world_size={world} must be divisible by nnodes={nnodes}."
         )
-        yield Hit(_span(dep, "nnodes"), {"nnodes": nnodes, "world_size": world}, message=_refuse(msg))
+        yield Hit(dep.span_of("nnodes"), {"nnodes": nnodes, "world_size": world}, message=_refuse(msg))
         return
     rank = _int(dep, "node_rank")
     if rank is not None and not 0 <= rank < nnodes:
@@ -598,7 +588,7 @@ def nnodes_layout(ctx: CheckContext) -> Iterator[Hit]:
             if new
             else f"AssertionError: node_rank={rank} must be less than nnodes={nnodes}."
         )
-        yield Hit(_span(dep, "node_rank", "nnodes"), {"nnodes": nnodes, "node_rank": rank}, message=_refuse(msg))
+        yield Hit(dep.span_of("node_rank", "nnodes"), {"nnodes": nnodes, "node_rank": rank}, message=_refuse(msg))
 
 
 #: TP must be divisible by the decode-context-parallel size: an assert in create_engine_config from 0.10.2
@@ -626,7 +616,7 @@ def dcp_layout(ctx: CheckContext) -> Iterator[Hit]:
             if _since(dep, DCP_VALUE_ERROR_SINCE)
             else f"AssertionError: tp_size={tp} must be divisible bydcp_size={dcp}."
         )
-        yield Hit(_span(dep, "decode_context_parallel_size"), {"tp": tp, "dcp": dcp}, message=_refuse(text))
+        yield Hit(dep.span_of("decode_context_parallel_size"), {"tp": tp, "dcp": dcp}, message=_refuse(text))
         return
     arch = dep.arch
     if _since(dep, DCP_KV_HEADS_SINCE) and arch is not None and arch.kv_lora_rank is None:
@@ -641,7 +631,7 @@ def dcp_layout(ctx: CheckContext) -> Iterator[Hit]:
                 "enable decode context parallel for GQA/MQA"
             )
             yield Hit(
-                _span(dep, "decode_context_parallel_size", "tensor_parallel_size"),
+                dep.span_of("decode_context_parallel_size", "tensor_parallel_size"),
                 {"tp": tp, "dcp": dcp, "kv_heads": kv},
                 message=_refuse(text),
             )
@@ -660,7 +650,7 @@ def expert_parallel_dense(ctx: CheckContext) -> Iterator[Hit]:
     if dep.arch.num_experts > 0:
         return
     yield Hit(
-        _span(dep, "enable_expert_parallel"),
+        dep.span_of("enable_expert_parallel"),
         {"model": dep.model},
         message=_refuse(
             "Number of experts in the model must be greater than 0 when expert parallelism is enabled "
@@ -682,12 +672,12 @@ def eplb_layout(ctx: CheckContext) -> Iterator[Hit]:
     if not _since(dep, EPLB_SINCE) or _user(dep, "enable_eplb") is not True:
         return
     if dep.value("enable_expert_parallel") is not True:
-        yield Hit(_span(dep, "enable_eplb"), {}, message=_refuse("enable_expert_parallel must be True to use EPLB."))
+        yield Hit(dep.span_of("enable_eplb"), {}, message=_refuse("enable_expert_parallel must be True to use EPLB."))
         return
     tp, dp = _tp(dep), _dp(dep)
     if dep.version < V(EPLB_TPDP_UNTIL) and tp * dp <= 1:
         yield Hit(
-            _span(dep, "enable_eplb"),
+            dep.span_of("enable_eplb"),
             {"tp": tp, "dp": dp},
             message=_refuse(
                 "EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, "
@@ -716,7 +706,7 @@ def pipeline_parallel_executor(ctx: CheckContext) -> Iterator[Hit]:
         return  # the V1 oracle falls back to V0 (_raise_or_fallback)
     name = "Pipeline Parallelism without Ray distributed executor or multiprocessing executor or external launcher"
     yield Hit(
-        _span(dep, "distributed_executor_backend", "pipeline_parallel_size"),
+        dep.span_of("distributed_executor_backend", "pipeline_parallel_size"),
         {"backend": backend},
         message=_refuse(
             f"NotImplementedError: {name} is not supported. We recommend to remove {name} from your config."
@@ -737,7 +727,7 @@ def headless_api_servers(ctx: CheckContext) -> Iterator[Hit]:
     if not _since(dep, HEADLESS_API_SINCE) or _user(dep, "headless") is not True or not count or count <= 0:
         return
     yield Hit(
-        _span(dep, "api_server_count"),
+        dep.span_of("api_server_count"),
         {"api_server_count": count},
         message=_refuse(
             f"--api-server-count={count} cannot be used with --headless (no API servers are started in headless mode)."
@@ -825,7 +815,7 @@ def speculative_config_invalid(ctx: CheckContext) -> Iterator[Hit]:
     spec = _spec(dep)
     if spec is None:
         return
-    span = _span(dep, "speculative_config")
+    span = dep.span_of("speculative_config")
     pyd = _since(dep, SPEC_PYDANTIC_SINCE)
     method, model = spec.get("method"), spec.get("model")
     n = spec.get("num_speculative_tokens")
@@ -887,7 +877,7 @@ def _v0_speculative_flags_invalid(dep: Deployment) -> Iterator[Hit]:
     if model is None:
         if _num(_user(dep, "num_speculative_tokens")) is not None:
             yield Hit(
-                _span(dep, "num_speculative_tokens"),
+                dep.span_of("num_speculative_tokens"),
                 {},
                 message=_refuse("num_speculative_tokens was provided without speculative_model."),
             )
@@ -905,7 +895,7 @@ def _v0_speculative_flags_invalid(dep: Deployment) -> Iterator[Hit]:
         text = f"ngram_prompt_lookup_min={_fmt(lo)} cannot be larger than ngram_prompt_lookup_max={_fmt(hi)}"
     if text is not None:
         dest = "ngram_prompt_lookup_max" if dep.setting("ngram_prompt_lookup_max") is not None else "speculative_model"
-        yield Hit(_span(dep, dest), {}, message=_refuse(f"{text} (--speculative-model [ngram], vLLM {dep.version})"))
+        yield Hit(dep.span_of(dest), {}, message=_refuse(f"{text} (--speculative-model [ngram], vLLM {dep.version})"))
 
 
 #: 'tensor_parallel_size' inside --speculative-config is refused with a pointer to draft_tensor_parallel_size
@@ -931,7 +921,7 @@ def speculative_tensor_parallel_key(ctx: CheckContext) -> Iterator[Hit]:
         text = "TypeError: SpeculativeConfig.__init__() got an unexpected keyword argument 'tensor_parallel_size'"
     else:
         return
-    yield Hit(_span(dep, "speculative_config"), {}, message=_refuse(text))
+    yield Hit(dep.span_of("speculative_config"), {}, message=_refuse(text))
 
 
 @check("startup.speculative_ngram_async")
@@ -956,7 +946,7 @@ def speculative_ngram_async(ctx: CheckContext) -> Iterator[Hit]:
         )
     else:
         text = "Async scheduling is not supported by the V1 model runner with ngram-based speculative decoding."
-    yield Hit(_span(dep, "async_scheduling"), {"method": method}, message=_refuse(text))
+    yield Hit(dep.span_of("async_scheduling"), {"method": method}, message=_refuse(text))
 
 
 # -- LoRA (VL120) -------------------------------------------------------------------------------------
@@ -975,7 +965,7 @@ def lora_cpu_loras_below_max_loras(ctx: CheckContext) -> Iterator[Hit]:
     if cpu is None or cpu >= gpu:
         return
     yield Hit(
-        _span(dep, "max_cpu_loras"),
+        dep.span_of("max_cpu_loras"),
         {"max_cpu_loras": cpu, "max_loras": gpu},
         message=_refuse(f"max_cpu_loras ({_fmt(cpu)}) must be >= max_loras ({gpu})"),
     )
@@ -1001,7 +991,7 @@ def lora_rank_invalid(ctx: CheckContext) -> Iterator[Hit]:
     for since, until, ranks in LORA_RANKS:
         if _since(dep, since) and dep.version < V(until) and rank not in ranks:
             yield Hit(
-                _span(dep, "max_lora_rank"),
+                dep.span_of("max_lora_rank"),
                 {"max_lora_rank": rank, "ranks": list(ranks)},
                 message=_refuse(f"max_lora_rank ({_fmt(rank)}) must be one of {ranks}."),
             )
@@ -1060,7 +1050,7 @@ def mutually_exclusive_spellings(ctx: CheckContext) -> Iterator[Hit]:
         conf = _json(dep, cfg)
         if conf is None or conf.get(key) is None:
             continue
-        yield Hit(_span(dep, short), {"option": short, "config": f"{cfg}.{key}"}, message=_refuse(msg))
+        yield Hit(dep.span_of(short), {"option": short, "config": f"{cfg}.{key}"}, message=_refuse(msg))
 
 
 # -- quantization vs the GPU (VL307) -------------------------------------------------------------------
@@ -1101,7 +1091,7 @@ def quantization_gpu_capability(ctx: CheckContext) -> Iterator[Hit]:
             "--quantization" if dep.is_set("quantization") else f"the checkpoint's quantization_config ({dep.model})"
         )
         yield Hit(
-            _span(dep, "quantization"),
+            dep.span_of("quantization"),
             {"method": method, "minimum": need, "current": current, "gpu": gpu.name},
             message=_refuse(
                 f"The quantization method {method} is not supported for the current GPU. Minimum capability: "
@@ -1128,7 +1118,7 @@ def compilation_level_invalid(ctx: CheckContext) -> Iterator[Hit]:
     mode = cc.get("mode") if cc is not None else None
     if mode is not None and (isinstance(mode, bool) or mode not in (0, 1, 2, 3)):
         yield Hit(
-            _span(dep, "compilation_config"),
+            dep.span_of("compilation_config"),
             {"mode": mode},
             message=_refuse(
                 f"argument --compilation-config/-cc: 1 validation error for CompilationConfig mode: "
@@ -1140,7 +1130,7 @@ def compilation_level_invalid(ctx: CheckContext) -> Iterator[Hit]:
         s = dep.setting("optimization_level")
         written = s.option if s is not None else "--optimization-level"
         yield Hit(
-            _span(dep, "optimization_level"),
+            dep.span_of("optimization_level"),
             {"optimization_level": level},
             message=_refuse(
                 f"1 validation error for VllmConfig optimization_level: Input should be 0, 1, 2 or 3 "
@@ -1219,7 +1209,7 @@ def data_parallel_launch(ctx: CheckContext) -> Iterator[Hit]:
         return
     problem = _dp_launch_problem(dep)
     if problem is not None:
-        yield Hit(_span(dep, *names), {}, message=_refuse(problem))
+        yield Hit(dep.span_of(*names), {}, message=_refuse(problem))
 
 
 # -- partial prefills and the long-prefill threshold (VL108) ------------------------------------------
@@ -1280,7 +1270,7 @@ def partial_prefill_settings(ctx: CheckContext) -> Iterator[Hit]:
     found = _partial_prefill_problem(dep)
     if found is not None:
         dest, msg = found
-        yield Hit(_span(dep, dest, "max_num_partial_prefills", "max_long_partial_prefills"), {}, message=_refuse(msg))
+        yield Hit(dep.span_of(dest, "max_num_partial_prefills", "max_long_partial_prefills"), {}, message=_refuse(msg))
 
 
 # -- Mamba block size (VL110) -----------------------------------------------------------------------------
@@ -1300,7 +1290,7 @@ def mamba_block_size_without_prefix_caching(ctx: CheckContext) -> Iterator[Hit]:
     if size == _int(dep, "max_model_len") or dep.value("enable_prefix_caching") is not False:
         return
     yield Hit(
-        _span(dep, "mamba_block_size"),
+        dep.span_of("mamba_block_size"),
         {"mamba_block_size": size},
         message=_refuse(
             "--mamba-block-size can only be set with --enable-prefix-caching "
@@ -1330,7 +1320,7 @@ def v0_prefix_caching_sliding_window(ctx: CheckContext) -> Iterator[Hit]:
     if set(arch.layer_types) != {"sliding_attention"} or _user(dep, "disable_sliding_window") is True:
         return
     yield Hit(
-        _span(dep, "enable_prefix_caching"),
+        dep.span_of("enable_prefix_caching"),
         {"sliding_window": arch.sliding_window},
         message=_refuse(
             "NotImplementedError: Prefix caching is not supported with sliding window. Run with "

@@ -33,7 +33,7 @@ from vlint.invocation import Problem
 from vlint.lint_root import VCS_DIRS, LintRoot
 from vlint.render import settings
 from vlint.render.mapping import Origins
-from vlint.render.output import lint_rendered, merge, not_rendered
+from vlint.render.output import lint_rendered, merge, not_rendered, render_blocked
 from vlint.render.tools import find_tool, run_tool
 from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.k8s_common import LineIndex, compose_documents, get, items, scalar
@@ -96,15 +96,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         return result
     anchor = Span(src.path, 1, 1, 1, 1)
     _dependencies(chart, src)
-    for why, span in chart.blocked:
-        result.problems.append(
-            Problem(
-                "VL631",
-                span,
-                f"{why}: the Helm chart {shown} is not rendered, so the vLLM launches it builds are not checked",
-                {"chart": shown},
-            )
-        )
+    result.problems.extend(render_blocked(span, "the Helm chart", "chart", shown, why) for why, span in chart.blocked)
     if chart.blocked or chart.refused:
         return result
     overrides = sorted(rel for rel in chart.texts if is_values_file(rel))[:_MAX_VALUES]

@@ -30,7 +30,7 @@ from pathlib import Path
 from vlint.invocation import Problem
 from vlint.render import settings
 from vlint.render.mapping import Origins
-from vlint.render.output import lint_rendered, merge, not_rendered
+from vlint.render.output import lint_rendered, merge, not_rendered, render_blocked
 from vlint.render.tools import find_tool, run_tool
 from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.k8s_common import LineIndex, MappedText, compose_documents, get, items, scalar, scalar_text
@@ -105,15 +105,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     anchor = Span(src.path, 1, 1, 1, 1)
     folder = src.abspath.parent
     shown = str(Path(src.path).parent) if str(Path(src.path).parent) != "." else "."
-    for why, span in plan.blocked:
-        result.problems.append(
-            Problem(
-                "VL631",
-                span,
-                f"{why}: the overlay {shown} is not rendered, so the vLLM launches it builds are not checked",
-                {"overlay": shown},
-            )
-        )
+    result.problems.extend(render_blocked(span, "the overlay", "overlay", shown, why) for why, span in plan.blocked)
     if plan.blocked or plan.refused:
         return result
     how = f"kubectl kustomize {shown} | vlint -"

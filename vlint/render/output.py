@@ -20,6 +20,16 @@ def not_rendered(span: Span, what: str, key: str, shown: str, why: str, how: str
     )
 
 
+def render_blocked(span: Span, what: str, key: str, shown: str, why: str) -> Problem:
+    """VL631: what stops ``what`` (``the Helm chart``) ``shown`` from being rendered, on the line that asks for it."""
+    return Problem(
+        "VL631",
+        span,
+        f"{why}: {what} {shown} is not rendered, so the vLLM launches it builds are not checked",
+        {key: shown},
+    )
+
+
 def merge(found: SourceResult, result: SourceResult) -> None:
     result.invocations.extend(found.invocations)
     result.assignments.extend(found.assignments)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from vlint.checks import CheckContext, Hit, check
 from vlint.finding import Fix
 from vlint.fix import memory as fixes
-from vlint.span import Span
 
 if TYPE_CHECKING:
     from vlint.deployment import Deployment
@@ -23,14 +22,6 @@ if TYPE_CHECKING:
 GIB = 2**30
 #: a chunk size vLLM itself uses by default on large GPUs (vllm/engine/arg_utils.py:2939-3039, 0.33.0)
 REFERENCE_CHUNK = 8192
-
-
-def _span(dep: Deployment, *dests: str) -> Span:
-    for d in dests:
-        s = dep.setting(d)
-        if s is not None:
-            return s.full_span
-    return dep.invocation.span
 
 
 def memory_data(dep: Deployment, m: MemoryEstimate) -> dict[str, Any]:
@@ -61,11 +52,6 @@ def _where(dep: Deployment) -> str:
     return f"{gpu}{par}, vLLM {dep.version}"
 
 
-#: a launch whose model facts are of low confidence fails as an error only when it needs more than
-#: this many times what is left
-LOW_CONFIDENCE_FACTOR = 2.0
-
-
 @check("memory_model.will_not_start")
 def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
@@ -89,54 +75,37 @@ def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
     stage = m.failure_stage or ""
     fix: Fix | None = None
     if stage == "kv_cache_check" and m.estimated_max_model_len:
-        span = _span(dep, "max_model_len")
+        span = dep.span_of("max_model_len")
         fix = Fix(
             f"set --max-model-len {m.estimated_max_model_len} (the largest that fits, as vLLM computes it), "
             "or use a larger/extra GPU, --kv-cache-dtype fp8, or a higher --gpu-memory-utilization",
             unsafe=True,
         )
     elif stage in ("kv_cache_check", "no_kv_memory", "weights"):
-        span = _span(dep, "tensor_parallel_size", "gpu_memory_utilization", "max_model_len")
+        span = dep.span_of("tensor_parallel_size", "gpu_memory_utilization", "max_model_len")
         fix = Fix(
             "the weights leave no room: use more GPUs (--tensor-parallel-size), a quantized checkpoint, or a "
             "GPU with more memory",
             unsafe=True,
         )
     elif stage == "startup_free_memory":
-        span = _span(dep, "gpu_memory_utilization")
+        span = dep.span_of("gpu_memory_utilization")
         fix = Fix(f"lower --gpu-memory-utilization to at most {m.max_gmu_free:.2f}", unsafe=True)
     elif stage == "sampler_warmup":
-        span = _span(dep, "max_num_seqs", "gpu_memory_utilization")
+        span = dep.span_of("max_num_seqs", "gpu_memory_utilization")
         fix = Fix("lower --max-num-seqs (the sampler warms up with that many dummy requests)", unsafe=True)
     elif stage == "cuda_graph_capture":
-        span = _span(dep, "gpu_memory_utilization")
+        span = dep.span_of("gpu_memory_utilization")
         fix = Fix(
             "lower --gpu-memory-utilization (V0 captures CUDA graphs outside the budget) or use --enforce-eager",
             unsafe=True,
         )
     elif stage == "mamba_blocks":
-        span = _span(dep, "max_num_seqs")
+        span = dep.span_of("max_num_seqs")
         fix = Fix("lower --max-num-seqs", unsafe=True)
     else:
         span = dep.invocation.span
-    hit = Hit(span, data, fix=fixes.will_not_start_fix(dep, m) or fix)
-    if (
-        dep.arch is not None
-        and dep.arch.confidence == "low"
-        and stage != "startup_free_memory"  # the GPU's free memory against gmu: no model fact in it
-        and m.need_gib < LOW_CONFIDENCE_FACTOR * max(m.left_gib, 0.0)
-    ):
-        # facts the catalog had to infer (docs/models.md) and a shortfall they could explain: an error
-        # must mean vLLM refuses (a need over twice what is left stays one: no inferred bit width or
-        # layer list moves a size by that much)
-        data["model_facts_confidence"] = "low"
-        hit.severity = "warning"
-        hit.message = (
-            f"vLLM will not start ({data['where']}) by the memory model, but {dep.model}'s facts in vlint's "
-            f"catalog are of low confidence (partly inferred: vlint models show {dep.model}), so this is a "
-            f"warning: {m.failure}"
-        )
-    yield hit
+    yield Hit(span, data, fix=fixes.will_not_start_fix(dep, m) or fix)
 
 
 _CLOSE_WHAT = {
@@ -155,15 +124,22 @@ def _close_call(dep: Deployment, m: MemoryEstimate, data: dict[str, Any]) -> Hit
     stage = m.failure_stage or ("sampler_warmup" if m.risks and "sampler" in m.risks[-1] else "kv_cache_check")
     what = _CLOSE_WHAT.get(stage, "it needs {need} GiB").format(need=f"{m.need_gib:.2f}")
     verdict = "vLLM would just fail" if not m.starts else "vLLM would just start"
+    why = (
+        f"{dep.model}'s facts in vlint's catalog are of low confidence (partly inferred: vlint models show "
+        f"{dep.model}), and the shortfall is one they could explain"
+        if m.facts_low_confidence
+        else "the margin is inside the memory model's measured uncertainty"
+    )
     msg = (
         f"too close to call whether vLLM starts ({data['where']}): {what}, about {m.left_gib:.2f} ± "
-        f"{m.uncertainty_gib:.2f} GiB left ({verdict} by the point estimate; the margin is inside the memory "
-        "model's measured uncertainty)"
+        f"{m.uncertainty_gib:.2f} GiB left ({verdict} by the point estimate; {why})"
     )
+    if m.facts_low_confidence:
+        data["model_facts_confidence"] = "low"
     span = (
-        _span(dep, "max_model_len", "gpu_memory_utilization")
+        dep.span_of("max_model_len", "gpu_memory_utilization")
         if stage == "kv_cache_check"
-        else _span(dep, "gpu_memory_utilization", "max_num_seqs")
+        else dep.span_of("gpu_memory_utilization", "max_num_seqs")
     )
     fix = fixes.will_not_start_fix(dep, m) if not m.starts else None
     return Hit(
@@ -192,7 +168,7 @@ def low_concurrency(ctx: CheckContext) -> Iterator[Hit]:
     data["where"] = _where(dep)
     data["min_concurrency"] = target
     yield Hit(
-        _span(dep, "max_model_len"),
+        dep.span_of("max_model_len"),
         data,
         fix=fixes.low_concurrency_fix(dep, m, target)
         or Fix(
@@ -217,7 +193,7 @@ def small_kv_cache(ctx: CheckContext) -> Iterator[Hit]:
     data = memory_data(dep, m)
     data.update(where=_where(dep), kv_share=round(100 * m.kv_cache_gib / m.budget_gib, 1))
     yield Hit(
-        _span(dep, "tensor_parallel_size", "gpu_memory_utilization"),
+        dep.span_of("tensor_parallel_size", "gpu_memory_utilization"),
         data,
         fix=fixes.small_kv_fix(dep, m, share)
         or Fix(
@@ -267,7 +243,7 @@ def large_activation_peak(ctx: CheckContext) -> Iterator[Hit]:
         where=_where(dep),
     )
     yield Hit(
-        _span(dep, "max_num_batched_tokens", "enable_chunked_prefill"),
+        dep.span_of("max_num_batched_tokens", "enable_chunked_prefill"),
         data,
         fix=fixes.chunk_fix(dep, m)
         or Fix(
@@ -289,7 +265,7 @@ def tight_headroom(ctx: CheckContext) -> Iterator[Hit]:
     data = memory_data(dep, m)
     data.update(risk="; ".join(m.risks), where=_where(dep), headroom_gib=round(m.headroom_outside_budget_gib, 2))
     yield Hit(
-        _span(dep, "gpu_memory_utilization", "max_num_seqs"),
+        dep.span_of("gpu_memory_utilization", "max_num_seqs"),
         data,
         fix=fixes.tight_headroom_fix(dep, m)
         or Fix("leave more memory outside the budget: lower --gpu-memory-utilization or --max-num-seqs", unsafe=True),

@@ -142,6 +142,8 @@ class MemoryEstimate:
     left_gib: float = 0.0
     uncertainty_gib: float = 0.0
     too_close_to_call: bool = False
+    #: the verdict is a close call because the model's facts are of low confidence (partly inferred)
+    facts_low_confidence: bool = False
     # after the KV cache is allocated (CUDA-graph capture outside the budget, sampler warm-up): inside
     # the band the estimate cannot tell whether it OOMs (reported as a risk, VL214)
     late_close_call: bool = False

@@ -140,7 +140,30 @@ def estimate_for(dep: Deployment) -> MemoryEstimate | None:
     env = {k: v for k, v in dep.env.items() if isinstance(v, str)}
     extra = {"gpu_count": dep.gpu_count, "env": env, **feature_inputs(dep)}
     inputs = inputs_from_resolved(dep.arch, dep.gpu, dep.version, dep.resolved, **extra)
-    return estimate_memory(inputs)
+    return _low_confidence_verdict(estimate_memory(inputs), dep.arch.confidence)
+
+
+#: with model facts of low confidence (docs/models.md: partly inferred), a predicted failure stands only
+#: when the launch needs more than this many times what is left: no inferred bit width or layer list
+#: moves a size by that much
+LOW_CONFIDENCE_FACTOR = 2.0
+
+
+def _low_confidence_verdict(m: MemoryEstimate, confidence: str | None) -> MemoryEstimate:
+    """A failure that inferred facts could explain is a close call, not a failure (an error must mean
+    vLLM refuses). The startup free-memory check (gpu_memory_utilization against what the GPU has
+    free) uses no model fact and is left as it is."""
+    if (
+        confidence != "low"
+        or m.starts
+        or m.too_close_to_call
+        or m.failure_stage == "startup_free_memory"
+        or m.need_gib >= LOW_CONFIDENCE_FACTOR * max(m.left_gib, 0.0)
+    ):
+        return m
+    from dataclasses import replace
+
+    return replace(m, too_close_to_call=True, facts_low_confidence=True)
 
 
 def estimate_on_gpu(dep: Deployment, gpu: GpuSpec, gpu_count: int | None = None) -> MemoryEstimate | None:

@@ -45,22 +45,22 @@ def _scope(node: Node | None, doc: YamlDoc, outer: dict[str, Token], inputs: dic
 
 def _expressions(m: Mapped, env: dict[str, Token], inputs: dict[str, Token]) -> Mapped:
     """``m`` with the ``${{ … }}`` expressions GitHub would substitute."""
-    out = Mapped()
+    pieces: list[Mapped] = []  # joined once (Mapped.concat): appending piece by piece is quadratic
     pos = 0
     for start, end in iter_expressions(m.text):
-        out.add_mapped(m.slice(pos, start))
+        pieces.append(m.slice(pos, start))
         lo, hi = m.origin(start, end)
         simple = _SIMPLE.match(m.text[start + 3 : end - 2])
         tok = None
         if simple is not None:
             tok = (env if simple.group(1) == "env" else inputs).get(simple.group(2))
         if tok is not None and not tok.unresolved:
-            out.add(tok.text, lo, hi)
+            pieces.append(Mapped.literal(tok.text, lo, hi))
         else:
-            out.add_unresolved(m.text[start:end], lo, hi)
+            pieces.append(Mapped.unresolved_text(m.text[start:end], lo, hi))
         pos = end
-    out.add_mapped(m.slice(pos, len(m.text)))
-    return out
+    pieces.append(m.slice(pos, len(m.text)))
+    return Mapped.concat(pieces)
 
 
 def _inputs(node: Node | None, doc: YamlDoc) -> dict[str, Token]:

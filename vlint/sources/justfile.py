@@ -173,14 +173,14 @@ def _recipe_header(line: str, start: int) -> tuple[str, dict[str, _Value]] | Non
 
 
 def _interpolate(m: Mapped, scope: dict[str, _Value]) -> Mapped:
-    out = Mapped()
+    pieces: list[Mapped] = []  # joined once (Mapped.concat): appending piece by piece is quadratic
     s = m.text
     pos = 0
     i = s.find("{{")
     while i >= 0:
-        out.add_mapped(m.slice(pos, i))
+        pieces.append(m.slice(pos, i))
         if s.startswith("{{{{", i):
-            out.add("{{", m.lo[i], m.hi[i + 3])
+            pieces.append(Mapped.literal("{{", m.lo[i], m.hi[i + 3]))
             pos = i + 4
         else:
             j = s.find("}}", i + 2)
@@ -191,10 +191,10 @@ def _interpolate(m: Mapped, scope: dict[str, _Value]) -> Mapped:
             lo, hi = m.origin(i, j + 2)
             v = scope.get(expr) if _NAME.fullmatch(expr) else None
             if v is not None and v.value is not None:
-                out.add(v.value.text, lo, hi)
+                pieces.append(Mapped.literal(v.value.text, lo, hi))
             else:
-                out.add_unresolved(s[i : j + 2], lo, hi)
+                pieces.append(Mapped.unresolved_text(s[i : j + 2], lo, hi))
             pos = j + 2
         i = s.find("{{", pos)
-    out.add_mapped(m.slice(pos, len(s)))
-    return out
+    pieces.append(m.slice(pos, len(s)))
+    return Mapped.concat(pieces)

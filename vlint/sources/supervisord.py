@@ -49,29 +49,30 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
 
 def _expand(value: Mapped, program: str, src: SourceText) -> Mapped:
     known = {"program_name": program, "group_name": program, "process_num": "0", "here": str(src.abspath.parent)}
-    out = Mapped()
+    pieces: list[Mapped] = []  # joined once (Mapped.concat): appending piece by piece is quadratic
     pos = 0
     s = value.text
     i = s.find("%")
     while i >= 0:
-        out.add_mapped(value.slice(pos, i))
+        pieces.append(value.slice(pos, i))
         if s.startswith("%%", i):
-            out.add("%", value.lo[i], value.hi[i + 1])
+            pieces.append(Mapped.literal("%", value.lo[i], value.hi[i + 1]))
             pos = i + 2
         else:
             m = _EXPANSION.match(s, i)
             if m is None:
-                out.add_mapped(value.slice(i, i + 1))
+                pieces.append(value.slice(i, i + 1))
                 pos = i + 1
             else:
                 lo, hi = value.origin(i, m.end())
                 if m.group(1) in known:
-                    out.add(known[m.group(1)], lo, hi)
+                    pieces.append(Mapped.literal(known[m.group(1)], lo, hi))
                 else:
-                    out.add_unresolved(m.group(0), lo, hi)
+                    pieces.append(Mapped.unresolved_text(m.group(0), lo, hi))
                 pos = m.end()
         i = s.find("%", pos)
-    out.add_mapped(value.slice(pos, len(s)))
+    pieces.append(value.slice(pos, len(s)))
+    out = Mapped.concat(pieces)
     # shlex splits on the newlines of a continued value like on blanks (no shell: no second command)
     out.text = out.text.replace("\n", " ")
     return out

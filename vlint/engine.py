@@ -150,9 +150,48 @@ class Engine:
         return self._finding(rule, Hit(span, data, message=message, fix=fix, severity=severity), context)
 
     def run_deployment(self, dep: Deployment) -> list[Finding]:
+        context = describe(dep)
+        out = self._deployment_findings(dep, context)
+        if dep.arch is not None and dep.arch.inferred_from_name:
+            out = self._soften_inferred(dep, out, context)
+        if dep.invocation.program in KEYWORD_PROGRAMS:
+            out = [_keyword_finding(f) for f in out]
+        return out
+
+    def _soften_inferred(self, dep: Deployment, findings: list[Finding], context: str) -> list[Finding]:
+        """An error must mean vLLM refuses: one that rests on model facts taken from another model by
+        its name (:mod:`vlint.resolve.model_names`) is a warning that says so. Which errors rest on them
+        is found by linting the launch again knowing nothing of its model: the errors that remain stand
+        (a severity the user set for the rule stands too)."""
+        errors = [f for f in findings if f.severity == "error" and f.code not in self.severity]
+        if not errors:
+            return findings
+        from vlint.resolve.resolver import without_model_facts
+
+        codes = {f.code for f in errors}
+        standing = {
+            (f.code, f.span.line, f.span.column)
+            for f in self._deployment_findings(without_model_facts(dep), context, codes)
+            if f.severity == "error"
+        }
+        assert dep.arch is not None
+        why = (
+            f" (this rests on model facts inferred from the name: {dep.arch.inferred_from_name}; map the model "
+            "in [tool.vlint] models or pass --model-config to check it for certain)"
+        )
+        return [
+            replace(
+                f, severity="warning", message=f.message + why, data={**f.data, "model_facts": "inferred from the name"}
+            )
+            if f.severity == "error" and f.code in codes and (f.code, f.span.line, f.span.column) not in standing
+            else f
+            for f in findings
+        ]
+
+    def _deployment_findings(self, dep: Deployment, context: str, only: set[str] | None = None) -> list[Finding]:
+        """The findings of every active rule (``only``: of these codes) on one launch."""
         from vlint.when import matches, settings_document
 
-        context = describe(dep)
         out: list[Finding] = []
         for issue in dep.args.issues:
             f = self.builtin_finding(
@@ -166,7 +205,7 @@ class Engine:
                 out.append(f)
         doc: dict[str, Any] | None = None
         for rule in self.active:
-            if rule.scope != "deployment" or rule.builtin:
+            if rule.scope != "deployment" or rule.builtin or (only is not None and rule.code not in only):
                 continue
             if rule.when is not None:
                 if doc is None:
@@ -187,8 +226,6 @@ class Engine:
                 continue
             for hit in fn(CheckContext(rule, dep=dep, options=self.options_for(rule))):
                 out.append(self._finding(rule, hit, context))
-        if dep.invocation.program in KEYWORD_PROGRAMS:
-            out = [_keyword_finding(f) for f in out]
         return out
 
     def run_file(self, file: FileContext) -> list[Finding]:

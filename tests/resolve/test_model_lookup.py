@@ -170,9 +170,12 @@ def test_a_folder_served_under_its_own_hugging_face_id(tmp_path: Path) -> None:
     assert r.origin == "served name" and r.arch is not None and r.arch.num_layers == 16
     assert "outside the lint root" in r.note and "--served-model-name meta-llama/Llama-3.2-1B-Instruct" in r.via
     assert served_id_of_folder(folder + "/", served) == served[0]
-    # no statement, another name, a name without an organisation, a folder that is not one: no answer
-    assert find_model("/models/Qwen3-8B", root=root).arch is None
-    assert find_model("/models/Qwen3-8B", names=["qwen3-8B"], root=root).arch is None
+    # no statement: not the served-name evidence; a folder named like a catalog model is only an
+    # inference from its name (origin "name", low confidence: vlint.resolve.model_names)
+    for names in ([], ["qwen3-8B"]):
+        guess = find_model("/models/Qwen3-8B", names=names, root=root)
+        assert guess.origin == "name" and guess.arch is not None and guess.arch.confidence == "low"
+        assert guess.arch.inferred_from_name.startswith("Qwen3-8B taken for Qwen/Qwen3-8B")
     assert find_model("/models", names=["gpt-3.5-turbo"], root=root).arch is None
     assert served_id_of_folder("/models/llama", ["meta-llama/Llama-3.2-1B-Instruct"]) is None
     assert served_id_of_folder("Llama-3.2-1B-Instruct", served) is None

@@ -699,7 +699,8 @@ def resolve_defaults(
         ("cpu_offload_gb", 0),
         ("kv_cache_memory_bytes", None),
         ("num_gpu_blocks_override", None),
-        ("quantization", arch.quant_method if arch else None),
+        # a method taken from another checkpoint by the name (model_names) is not asserted to vLLM
+        ("quantization", arch.quant_method if arch and not arch.inferred_from_name else None),
         ("disable_hybrid_kv_cache_manager", False),
         ("performance_mode", "balanced"),
     ):

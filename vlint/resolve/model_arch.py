@@ -160,6 +160,9 @@ class ModelArch:
     num_nextn_predict_layers: int = 0
     source: str = ""
     confidence: str | None = None
+    #: the facts are another model's, taken for this one by its name (:mod:`vlint.resolve.model_names`):
+    #: how ("/models/Qwen3-8B taken for Qwen/Qwen3-8B (inferred from the folder name)"); "" otherwise
+    inferred_from_name: str = ""
     aliases: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 

@@ -242,7 +242,7 @@ class ModelLookup:
 
     arch: ModelArch | None
     #: where the facts came from: ``local folder``, ``--model-config``, ``mapping``, ``HF cache``,
-    #: ``catalog``, ``hub`` ("" when none)
+    #: ``catalog``, ``hub``, ``served name``, ``name`` (inferred from the name) ("" when none)
     origin: str = ""
     #: why a place that could have answered was not read (a folder outside the lint root…)
     note: str = ""
@@ -265,6 +265,7 @@ def find_model(
     models: Mapping[str, str] | None = None,
     names: Sequence[str] = (),
     revision: str | None = None,
+    locations: Sequence[str] = (),
 ) -> ModelLookup:
     """The architecture of the model a launch names (HF id or local path), and where it came from.
 
@@ -280,12 +281,16 @@ def find_model(
     5. the bundled catalog;
     6. the hub (only with ``online=True``; needs ``huggingface_hub``);
     7. for a folder none of these answered: the Hugging Face id the launch serves it under, when
-       its name is the folder's (:func:`served_id_of_folder`), from the cache or the catalog.
+       its name is the folder's (:func:`served_id_of_folder`), from the cache or the catalog;
+    8. the catalog model the name stands for (:mod:`vlint.resolve.model_names`: a folder named
+       like a catalog model, a re-upload, a quantized checkpoint of a catalog model), an inference
+       with confidence ``low`` and origin ``name``.
 
     ``names`` are other names the launch gives its model (``--served-model-name``): a mapping or
-    ``--model-config`` entry may use them. The user's own configuration (2, 3) is read where it
-    points, outside the lint root too: that is the user's trust decision."""
-    if not ref and not (model_configs and ALL_LAUNCHES in model_configs):
+    ``--model-config`` entry may use them, and so may step 8, like ``locations`` (where the model's
+    files are downloaded from: a KServe ``storageUri``, never read). The user's own configuration
+    (2, 3) is read where it points, outside the lint root too: that is the user's trust decision."""
+    if not ref and not names and not locations and not (model_configs and ALL_LAUNCHES in model_configs):
         return ModelLookup(None)
     note = ""
     p = _expanded(ref) if ref else None
@@ -332,6 +337,12 @@ def find_model(
         if found.arch is not None:
             via = f"--served-model-name {served}, the Hugging Face id of the folder {ref} ({found.origin})"
             return ModelLookup(found.arch, "served name", note, via)
+    from vlint.resolve.model_names import infer_arch
+
+    inferred = infer_arch(ref, names, locations)
+    if inferred is not None:
+        arch, how = inferred
+        return ModelLookup(arch, "name", note, how.description)
     return ModelLookup(None, "", note)
 
 

@@ -184,7 +184,7 @@ def resolve(inv: Invocation, opts: ResolveOptions, *, base_dir: Path | None = No
     dep.model = model if isinstance(model, str) and model else None
     _resolve_hardware(dep, opts)
     _resolve_model(dep, opts, base_dir)
-    _resolve_defaults(dep, opts)
+    _resolve_defaults(dep)
     return dep
 
 
@@ -260,14 +260,16 @@ def _resolve_hardware(dep: Deployment, opts: ResolveOptions) -> None:
 
 
 def _resolve_model(dep: Deployment, opts: ResolveOptions, base_dir: Path | None) -> None:
-    if dep.model is None and "" not in opts.model_configs:
-        return
     from vlint.resolve.model_sources import find_model
 
     served = dep.value("served_model_name")
     names = [n for n in served if isinstance(n, str)] if isinstance(served, list | tuple) else []
     if isinstance(served, str):
         names = [served]
+    where = dep.invocation.facts.get("model_location")
+    locations = [str(where.value)] if where is not None else []
+    if dep.model is None and "" not in opts.model_configs and not names and not locations:
+        return
     revision = dep.value("revision")
     found = find_model(
         dep.model or "",
@@ -279,11 +281,32 @@ def _resolve_model(dep: Deployment, opts: ResolveOptions, base_dir: Path | None)
         models=opts.models,
         names=names,
         revision=revision if isinstance(revision, str) else None,
+        locations=locations,
     )
     dep.arch, dep.model_origin, dep.model_note, dep.model_via = found.arch, found.origin, found.note, found.via
 
 
-def _resolve_defaults(dep: Deployment, opts: ResolveOptions) -> None:
+def without_model_facts(dep: Deployment) -> Deployment:
+    """The launch as vlint would see it knowing nothing of its model: no architecture, no memory
+    estimate, the release's defaults filled without model facts (for the engine to tell which
+    findings rest on facts inferred from a name)."""
+    from dataclasses import replace
+
+    blind = replace(
+        dep,
+        arch=None,
+        model_origin="",
+        model_via="",
+        _memory=None,
+        _memory_done=False,
+        _gpu_fit=None,
+        _memory_status=None,
+    )
+    _resolve_defaults(blind)
+    return blind
+
+
+def _resolve_defaults(dep: Deployment) -> None:
     from vlint.resolve.defaults import resolve_defaults
 
     user: dict[str, Any] = {}

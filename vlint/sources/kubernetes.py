@@ -525,6 +525,7 @@ def _with_runtime(f: _File, obj: MappingNode, spec: Node, runtime: MappingNode, 
     node_selection_facts(facts, pod, f.lines)
     rname = scalar(get(runtime, "metadata", "name")) or "?"
     label = f"predictor of {_where(obj)} with ServingRuntime/{rname}"
+    _storage_fact(facts, get(model, "storageUri"), lines=f.lines)
     invs = _container(f, merged, label, facts, read_volumes(pod, f.lines), opaque=False)
     storage = get(model, "storageUri")
     uri = scalar(storage) or ""
@@ -567,6 +568,7 @@ def _inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None:
         _finish_all(ctx, [inv], f)
         return
     model_tok, kept = _kserve_hf_args(args, get(model, "storageUri"), lines)
+    _storage_fact(facts, get(model, "storageUri"), lines=lines)
     ctx = _context(f, f"predictor of {where} (KServe huggingface runtime)", env, facts)
     span = model_tok.span if model_tok is not None else lines.node_span(model)
     inv = Invocation(source=NAME, program="api_server", span=span)
@@ -574,6 +576,15 @@ def _inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None:
         inv.args = [Token("--model", model_tok.span), model_tok]
     inv.args += kept
     _finish_all(ctx, [inv], f)
+
+
+def _storage_fact(facts: Facts, node: Node | None, *, lines: LineIndex, where: str = "storageUri") -> None:
+    """``model_location``: where KServe's storage initializer downloads the model from (``s3://…/
+    meta-llama--Llama-3.1-8B-Instruct``), when that is not a Hugging Face id the launch reads
+    directly: its name is a hint to the model (:mod:`vlint.resolve.model_names`), never read."""
+    uri = scalar(node) if isinstance(node, ScalarNode) else None
+    if uri and not uri.startswith("hf://"):
+        facts.set("model_location", uri, lines.node_span(node), where)
 
 
 def _kserve_hf_args(args: list[MappedText], storage: Node | None, lines: LineIndex) -> tuple[Token | None, list[Token]]:
@@ -644,6 +655,7 @@ def _llm_inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None
         argv.append(scalar_text(uri_node, lines).slice(5, len(str(uri_node.value))).token())
     else:
         argv.append(Token("/mnt/models", anchor, unresolved=True))
+        _storage_fact(facts, uri_node, lines=lines, where="spec.model.uri")
     if isinstance(name_node, ScalarNode):
         argv += [Token("--served-model-name", lines.node_span(name_node)), scalar_text(name_node, lines).token()]
     par = get(spec, "parallelism")

@@ -1,0 +1,183 @@
+"""Model facts inferred from a model's name (vlint.resolve.model_names): a folder or re-upload named like a
+catalog model, a quantized checkpoint of one (publisher suffix conventions), a quantized catalog record
+standing for the model it quantizes — always low confidence, never a guess among several, and checked
+against the weights real vLLM logs print."""
+
+from __future__ import annotations
+
+import pytest
+
+from vlint.memory.weights import loaded_weights
+from vlint.resolve import model_names
+from vlint.resolve.model_names import SUFFIXES, candidates, infer_arch, match
+from vlint.resolve.model_sources import catalog_record, find_model, resolve_catalog_id
+from vlint.version import Version
+
+GIB = float(2**30)
+
+
+@pytest.mark.parametrize(
+    ("ref", "served", "base", "where"),
+    [
+        ("/models/Qwen3-8B", [], "Qwen/Qwen3-8B", "the folder name"),
+        ("/models/llama-2-7b-hf", [], "meta-llama/Llama-2-7b-hf", "the folder name"),
+        # ModelScope's cache writes "." as "___"
+        (
+            "/models/llm/Qwen/Qwen2___5-72B-Instruct-GPTQ-Int4",
+            [],
+            "Qwen/Qwen2.5-72B-Instruct-GPTQ-Int4",
+            "the folder name",
+        ),
+        # a Hugging Face cache snapshot folder names its repository
+        (
+            "/root/.cache/huggingface/hub/models--Qwen--Qwen3-8B/snapshots/" + "0" * 40,
+            [],
+            "Qwen/Qwen3-8B",
+            "the folder name",
+        ),
+        # a re-upload under another organisation, an alias of a catalog record
+        ("unsloth/Llama-3.2-3B-Instruct", [], "meta-llama/Llama-3.2-3B", "the model name"),
+        # an unresolved model served under a catalog model's id
+        ("", ["mistralai/Mistral-7B-Instruct-v0.1"], "mistralai/Mistral-7B-v0.1", "--served-model-name"),
+    ],
+)
+def test_names_that_stand_for_one_catalog_model(ref: str, served: list[str], base: str, where: str) -> None:
+    m = match(ref, served)
+    assert m is not None and m.base == base and m.where == where and m.suffix is None
+
+
+@pytest.mark.parametrize(
+    ("ref", "base", "template", "method"),
+    [
+        ("Qwen/Qwen2.5-Coder-7B-Instruct-AWQ", "Qwen/Qwen2.5-Coder-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct-AWQ", "awq"),
+        ("neuralmagic/gemma-2-9b-it-FP8", "google/gemma-2-9b-it", "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", None),
+        (
+            "someone/Qwen3-8B-FP8-dynamic",
+            "Qwen/Qwen3-8B",
+            "neuralmagic/DeepSeek-R1-Distill-Llama-70B-FP8-dynamic",
+            None,
+        ),
+        (
+            "amd/Llama-3.1-70B-Instruct-FP8-KV",
+            "meta-llama/Llama-3.1-70B",
+            "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8",
+            None,
+        ),
+        (
+            "./gemma-3-27b-it-W4A16",
+            "google/gemma-3-27b-it",
+            "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16",
+            "gptq",
+        ),
+        ("x/Qwen2.5-7B-Instruct-GPTQ-Int8", "Qwen/Qwen2.5-7B-Instruct", "TheBloke/Llama-2-13B-chat-GPTQ", "gptq"),
+    ],
+)
+def test_a_quantized_checkpoint_of_a_catalog_model(ref: str, base: str, template: str, method: str | None) -> None:
+    m = match(ref)
+    assert m is not None and m.base == resolve_catalog_id(base) and m.suffix is not None
+    assert m.suffix.template == template
+    found = infer_arch(ref)
+    assert found is not None
+    arch, _ = found
+    assert arch.quant is not None and arch.weight_bytes is None and arch.confidence == "low"
+    if method is not None:
+        assert arch.quant.method == method
+    if ref.endswith("Int8"):
+        assert arch.quant.bits == 8
+
+
+def test_every_template_is_a_quantized_catalog_record() -> None:
+    for s in SUFFIXES:
+        rec = catalog_record(s.template)
+        assert rec is not None, s.template
+        assert isinstance(rec["config"].get("quantization_config"), dict), s.template
+
+
+def test_a_quantized_record_stands_for_the_model_it_quantizes() -> None:
+    """Qwen3.6-27B itself is not in the catalog; NVIDIA's NVFP4 checkpoint of it is, with its shapes."""
+    assert resolve_catalog_id("Qwen/Qwen3.6-27B") is None
+    m = match("Qwen/Qwen3.6-27B")
+    assert m is not None and m.dequantized and m.base == "nvidia/Qwen3.6-27B-NVFP4" and m.suffix is None
+    arch, _ = infer_arch("Qwen/Qwen3.6-27B") or (None, None)
+    assert arch is not None and arch.quant is None and arch.weight_bytes is None
+    awq = infer_arch("cyankiwi/Qwen3.6-27B-AWQ-INT4")
+    assert awq is not None and awq[0].quant is not None and awq[0].quant.method == "awq"
+    # a trailing container word and quantization-aware training keep the model's name
+    qat = match("google/gemma-4-31B-it-qat-w4a16-ct")
+    assert qat is not None and qat.base == "nvidia/Gemma-4-31B-IT-NVFP4" and qat.dequantized
+
+
+@pytest.mark.parametrize(
+    "ref",
+    ["/models", "/mnt/models/", "/data/", "/workspace/tuning/pretrained_models/exported_full_model", "x", "$MODEL"],
+)
+def test_no_name_no_inference(ref: str) -> None:
+    assert match(ref) is None
+
+
+def test_never_a_guess_among_several(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two catalog records of one name with different shapes: no answer; the launch's own organisation
+    picks one."""
+    monkeypatch.setattr(model_names, "_by_name", lambda: {"twin-7b": ("a/twin-7b", "b/twin-7b")})
+    shapes = {"a/twin-7b": "one", "b/twin-7b": "other"}
+    monkeypatch.setattr(model_names, "_shape", lambda mid: shapes[mid])
+    assert match("/models/twin-7b") is None
+    m = match("b/twin-7b")
+    assert m is not None and m.base == "b/twin-7b"
+
+
+def test_find_model_says_it_inferred(tmp_path) -> None:
+    from vlint.lint_root import LintRoot
+
+    r = find_model("/models/Qwen3-32B", root=LintRoot(tmp_path))
+    assert r.origin == "name" and r.arch is not None
+    assert "outside the lint root" in r.note and r.via.startswith("Qwen3-32B taken for Qwen/Qwen3-32B")
+    assert r.arch.inferred_from_name == r.via and r.arch.confidence == "low"
+    # a catalog id is never an inference, a storage location is one
+    assert find_model("Qwen/Qwen3-8B").origin == "catalog"
+    s3 = find_model("", locations=["s3://bucket/models/meta-llama--Meta-Llama-3.1-8B-Instruct"])
+    assert s3.origin == "name" and "the storage location" in s3.via
+
+
+def test_candidates_in_order() -> None:
+    assert [c[0] for c in candidates("/m/Qwen3-8B", ["svc/qwen3-8b-chat"], ["s3://b/x/Qwen3-4B"])] == [
+        "Qwen3-8B",
+        "Qwen3-4B",
+        "qwen3-8b-chat",
+    ]
+    # template placeholders in a location are not names
+    assert candidates("", (), ["s3://${bucket}/models/${NAME}"]) == []
+
+
+#: real "Model loading took X GiB" of quantized checkpoints (tests/memory/test_quant_logs.py cites each
+#: log): the name-inferred sizes of the same checkpoints, with their own catalog records hidden
+LOGGED = (
+    ("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8", "0.19.0", "float16", 1, 8.49),
+    ("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16", "0.19.0", "float16", 1, 5.38),
+    ("RedHatAI/Qwen2.5-7B-Instruct-quantized.w8a8", "0.19.0", "bfloat16", 1, 8.14),
+    ("RedHatAI/Qwen2.5-7B-Instruct-fp8-dynamic", "0.19.0", "bfloat16", 1, 8.14),
+    ("redhatai/Llama-3.3-70B-Instruct-quantized.w8a8", "0.19.0", "bfloat16", 2, 33.88),
+    ("neuralmagic/Meta-Llama-3.1-70B-Instruct-quantized.w8a8", "0.7.1", "bfloat16", 1, 67.7229),
+)
+#: the conventions leave out per-checkpoint details (which layers a publisher kept unquantized): the
+#: inferred size is within 3 % of the logged one on these, which is why inferred facts are low confidence
+INFERRED_TOLERANCE = 0.03
+
+
+@pytest.mark.parametrize(("model", "version", "dtype", "tp", "logged"), LOGGED, ids=[c[0] for c in LOGGED])
+def test_inferred_quantized_sizes_against_real_logs(
+    monkeypatch: pytest.MonkeyPatch, model: str, version: str, dtype: str, tp: int, logged: float
+) -> None:
+    own = resolve_catalog_id(model)
+    assert own is not None
+    table = {k: tuple(i for i in v if i != own) for k, v in model_names._by_name().items()}
+    monkeypatch.setattr(model_names, "_by_name", lambda: {k: v for k, v in table.items() if v})
+    found = infer_arch(model)
+    assert found is not None, model
+    arch, how = found
+    assert how.suffix is not None and how.base != own
+    w = loaded_weights(
+        arch, serving_dtype=dtype, version=Version.parse(version), gpu=None, tp=tp, parts=[arch.num_layers]
+    )
+    got = w.per_stage[0] / GIB
+    assert abs(got - logged) / logged < INFERRED_TOLERANCE, f"{model}: inferred {got:.2f} GiB vs {logged} GiB logged"

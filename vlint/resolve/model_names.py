@@ -1,0 +1,334 @@
+"""Model facts inferred from the model's *name*, when no place holds its own ``config.json``.
+
+Real launches often name a model only by a folder (``/models/Qwen3-8B``, a ModelScope cache
+``/models/Qwen/Qwen2___5-72B-Instruct-GPTQ-Int4``), by a re-upload under another organisation
+(``unsloth/Llama-3.2-3B-Instruct``) or by a quantized checkpoint of a known model
+(``Qwen/Qwen2.5-Coder-7B-Instruct-AWQ``, ``neuralmagic/gemma-2-9b-it-FP8``). Where nothing the user
+gave and nothing bundled answers, this module matches the name against the bundled catalog:
+
+* the name (the folder's own name, the part after ``org/``) equal — ignoring case — to the name of
+  exactly one catalog model (or of several records with the same shapes): that model's facts;
+* else the name minus a quantization suffix a publisher's naming convention attaches (``-AWQ``,
+  ``-GPTQ-Int4``, ``-FP8-dynamic``, ``-quantized.w4a16`` …) equal to one catalog model's: that
+  model's shapes, with the ``quantization_config`` of a real catalog checkpoint published in that
+  format (:data:`SUFFIXES`, each naming the checkpoint whose config is the convention).
+
+What comes back is an inference and says so everywhere: the facts carry confidence ``low`` (a
+failure they predict is an error only beyond :data:`~vlint.resolve.memory_inputs.LOW_CONFIDENCE_FACTOR`
+times what is left), the launch's model origin is ``name``, and the report names the catalog model
+it was taken for and how to confirm it (``[tool.vlint] models``). The quantization method itself is
+never asserted to vLLM-facing checks (``--quantization`` mismatches, GPU capability): only the
+weight sizes use it. Pure: bundled data only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
+
+from vlint.resolve.model_arch import ModelArch
+
+#: organisations whose FP8 checkpoints follow a convention of their own (see :data:`SUFFIXES`)
+_NVIDIA = ("nvidia",)
+_REDHAT = ("neuralmagic", "redhatai", "neuralmagic-ent")
+
+
+@dataclass(frozen=True, slots=True)
+class QuantSuffix:
+    """A quantization suffix of a checkpoint name and the convention it stands for."""
+
+    #: matched at the end of the lower-cased name, after ``-``, ``_`` or ``.``
+    pattern: str
+    #: how the report names the format
+    label: str
+    #: the catalog checkpoint whose ``quantization_config`` is the convention
+    template: str
+    #: organisations this entry is for (empty: any; entries are tried in order)
+    orgs: tuple[str, ...] = ()
+    #: keys replaced in the template's quantization_config, with the name as the reason
+    overrides: tuple[tuple[str, Any], ...] = ()
+
+
+#: publisher naming conventions, most specific first
+SUFFIXES: tuple[QuantSuffix, ...] = (
+    QuantSuffix(r"awq(?:[-_.](?:int4|4bit|w4a16|gemm))?", "AWQ 4-bit, groups of 128", "Qwen/Qwen2.5-7B-Instruct-AWQ"),
+    QuantSuffix(
+        r"gptq[-_.]?(?:int8|8bit)",
+        "GPTQ 8-bit, groups of 128",
+        "TheBloke/Llama-2-13B-chat-GPTQ",
+        overrides=(("bits", 8),),
+    ),
+    QuantSuffix(r"gptq(?:[-_.]?(?:int4|4bit))?", "GPTQ 4-bit, groups of 128", "TheBloke/Llama-2-13B-chat-GPTQ"),
+    QuantSuffix(
+        r"fp8[-_.]dynamic",
+        "FP8 per-channel weights (llm-compressor FP8_DYNAMIC)",
+        "neuralmagic/DeepSeek-R1-Distill-Llama-70B-FP8-dynamic",
+    ),
+    QuantSuffix(r"fp8[-_.]kv", "FP8 per-tensor weights", "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8"),
+    QuantSuffix(
+        r"fp8", "FP8 per-tensor weights, FP8 KV cache (NVIDIA ModelOpt)", "nvidia/Llama-3.1-70B-Instruct-FP8", _NVIDIA
+    ),
+    QuantSuffix(r"fp8", "FP8 per-tensor weights", "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", _REDHAT),
+    QuantSuffix(r"fp8", "FP8 weights in 128 × 128 blocks", "Qwen/Qwen3-32B-FP8"),
+    QuantSuffix(
+        r"(?:quantized[-_.])?w4a16",
+        "INT4 weights, groups of 128 (w4a16)",
+        "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16",
+    ),
+    QuantSuffix(
+        r"(?:quantized[-_.])?w8a(?:8|16)",
+        "INT8 per-channel weights (w8a8 / w8a16)",
+        "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8",
+    ),
+    QuantSuffix(r"nvfp4|fp4", "NVFP4, groups of 16, FP8 KV cache (NVIDIA ModelOpt)", "nvidia/Qwen3-32B-NVFP4", _NVIDIA),
+    QuantSuffix(
+        r"nvfp4", "NVFP4 weights, groups of 16", "nvidia/Gemma-4-31B-IT-NVFP4", overrides=(("ignore", ["lm_head"]),)
+    ),
+)
+
+#: a word after the quantization suffix that names only the container format
+#: (``gemma-4-31B-it-qat-w4a16-ct``: compressed-tensors)
+_CONTAINER = re.compile(r"(?<=[a-z0-9])[-_.](?:ct|hf)$")
+#: quantization-aware training (``-qat-``) trains the same shapes: the base is the name before it
+_QAT = re.compile(r"[-_.]qat$")
+
+
+@dataclass(frozen=True, slots=True)
+class NameMatch:
+    """The catalog model a name was taken for."""
+
+    #: the catalog id whose shapes are used
+    base: str
+    #: the name that matched (the folder's, the served name…), as written
+    name: str
+    #: where that name was read (``the folder name``, ``--served-model-name``, ``the model name``)
+    where: str
+    #: the quantization convention applied (None: the base's own facts)
+    suffix: QuantSuffix | None = None
+    #: ``base`` is a quantized checkpoint of the model the name stands for: its shapes, unquantized
+    dequantized: bool = False
+
+    @property
+    def description(self) -> str:
+        """``/models/Qwen3-8B → Qwen/Qwen3-8B (inferred from the folder name)``."""
+        base = f"the model {self.base} quantizes (its shapes, unquantized)" if self.dequantized else self.base
+        quant = f" + {self.suffix.label} as {self.suffix.template} publishes it" if self.suffix else ""
+        return f"{self.name} taken for {base}{quant} (inferred from {self.where})"
+
+
+# ------------------------------------------------------------------------------------------
+# the names a launch gives its model
+
+
+_HASH = re.compile(r"^[0-9a-f]{40}$")
+
+
+def _path_names(ref: str) -> list[str]:
+    """Model names a path carries: its own folder name; for a Hugging Face cache folder
+    (``models--org--name[/snapshots/<rev>]``) or a ``org--name`` folder, the name after ``--``;
+    ModelScope's ``___`` for ``.`` (``Qwen2___5-7B``) undone."""
+    parts = [p for p in ref.replace("\\", "/").split("/") if p and p not in (".", "..", "~")]
+    if len(parts) >= 2 and parts[-2] == "snapshots" and _HASH.match(parts[-1]):
+        parts = parts[:-2]
+    if not parts:
+        return []
+    last = parts[-1]
+    if last.startswith("models--") and last.count("--") >= 2:
+        last = last.split("--", 2)[2]
+    elif last.count("--") == 1:
+        last = last.split("--", 1)[1]
+    names = [last]
+    if "___" in last:
+        names.insert(0, last.replace("___", "."))
+    return names
+
+
+def _looks_like_path(ref: str) -> bool:
+    return ref.startswith(("/", "./", "../", "~")) or ref.count("/") >= 2 or "\\" in ref
+
+
+def candidates(ref: str, served: Sequence[str] = (), locations: Sequence[str] = ()) -> list[tuple[str, str, str]]:
+    """(name, organisation or "", where it was read) to try, in order: the model's own name, the
+    places its files are downloaded from (a KServe ``storageUri``), then each ``--served-model-name``."""
+    out: list[tuple[str, str, str]] = []
+    if ref:
+        if _looks_like_path(ref):
+            out += [(n, "", "the folder name") for n in _path_names(ref)]
+        elif ref.count("/") == 1:
+            org, name = ref.split("/", 1)
+            out.append((name, org, "the model name"))
+    for loc in locations:
+        path = loc.split("://", 1)[-1]
+        out += [(n, "", f"the storage location {loc}") for n in _path_names(path)[:1] if "$" not in n and "{" not in n]
+    for s in served:
+        if not isinstance(s, str) or not s or _looks_like_path(s):
+            continue
+        org, _, name = s.rpartition("/")
+        out.append((name, org, "--served-model-name"))
+    seen: set[str] = set()
+    unique = []
+    for n, org, where in out:
+        if n.lower() not in seen and len(n) >= 3:
+            seen.add(n.lower())
+            unique.append((n, org, where))
+    return unique
+
+
+# ------------------------------------------------------------------------------------------
+# matching against the catalog
+
+
+@cache
+def _by_name() -> dict[str, tuple[str, ...]]:
+    """Lower-cased model name (after ``org/``) → the catalog ids that name (ids and aliases)."""
+    from vlint.resolve.model_sources import _index
+
+    table: dict[str, set[str]] = {}
+    for key, pos in _index().items():
+        name = key.rsplit("/", 1)[-1]
+        table.setdefault(name, set()).add(str(pos[0]))
+    return {k: tuple(sorted(v)) for k, v in table.items()}
+
+
+_SHAPE_KEYS = (
+    "model_type",
+    "num_hidden_layers",
+    "hidden_size",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "intermediate_size",
+    "vocab_size",
+    "quantization_config",
+)
+
+
+def _shape(mid: str) -> str | None:
+    from vlint.resolve.model_sources import catalog_record
+
+    rec = catalog_record(mid)
+    if rec is None:
+        return None
+    cfg = rec.get("config") or {}
+    text = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else {}
+    return json.dumps([cfg.get(k, text.get(k)) for k in _SHAPE_KEYS], sort_keys=True, default=str)
+
+
+@cache
+def _by_stem() -> dict[str, tuple[str, ...]]:
+    """Lower-cased name of the model a quantized catalog checkpoint was made from (its name minus the
+    quantization suffix: ``qwen3.6-27b`` for ``nvidia/Qwen3.6-27B-NVFP4``) → those checkpoints. A
+    quantized checkpoint keeps its model's shapes, so it tells them when the model itself is not in
+    the catalog."""
+    from vlint.resolve.model_sources import _index
+
+    table: dict[str, set[str]] = {}
+    for key, pos in _index().items():
+        org, _, name = key.rpartition("/")
+        cut = _suffix_of(name, org)
+        if cut is not None:
+            table.setdefault(cut[0], set()).add(str(pos[0]))
+    return {k: tuple(sorted(v)) for k, v in table.items()}
+
+
+def _one_model(name: str, org: str, table: dict[str, tuple[str, ...]] | None = None) -> str | None:
+    """The catalog id a bare name stands for: one record, or several of the same shapes (the same
+    model under several organisations), preferring the launch's own organisation."""
+    ids = (table if table is not None else _by_name()).get(name.lower())
+    if not ids:
+        return None
+    if len(ids) == 1:
+        return ids[0]
+    same_org = [i for i in ids if i.split("/", 1)[0].lower() == org.lower()] if org else []
+    if len(same_org) == 1:
+        return same_org[0]
+    shapes = {_shape(i) for i in ids}
+    return ids[0] if len(shapes) == 1 and None not in shapes else None
+
+
+def _suffix_of(name: str, org: str) -> tuple[str, QuantSuffix] | None:
+    """(the name without its quantization suffix, the convention) when the name ends in one."""
+    low = name.lower()
+    tail = _CONTAINER.search(low)
+    if tail is not None:
+        low = low[: tail.start()]
+    for s in SUFFIXES:
+        if s.orgs and org.lower() not in s.orgs:
+            continue
+        m = re.search(rf"[-_.]{s.pattern}$", low)
+        if m is not None and m.start() > 0:
+            return _QAT.sub("", low[: m.start()]), s
+    return None
+
+
+def match(ref: str, served: Sequence[str] = (), locations: Sequence[str] = ()) -> NameMatch | None:
+    """The catalog model the launch's model name stands for, or None (never a guess among several)."""
+    for name, org, where in candidates(ref, served, locations):
+        base = _one_model(name, org)
+        if base is not None:
+            return NameMatch(base, name, where)
+        cut = _suffix_of(name, org)
+        stem, suffix = cut if cut is not None else (name, None)
+        if suffix is not None:
+            base = _one_model(stem, org)
+            if base is not None:
+                return NameMatch(base, name, where, suffix)
+        base = _one_model(stem, org, _by_stem())
+        if base is not None:
+            return NameMatch(base, name, where, suffix, dequantized=True)
+    return None
+
+
+@cache
+def _template_quant(suffix: QuantSuffix) -> dict[str, Any] | None:
+    from vlint.resolve.model_sources import catalog_record
+
+    rec = catalog_record(suffix.template)
+    q = (rec or {}).get("config", {}).get("quantization_config")
+    if not isinstance(q, dict):
+        return None
+    q = json.loads(json.dumps(q))
+    for k, v in suffix.overrides:
+        q[k] = v
+    return q
+
+
+def infer_arch(
+    ref: str, served: Sequence[str] = (), locations: Sequence[str] = ()
+) -> tuple[ModelArch, NameMatch] | None:
+    """The model facts inferred from the launch's model name (confidence ``low``), or None."""
+    from vlint.resolve.model_sources import arch_from_record, catalog_record
+
+    m = match(ref, served, locations)
+    if m is None:
+        return None
+    rec = catalog_record(m.base)
+    if rec is None:
+        return None
+    rec = json.loads(json.dumps(rec))
+    rec["id"] = ref or m.name
+    cfg = rec["config"]
+    if m.dequantized:
+        cfg.pop("quantization_config", None)
+        rec["weight_bytes"] = None
+    quantized = isinstance(cfg.get("quantization_config"), dict)
+    if m.suffix is not None and not quantized:
+        q = _template_quant(m.suffix)
+        if q is None:
+            return None
+        cfg["quantization_config"] = q
+        rec["weight_bytes"] = None  # the base's bytes are not this checkpoint's
+    arch = arch_from_record(rec)
+    return (
+        replace(
+            arch,
+            source=f"inferred from the name: {m.description}; facts of the catalog record {m.base}",
+            confidence="low",
+            inferred_from_name=m.description,
+            notes=(*arch.notes, f"model facts inferred from the name: {m.description}"),
+        ),
+        m,
+    )

@@ -112,16 +112,27 @@ def test_reference_gpus_from_the_config(work: Path) -> None:
 
 
 def test_other_platforms_and_unknown_gpus_get_a_reason_not_a_guess(work: Path) -> None:
+    # the CPU backend: a space vLLM 0.33 takes from the host (unknown) is answered over reference hosts;
+    # a space the launch states is the full estimate (tests/memory/test_platforms.py for the arithmetic)
     (work / "cpu.sh").write_text(
         "VLLM_TARGET_DEVICE=cpu vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096\n"
         "VLLM_CPU_KVCACHE_SPACE=4 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096\n"
     )
-    deps = explain_json("cpu.sh")
-    assert [d["gpu_fit"] for d in deps] == [None, None]
-    assert all("runs on CPU" in d["memory_unavailable"] for d in deps)
+    host, fixed = explain_json("cpu.sh")
+    assert host["memory"] is None and {f["kind"] for f in host["gpu_fit"]} == {"CPU host"}
+    assert host["memory_unavailable"].startswith("VLLM_CPU_KVCACHE_SPACE is not set, so vLLM 0.33.0 takes half")
+    assert fixed["gpu_fit"] is None and fixed["memory"]["platform"] == "cpu"
+    assert fixed["memory"]["kv_cache_gib"] == 4.0
+    # a TPU whose type no label names: the reference TPUs
     (work / "tpu.sh").write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096 --device tpu\n")
     (dep,) = explain_json("--vllm-version", "0.8.5", "tpu.sh")  # --device exists up to 0.9
-    assert dep["gpu_fit"] is None and "runs on TPU" in dep["memory_unavailable"]
+    assert [f["gpu"] for f in dep["gpu_fit"]] == ["TPU-v5e", "TPU-v6e", "TPU-v5p"]
+    assert dep["memory_unavailable"].startswith("the TPU type is not named")
+    # a platform the memory model does not reproduce: a reason, no guess
+    (work / "neuron.sh").write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096 --device neuron\n")
+    (dep,) = explain_json("--vllm-version", "0.8.5", "neuron.sh")
+    assert dep["memory"] is None and dep["gpu_fit"] is None
+    assert "runs on AWS Neuron" in dep["memory_unavailable"]
     (work / "k8s.yaml").write_text(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: m}\nspec:\n  template:\n    spec:\n"
         "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-rtx-9999}\n"

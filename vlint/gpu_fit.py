@@ -37,19 +37,6 @@ DEFAULT_REFERENCE_GPUS = (
     "MI300X",
 )
 
-#: ``--device`` values and image words of platforms the memory model does not cover (it reproduces
-#: the CUDA/ROCm workers' accounting)
-_OTHER_DEVICES = ("cpu", "tpu", "hpu", "xpu", "neuron", "openvino")
-_OTHER_IMAGE_WORDS = {
-    "cpu": "CPU",
-    "tpu": "TPU",
-    "hpu": "Intel Gaudi (HPU)",
-    "gaudi": "Intel Gaudi (HPU)",
-    "xpu": "Intel XPU",
-    "neuron": "AWS Neuron",
-    "openvino": "OpenVINO",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class GpuFit:
@@ -69,6 +56,9 @@ class GpuFit:
     need_gib: float
     gpu_memory_utilization: float = 0.9
     memory: MemoryEstimate | None = None
+    #: what the reference devices are: ``GPU``, ``TPU``, ``Gaudi device`` or ``CPU host`` (whose
+    #: ``total_gib`` is the host memory per NUMA node)
+    kind: str = "GPU"
 
     @property
     def verdict(self) -> str:
@@ -90,39 +80,29 @@ def reference_gpus(names: tuple[str, ...] | list[str] | None = None) -> list[tup
 
 def not_a_gpu(dep: Deployment) -> str | None:
     """The platform, when the launch says it runs on something other than a CUDA/ROCm GPU."""
-    device = dep.value("device")
-    if isinstance(device, str) and device.lower() in _OTHER_DEVICES:
-        return device.upper()
-    target = dep.env.get("VLLM_TARGET_DEVICE")
-    if isinstance(target, str) and target.lower() in _OTHER_DEVICES:
-        return target.upper()
-    if "VLLM_CPU_KVCACHE_SPACE" in dep.env:
-        return "CPU"
-    facts = dep.invocation.facts
-    label = facts.get("gpu_label") or facts.get("gpu_type")
-    if "tpu_count" in facts or (label is not None and str(label.value).lower().startswith("tpu")):
-        return "TPU"
-    if "accelerator_count" in facts:
-        return "Intel Gaudi (HPU)"
-    image = facts.get("image")
-    if image is not None:
-        import re
+    from vlint.resolve.platform import platform_of
 
-        words = set(re.split(r"[^a-z0-9]+", str(image.value).lower()))
-        for w, name in _OTHER_IMAGE_WORDS.items():
-            if w in words:
-                return name
-    return None
+    return platform_of(dep)
 
 
 def why_no_fit(dep: Deployment) -> str | None:
     """Why the launch gets no ``gpu_fit`` (None: it gets one)."""
+    from vlint.resolve.platform import CPU, DISPLAY, HPU, TPU
+
     if dep.gpu is not None:
         return "the GPU is known"
     other = not_a_gpu(dep)
-    if other is not None:
-        return f"it runs on {other}: the memory model reproduces vLLM's GPU workers"
+    if other is not None and other not in (CPU, TPU, HPU):
+        return (
+            f"it runs on {DISPLAY.get(other, other)}: the memory model reproduces vLLM's CUDA/ROCm, CPU, TPU "
+            "and Gaudi workers"
+        )
     return None
+
+
+#: host memory per NUMA node a CPU launch that leaves VLLM_CPU_KVCACHE_SPACE unset is answered over
+#: (vLLM 0.13+ takes half of it for the KV cache)
+REFERENCE_HOST_GIB = (16, 32, 64, 128, 256, 512)
 
 
 def unknown_gpu_label(dep: Deployment) -> str | None:
@@ -161,6 +141,13 @@ def compute_gpu_fit(dep: Deployment) -> tuple[list[GpuFit] | None, str | None]:
     why = why_no_fit(dep)
     if why is not None:
         return None, why
+    from vlint.resolve.platform import CPU, HPU, TPU
+
+    platform = not_a_gpu(dep)
+    if platform in (TPU, HPU):
+        return _accelerator_fit(dep, platform)
+    if platform == CPU:
+        return _host_fit(dep)
     from vlint.resolve.memory_inputs import blocked_by, estimate_on_gpu
 
     count = _ranks(dep)
@@ -186,6 +173,62 @@ def compute_gpu_fit(dep: Deployment) -> tuple[list[GpuFit] | None, str | None]:
             )
         )
     return out, None
+
+
+def _accelerator_fit(dep: Deployment, platform: str) -> tuple[list[GpuFit] | None, str | None]:
+    """A TPU or Gaudi launch whose device type is not named: the reference devices of its platform."""
+    from vlint.memory.platforms import device_memory_needed
+    from vlint.resolve.accelerators import reference_accelerators
+    from vlint.resolve.memory_inputs import accelerator_of, estimate_on_accelerator, settings_blocked
+
+    why = settings_blocked(dep)
+    if why is not None or accelerator_of(dep) is not None:
+        return None, why or "the device is known"
+    count = _ranks(dep)
+    kind = "TPU" if platform == "TPU" else "Gaudi device"
+    out = []
+    for acc in reference_accelerators(platform):
+        m = estimate_on_accelerator(dep, acc)
+        gmu = m.budget_gib / m.total_gib if m.total_gib > 0 else 0.9
+        need = device_memory_needed(m, acc.platform, gmu)
+        out.append(_entry(acc.name, acc.hbm_gib, count, m, need, gmu, kind))
+    return out, None
+
+
+def _host_fit(dep: Deployment) -> tuple[list[GpuFit] | None, str | None]:
+    """A CPU launch on vLLM 0.13+ without VLLM_CPU_KVCACHE_SPACE: vLLM takes half the host's memory per
+    NUMA node, which vlint does not know, so the answer is over reference host sizes."""
+    from vlint.memory.platforms import KvSpace
+    from vlint.resolve.memory_inputs import cpu_space, estimate_on_cpu, settings_blocked
+
+    space = cpu_space(dep)
+    why = settings_blocked(dep)
+    if why is not None or space.bytes is not None or space.why.endswith("not resolved"):
+        return None, why or space.why
+    count = _ranks(dep)
+    out = []
+    for host in REFERENCE_HOST_GIB:
+        half = KvSpace("cpu", host * 2**29, f"half of {host} GiB per NUMA node, {space.why}")
+        m = estimate_on_cpu(dep, half)
+        out.append(_entry(f"{host} GiB host", float(host), count, m, 2 * m.request_kv_gib, 1.0, "CPU host"))
+    return out, None
+
+
+def _entry(name: str, gib: float, count: int, m: MemoryEstimate, need: float, gmu: float, kind: str) -> GpuFit:
+    return GpuFit(
+        gpu=name,
+        total_gib=gib,
+        count=count,
+        starts=m.starts,
+        too_close_to_call=m.too_close_to_call,
+        kv_cache_tokens=int(m.kv_cache_tokens) if m.starts else 0,
+        max_concurrency=float(m.max_concurrency) if m.starts else 0.0,
+        failure=m.failure,
+        need_gib=need,
+        gpu_memory_utilization=round(gmu, 4),
+        memory=m,
+        kind=kind,
+    )
 
 
 def gpu_fit(dep: Deployment) -> list[GpuFit] | None:
@@ -214,6 +257,7 @@ def fit_dict(f: GpuFit) -> dict[str, Any]:
         "gpu_memory_needed_gib": round(f.need_gib, 2),
         "gpu_memory_utilization": f.gpu_memory_utilization,
         "failure": f.failure,
+        "kind": f.kind,
     }
 
 

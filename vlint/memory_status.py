@@ -84,7 +84,10 @@ def _status(dep: Deployment) -> MemoryStatus:
     if dep.gpu is None:
         from vlint.gpu_fit import gpu_fit, gpu_fit_unavailable, not_a_gpu, unknown_gpu_label
 
-        if gpu_fit(dep):
+        fits = gpu_fit(dep)
+        if fits and fits[0].kind != "GPU":
+            return MemoryStatus("gpu_fit", reference_reason(fits[0].kind, dep))
+        if fits:
             label = unknown_gpu_label(dep)
             if label is not None:
                 return MemoryStatus(
@@ -100,6 +103,24 @@ def _status(dep: Deployment) -> MemoryStatus:
             return MemoryStatus(None, why.split(":", 1)[0], "not_a_gpu")
         return _setting_status(why)
     return _setting_status(blocked_by(dep) or "the memory model did not run")
+
+
+#: how the reasons of answers over a platform's reference devices start (:func:`reference_reason`)
+_PLATFORM_FIT = ("VLLM_CPU_KVCACHE_SPACE is not set", "the TPU type is not named", "the Gaudi type is not named")
+
+
+def reference_reason(kind: str, dep: Deployment) -> str:
+    """Why a launch on a CPU, TPU or Gaudi platform is answered over reference devices."""
+    if kind == "CPU host":
+        return (
+            f"VLLM_CPU_KVCACHE_SPACE is not set, so vLLM {dep.version} takes half the host's memory per NUMA node: "
+            "answered over reference host sizes (set VLLM_CPU_KVCACHE_SPACE for the full estimate)"
+        )
+    what = "TPU" if kind == "TPU" else "Gaudi"
+    return (
+        f"the {what} type is not named: answered over the reference {kind}s (a node label or resource profile "
+        "naming it gives the full estimate)"
+    )
 
 
 def _setting_status(why: str) -> MemoryStatus:
@@ -133,8 +154,14 @@ def summary_line(deployments: Iterable[Deployment]) -> str | None:
         return None
     statuses = [(d, memory_status(d)) for d in deps]
     answered = [s for _, s in statuses if s.answer is not None]
-    fit = sum(1 for s in answered if s.answer == "gpu_fit")
+    devices = sum(1 for s in answered if s.answer == "gpu_fit" and (s.reason or "").startswith(_PLATFORM_FIT))
+    fit = sum(1 for s in answered if s.answer == "gpu_fit") - devices
     line = f"memory model: {len(answered)} of {len(deps)} launch{'es' if len(deps) != 1 else ''}"
+    if devices:
+        line += (
+            f" ({devices} on reference TPUs, Gaudi devices or CPU hosts: name the device type, or set "
+            "VLLM_CPU_KVCACHE_SPACE, for the full estimate)"
+        )
     if fit:
         unknown = sum(1 for s in answered if s.answer == "gpu_fit" and (s.reason or "").startswith(UNKNOWN_GPU))
         if not unknown:
@@ -145,6 +172,12 @@ def summary_line(deployments: Iterable[Deployment]) -> str | None:
                 f" ({fit} on the reference GPUs: {named}{unknown} with a GPU type vlint does not know; pass --gpu, "
                 "[tool.vlint] gpu or --gpu-memory-gib)"
             )
+    inferred = sum(1 for d, s in statuses if s.answer is not None and d.arch is not None and d.arch.inferred_from_name)
+    if inferred:
+        line += (
+            f" ({inferred} with model facts inferred from {'its' if inferred == 1 else 'their'} name: "
+            "map the model in [tool.vlint] models to check it for certain)"
+        )
     missing = [(d, s) for d, s in statuses if s.answer is None]
     if not missing:
         return line + "."

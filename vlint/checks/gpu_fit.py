@@ -26,7 +26,43 @@ def _par(dep: Deployment) -> str:
 
 def _layout(dep: Deployment, fits: list[GpuFit]) -> str:
     n = fits[0].count if fits else 1
-    return f"{'one GPU' if n == 1 else f'{n} GPUs'}: {_par(dep)}; vLLM {dep.version}"
+    kind = fits[0].kind if fits else "GPU"
+    if kind == "CPU host":
+        return f"{_par(dep)}; vLLM {dep.version}"
+    return f"{f'one {kind}' if n == 1 else f'{n} {kind}s'}: {_par(dep)}; vLLM {dep.version}"
+
+
+def _head(dep: Deployment, fits: list[GpuFit]) -> tuple[str, str, str]:
+    """(what is not known, the reference devices, how to get the full check)."""
+    from vlint.gpu_fit import unknown_gpu_label
+
+    kind = fits[0].kind
+    if kind == "CPU host":
+        return (
+            f"VLLM_CPU_KVCACHE_SPACE is not set, so vLLM {dep.version}'s CPU backend takes half the host's memory "
+            "per NUMA node for the KV cache",
+            "reference host sizes (memory per NUMA node)",
+            "set VLLM_CPU_KVCACHE_SPACE (GiB) for the full memory check",
+        )
+    if kind != "GPU":
+        what = "TPU" if kind == "TPU" else "Gaudi"
+        return (
+            f"the {what} type is not named",
+            f"reference {kind}s",
+            "a node label or resource profile naming it gives the full memory check",
+        )
+    unknown = unknown_gpu_label(dep)
+    if unknown is None:
+        return (
+            "no GPU is named",
+            "reference GPUs",
+            "name the GPU with --gpu or [tool.vlint] gpu for the full memory check",
+        )
+    return (
+        f"the GPU type {unknown} is not in vlint's GPU catalog",
+        "reference GPUs",
+        "give its memory with --gpu-memory-gib or [tool.vlint] gpu-memory-gib for the full memory check",
+    )
 
 
 def _data(dep: Deployment, fits: list[GpuFit]) -> dict[str, Any]:
@@ -65,27 +101,24 @@ def reference_gpus(ctx: CheckContext) -> Iterator[Hit]:
     first = ok[0] if ok else close[0]
     need, gmu = first.need_gib, first.gpu_memory_utilization
     parts = []
+    head, refs, tail = _head(dep, fits)
     if ok and not bad and not close:
-        parts.append(f"starts on every reference GPU ({_names(ok)})")
+        parts.append(f"starts on every one ({_names(ok)})")
     elif ok:
         parts.append(f"starts on {_names(ok)}")
     if bad:
         parts.append(f"not on {_names(bad)}")
     if close:
         parts.append(f"too close to call on {_names(close)}")
-    unknown = unknown_gpu_label(dep)
-    if unknown is None:
-        head, tail = "no GPU is named", "name the GPU with --gpu or [tool.vlint] gpu for the full memory check"
+    if first.kind == "CPU host":
+        request = first.memory.request_kv_gib if first.memory else 0.0
+        needs = f"one request of max_model_len needs {request:.1f} GiB of KV cache"
     else:
-        head = f"the GPU type {unknown} is not in vlint's GPU catalog"
-        tail = "give its memory with --gpu-memory-gib or [tool.vlint] gpu-memory-gib for the full memory check"
-    message = (
-        f"{head}; on the reference GPUs ({_layout(dep, fits)}) this launch "
-        + "; ".join(parts)
-        + f" — it needs ≈ {need:.1f} GiB per GPU at gpu_memory_utilization {gmu} ({tail})"
-    )
+        unit = "GPU" if first.kind == "GPU" else "device"
+        needs = f"it needs ≈ {need:.1f} GiB per {unit} at gpu_memory_utilization {gmu}"
+    message = f"{head}; on the {refs} ({_layout(dep, fits)}) this launch " + "; ".join(parts) + f" — {needs} ({tail})"
     data = _data(dep, fits)
-    data["stated_gpu"] = unknown
+    data["stated_gpu"] = unknown_gpu_label(dep) if first.kind == "GPU" else None
     data["gpu_memory_needed_gib"] = round(need, 2)
     yield Hit(dep.invocation.span, data, message=message)
 
@@ -103,8 +136,9 @@ def starts_nowhere(ctx: CheckContext) -> Iterator[Hit]:
     if not fits or any(f.starts or f.too_close_to_call for f in fits):
         return
     largest = max(fits, key=lambda f: f.total_gib)
+    kind = largest.kind if largest.kind != "CPU host" else "CPU host (memory per NUMA node)"
     where = (
-        f"on any reference GPU up to {label(largest)}, {largest.total_gib:.2f} GiB each, {_par(dep)}, "
+        f"on any reference {kind} up to {label(largest)}, {largest.total_gib:.2f} GiB each, {_par(dep)}, "
         f"vLLM {dep.version}"
     )
     data = _data(dep, fits)

@@ -45,7 +45,10 @@ def memory_data(dep: Deployment, m: MemoryEstimate) -> dict[str, Any]:
 
 
 def _where(dep: Deployment) -> str:
+    m = dep.memory
     gpu = dep.gpu.name if dep.gpu else "?"
+    if m is not None and m.platform != "cuda":
+        gpu = "CPU backend" if m.platform == "cpu" else m.device
     tp = dep.value("tensor_parallel_size") or 1
     pp = dep.value("pipeline_parallel_size") or 1
     par = f", TP{tp}" + (f" PP{pp}" if pp and pp > 1 else "") if (tp and tp > 1) or (pp and pp > 1) else ""
@@ -74,7 +77,15 @@ def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
         return
     stage = m.failure_stage or ""
     fix: Fix | None = None
-    if stage == "kv_cache_check" and m.estimated_max_model_len:
+    if m.platform == "cpu" and stage in ("kv_cache_check", "no_kv_memory"):
+        span = dep.span_of("max_model_len")
+        fits = (
+            f"set --max-model-len {m.estimated_max_model_len} (the largest that fits), or "
+            if m.estimated_max_model_len
+            else ""
+        )
+        fix = Fix(f"{fits}raise VLLM_CPU_KVCACHE_SPACE (GiB of host memory for the KV cache)", unsafe=True)
+    elif stage == "kv_cache_check" and m.estimated_max_model_len:
         span = dep.span_of("max_model_len")
         fix = Fix(
             f"set --max-model-len {m.estimated_max_model_len} (the largest that fits, as vLLM computes it), "
@@ -123,13 +134,23 @@ def _close_call(dep: Deployment, m: MemoryEstimate, data: dict[str, Any]) -> Hit
     """Inside the model's own uncertainty: a warning with the numbers, never an error."""
     stage = m.failure_stage or ("sampler_warmup" if m.risks and "sampler" in m.risks[-1] else "kv_cache_check")
     what = _CLOSE_WHAT.get(stage, "it needs {need} GiB").format(need=f"{m.need_gib:.2f}")
+    if m.platform != "cuda":
+        what = what.replace("per GPU", "per device")
     verdict = "vLLM would just fail" if not m.starts else "vLLM would just start"
-    why = (
-        f"{dep.model}'s facts in vlint's catalog are of low confidence (partly inferred: vlint models show "
-        f"{dep.model}), and the shortfall is one they could explain"
-        if m.facts_low_confidence
-        else "the margin is inside the memory model's measured uncertainty"
-    )
+    if m.facts_low_confidence and dep.arch is not None and dep.arch.inferred_from_name:
+        why = (
+            f"the model's facts are inferred from its name ({dep.arch.inferred_from_name}), and the shortfall "
+            "is one they could explain"
+        )
+    elif m.facts_low_confidence:
+        why = (
+            f"{dep.model}'s facts in vlint's catalog are of low confidence (partly inferred: vlint models show "
+            f"{dep.model}), and the shortfall is one they could explain"
+        )
+    elif m.platform in ("tpu", "hpu"):
+        why = "the margin is inside the band of a model no startup log of this platform calibrates"
+    else:
+        why = "the margin is inside the memory model's measured uncertainty"
     msg = (
         f"too close to call whether vLLM starts ({data['where']}): {what}, about {m.left_gib:.2f} ± "
         f"{m.uncertainty_gib:.2f} GiB left ({verdict} by the point estimate; {why})"
@@ -167,15 +188,16 @@ def low_concurrency(ctx: CheckContext) -> Iterator[Hit]:
     data = memory_data(dep, m)
     data["where"] = _where(dep)
     data["min_concurrency"] = target
+    more = (
+        "raise VLLM_CPU_KVCACHE_SPACE"
+        if m.platform == "cpu"
+        else "use --kv-cache-dtype fp8, or add GPUs (--tensor-parallel-size)"
+    )
     yield Hit(
         dep.span_of("max_model_len"),
         data,
         fix=fixes.low_concurrency_fix(dep, m, target)
-        or Fix(
-            "lower --max-model-len to the longest request you serve, use --kv-cache-dtype fp8, or add "
-            "GPUs (--tensor-parallel-size)",
-            unsafe=True,
-        ),
+        or Fix(f"lower --max-model-len to the longest request you serve, or {more}", unsafe=True),
     )
 
 
@@ -211,7 +233,7 @@ def large_activation_peak(ctx: CheckContext) -> Iterator[Hit]:
     assert dep is not None
     m = dep.memory
     arch = dep.arch
-    if m is None or arch is None:
+    if m is None or arch is None or m.platform != "cuda":
         return
     tokens = dep.value("max_num_batched_tokens")
     if not isinstance(tokens, int) or tokens < 4 * REFERENCE_CHUNK:

@@ -112,8 +112,14 @@ def render_gpu_fit(dep: Deployment, style: Any) -> list[str]:
     fits = gpu_fit(dep) or []
     if not fits:
         return []
-    lines = [f"  no GPU is named: the memory model on the reference GPUs ({fits[0].count} per replica)"]
-    rows = [("GPU", "GiB", "verdict", "KV tokens", "concurrency", "needs")]
+    from vlint.memory_status import memory_status
+
+    kind = fits[0].kind
+    why = memory_status(dep).reason or ""
+    head = why.split(":", 1)[0] if kind != "GPU" else "no GPU is named"
+    per = "" if kind == "CPU host" else f" ({fits[0].count} per replica)"
+    lines = [f"  {head}: the memory model on the reference {kind}s{per}"]
+    rows = [(kind, "GiB", "verdict", "KV tokens", "concurrency", "needs")]
     for f in fits:
         rows.append(
             (
@@ -135,8 +141,12 @@ def render_gpu_fit(dep: Deployment, style: Any) -> list[str]:
     lines.append(
         "    "
         + style(
-            "needs: GPU memory one GPU needs to start at the launch's gpu_memory_utilization; "
-            "pass --gpu for the full budget",
+            {
+                "GPU": "needs: GPU memory one GPU needs to start at the launch's gpu_memory_utilization; "
+                "pass --gpu for the full budget",
+                "CPU host": "needs: host memory per NUMA node whose half holds one request of max_model_len; "
+                "set VLLM_CPU_KVCACHE_SPACE for the full estimate",
+            }.get(kind, f"needs: device memory one {kind} needs to start at the launch's gpu_memory_utilization"),
             dim=True,
         )
     )
@@ -146,13 +156,15 @@ def render_gpu_fit(dep: Deployment, style: Any) -> list[str]:
 def model_facts(dep: Deployment) -> dict[str, Any]:
     """Where the model's config facts came from: ``origin`` is one of ``local folder``,
     ``--model-config``, ``mapping``, ``HF cache``, ``catalog``, ``hub``, ``served name`` (a folder the
-    launch serves under its Hugging Face id) (None: not found)."""
+    launch serves under its Hugging Face id), ``name`` (another model's facts, taken for it by its name:
+    ``inferred`` says how) (None: not found)."""
     return {
         "origin": dep.model_origin or None,
         "source": dep.arch.source if dep.arch is not None else None,
         "via": dep.model_via or None,
         "note": dep.model_note or None,
         "confidence": dep.arch.confidence if dep.arch is not None else None,
+        "inferred": (dep.arch.inferred_from_name or None) if dep.arch is not None else None,
     }
 
 
@@ -160,6 +172,11 @@ def model_facts_line(dep: Deployment) -> str | None:
     """``model facts: catalog (bundled catalog: …)`` for the text view."""
     if dep.arch is None:
         return None
+    if dep.arch.inferred_from_name:
+        return (
+            f"model facts: inferred from the name, low confidence — {dep.arch.inferred_from_name}; "
+            "map the model in [tool.vlint] models or pass --model-config to use its own config.json"
+        )
     how = (
         dep.model_via
         if dep.model_origin in ("mapping", "--model-config", "served name") and dep.model_via
@@ -172,6 +189,7 @@ def model_facts_line(dep: Deployment) -> str | None:
 
 def memory_dict(m: MemoryEstimate) -> dict[str, Any]:
     return {
+        "platform": m.platform,
         "engine": m.engine,
         "budget_gib": round(m.budget_gib, 2),
         "weights_gib": round(m.weights_gib, 2),
@@ -284,11 +302,19 @@ def legend(ms: list[MemoryEstimate], style: Any) -> str:
 def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None) -> str:
     inv = dep.invocation
     lines = [style(f"{inv.path}:{inv.span.line}: {inv.label or inv.program} — {dep.model or '(no model)'}", bold=True)]
-    gpu = f"{dep.gpu.name} ({dep.gpu.total_gib:.2f} GiB)" if dep.gpu else "unknown GPU"
+    m = dep.memory
+    gpu = (
+        f"{dep.gpu.name} ({dep.gpu.total_gib:.2f} GiB)"
+        if dep.gpu
+        else "CPU backend"
+        if m is not None and m.platform == "cpu"
+        else f"{m.device} ({m.total_gib:.2f} GiB)"
+        if m is not None and m.platform != "cuda"
+        else _platform_name(dep)
+    )
     tp, pp = _int(dep.value("tensor_parallel_size"), 1), _int(dep.value("pipeline_parallel_size"), 1)
     lines.append(f"  vLLM {dep.version} ({dep.version_reason}); {gpu}; TP {tp} × PP {pp}")
     facts = model_facts_line(dep)
-    m = dep.memory
     if m is None:
         if facts:
             lines.append("  " + style(facts, dim=True))
@@ -297,6 +323,8 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
             return "\n".join(lines + fit) + "\n"
         lines.append(f"  memory model: not computed — {memory_unavailable(dep)}")
         return "\n".join(lines) + "\n"
+    if m.platform != "cuda":
+        return "\n".join(lines + _platform_lines(dep, m, style, facts)) + "\n"
     lines.append("  " + bar(m, style))
     lines.append("  " + legend([m], style))
     lines.append("")
@@ -329,17 +357,10 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
         ),
         ("left outside the budget", f"{m.headroom_outside_budget_gib:.2f} GiB", "CUDA context, NCCL, other processes"),
     ]
-    head = ("per GPU", "value", "where it comes from (log: the line of vLLM's startup log that shows it)")
-    w0 = max(len(r[0]) for r in (head, *rows))
-    w1 = max(len(r[1]) for r in (head, *rows))
-    lines.append(style(f"  {head[0]:<{w0}}  {head[1]:>{w1}}  {head[2]}", bold=True))
-    for a, b, c in rows:
-        lines.append(f"  {a:<{w0}}  {b:>{w1}}  {style(c, dim=True) if c else ''}".rstrip())
-    lines.append("")
-    if m.starts:
-        lines.append("  " + style("starts", fg="green", bold=True))
-    else:
-        lines.append("  " + style("will not start: ", fg="red", bold=True) + str(m.failure))
+    lines += _table(
+        ("per GPU", "value", "where it comes from (log: the line of vLLM's startup log that shows it)"), rows, style
+    )
+    lines.append(_verdict_line(m, style))
     for r in m.risks:
         lines.append("  " + style("risk: ", fg="yellow", bold=True) + r)
     for w in whatifs or []:
@@ -355,6 +376,84 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
     if facts:  # where the model's config facts came from (catalog, cache, mapping, folder, hub)
         lines.append("  " + style(facts, dim=True))
     return "\n".join(lines) + "\n"
+
+
+def _platform_name(dep: Deployment) -> str:
+    from vlint.resolve.platform import CPU, DISPLAY, platform_of
+
+    plat = platform_of(dep)
+    if plat is None:
+        return "unknown GPU"
+    return "CPU backend" if plat == CPU else f"{DISPLAY.get(plat, plat)}, device type not named"
+
+
+def _table(head: tuple[str, str, str], rows: list[tuple[str, str, str]], style: Any) -> list[str]:
+    w0 = max(len(r[0]) for r in (head, *rows))
+    w1 = max(len(r[1]) for r in (head, *rows))
+    out = [style(f"  {head[0]:<{w0}}  {head[1]:>{w1}}  {head[2]}", bold=True)]
+    for a, b, c in rows:
+        out.append(f"  {a:<{w0}}  {b:>{w1}}  {style(c, dim=True) if c else ''}".rstrip())
+    out.append("")
+    return out
+
+
+def _verdict_line(m: MemoryEstimate, style: Any) -> str:
+    if m.starts:
+        return "  " + style("starts", fg="green", bold=True)
+    return "  " + style("will not start: ", fg="red", bold=True) + str(m.failure)
+
+
+def _platform_lines(dep: Deployment, m: MemoryEstimate, style: Any, facts: str | None) -> list[str]:
+    """The CPU backend, a TPU or a Gaudi device: the KV cache gets a space the platform decides its own
+    way (:mod:`vlint.memory.platforms`), not what a CUDA profile run leaves."""
+    space = m.notes[0].split("(", 1)[-1].rsplit(")", 1)[0] if m.notes else ""
+    cpu = m.platform == "cpu"
+    rows = []
+    if not cpu:
+        rows.append(("device memory", f"{m.total_gib:.2f} GiB", f"{m.device}: what the plugin starts from"))
+    rows += [
+        (
+            "model weights" + (" (host memory)" if cpu else ""),
+            f"{m.weights_gib:.2f} GiB",
+            'log "Model loading took … GiB"' + ("; host size not checked" if cpu else ""),
+        ),
+        ("KV cache space", f"{m.kv_cache_gib:.2f} GiB", space),
+        ("KV bytes per token", f"{m.kv_bytes_per_token / 1024:.1f} KiB", f"blocks of {m.block_size} tokens"),
+        (
+            "KV cache size",
+            f"{m.kv_cache_tokens:,} tokens",
+            'log "GPU KV cache size: … tokens" (V1 says GPU on every platform)',
+        ),
+        (
+            "max concurrency",
+            f"{m.max_concurrency:.2f}x",
+            f'log "Maximum concurrency for {dep.value("max_model_len")} tokens per request"',
+        ),
+        ("one request of max_model_len", f"{m.request_kv_gib:.2f} GiB", "the KV cache vLLM's startup check asks for"),
+    ]
+    how = {
+        "cpu": "CPU backend: the KV cache is a fixed slice of host memory, not what profiling leaves",
+        "tpu": "TPU (tpu-inference): the KV cache gets the device memory × gpu_memory_utilization the loaded weights "
+        "leave",
+        "hpu": "Intel Gaudi (vllm-gaudi): the KV cache gets the free memory after loading × gpu_memory_utilization, "
+        "less HPU-graph memory",
+    }[m.platform]
+    out = [f"  {how}", ""]
+    out += _table(("per rank", "value", "where it comes from"), rows, style)
+    out.append(_verdict_line(m, style))
+    if m.too_close_to_call:
+        out.append(
+            "  "
+            + style(
+                f"too close to call: the margin is inside ±{m.uncertainty_gib:.2f} GiB (no startup log of "
+                "this platform calibrates the model)",
+                fg="yellow",
+            )
+        )
+    out += ["  " + style("assumes: " + a, dim=True) for a in m.assumptions[:6]]
+    if facts:
+        out.append("  " + style(facts, dim=True))
+    return out
 
 
 # -- --set: before and after side by side ----------------------------------------------------------

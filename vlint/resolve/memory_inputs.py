@@ -11,7 +11,9 @@ from vlint.argspec.parse import UNRESOLVED
 
 if TYPE_CHECKING:
     from vlint.deployment import Deployment
-    from vlint.memory import MemoryEstimate
+    from vlint.memory import MemoryEstimate, MemoryInputs
+    from vlint.memory.platforms import KvSpace
+    from vlint.resolve.accelerators import Accelerator
     from vlint.resolve.gpus import GpuSpec
 
 #: settings the memory model needs; an unresolved value for any of them makes the estimate a guess
@@ -45,7 +47,16 @@ def blocked_by(dep: Deployment) -> str | None:
             return dep.model_note
         return "the model is unknown to vlint" if dep.model else "no model is named"
     if dep.gpu is None:
-        return "the GPU type is unknown (pass --gpu)"
+        why = platform_blocked(dep)
+        if why is not None:
+            return why
+    return settings_blocked(dep)
+
+
+def settings_blocked(dep: Deployment) -> str | None:
+    """Why the launch's settings keep the memory model from computing (unresolved, absurd, a tensor
+    parallel size that cannot split the model), or None."""
+    assert dep.arch is not None
     for d in NEEDED:
         s = dep.setting(d)
         if s is not None and s.value is UNRESOLVED:
@@ -131,16 +142,121 @@ def feature_inputs(dep: Deployment) -> dict[str, Any]:
     return out
 
 
+def platform_blocked(dep: Deployment) -> str | None:
+    """Why a launch that names no GPU gets no estimate on its own platform (None: it gets one)."""
+    from vlint.resolve.platform import CPU, HPU, TPU, platform_of
+
+    plat = platform_of(dep)
+    if plat == CPU:
+        space = cpu_space(dep)
+        return None if space.bytes is not None else space.why
+    if plat in (TPU, HPU):
+        if accelerator_of(dep) is None:
+            what = "TPU" if plat == TPU else "Gaudi"
+            return f"the {what} type is unknown (the node label or resource profile names none vlint knows)"
+        return None
+    return "the GPU type is unknown (pass --gpu)"
+
+
+def cpu_space(dep: Deployment) -> KvSpace:
+    """The KV cache space vLLM's CPU backend takes for the launch (``VLLM_CPU_KVCACHE_SPACE`` as its
+    release reads it)."""
+    from vlint.memory.platforms import KvSpace, cpu_kv_space
+
+    value = dep.env.get("VLLM_CPU_KVCACHE_SPACE")
+    if value is UNRESOLVED:
+        return KvSpace("cpu", None, "VLLM_CPU_KVCACHE_SPACE is not resolved")
+    return cpu_kv_space(dep.version, value if isinstance(value, str) else None)
+
+
+def accelerator_of(dep: Deployment) -> Accelerator | None:
+    """The TPU or Gaudi device the launch's surroundings name (a GKE node label, a resource profile)."""
+    from vlint.resolve.accelerators import lookup_accelerator
+    from vlint.resolve.platform import platform_of
+
+    facts = dep.invocation.facts
+    for key in ("gpu_label", "gpu_type"):
+        fact = facts.get(key)
+        if fact is not None:
+            acc = lookup_accelerator(str(fact.value), platform_of(dep))
+            if acc is not None:
+                return acc
+    return None
+
+
 def estimate_for(dep: Deployment) -> MemoryEstimate | None:
     if blocked_by(dep) is not None:
         return None
     from vlint.memory import estimate_memory, inputs_from_resolved
 
-    assert dep.arch is not None and dep.gpu is not None
+    assert dep.arch is not None
+    if dep.gpu is None:
+        from vlint.resolve.platform import CPU, platform_of
+
+        if platform_of(dep) == CPU:
+            m = estimate_on_cpu(dep, cpu_space(dep))
+        else:
+            acc = accelerator_of(dep)
+            assert acc is not None
+            m = estimate_on_accelerator(dep, acc)
+        return _low_confidence_verdict(m, dep.arch.confidence)
     env = {k: v for k, v in dep.env.items() if isinstance(v, str)}
     extra = {"gpu_count": dep.gpu_count, "env": env, **feature_inputs(dep)}
     inputs = inputs_from_resolved(dep.arch, dep.gpu, dep.version, dep.resolved, **extra)
     return _low_confidence_verdict(estimate_memory(inputs), dep.arch.confidence)
+
+
+def _platform_inputs(dep: Deployment, device: str, gib: float, space: KvSpace | None = None) -> MemoryInputs:
+    """Memory-model inputs on a platform with a KV space of its own: its engine and block size."""
+    from vlint.memory import inputs_from_resolved
+    from vlint.memory.platforms import BLOCK_SIZE, HPU_BLOCK_SIZE, TPU_BLOCK_SIZE, cpu_engine
+    from vlint.resolve.gpus import GpuSpec
+
+    assert dep.arch is not None
+    block = dep.user_value("block_size")
+    default_block = {"CPU": BLOCK_SIZE, "TPU": TPU_BLOCK_SIZE}.get(device, HPU_BLOCK_SIZE)
+    env = {k: v for k, v in dep.env.items() if isinstance(v, str)}
+    extra = {
+        "gpu_count": dep.gpu_count,
+        "env": env,
+        **feature_inputs(dep),
+        "engine": cpu_engine(dep.version) if device == "CPU" else "V1",
+        "block_size": block if isinstance(block, int) and block > 0 else default_block,
+    }
+    stand_in = GpuSpec(device, device.lower(), gib, source=space.why if space is not None else "")
+    return inputs_from_resolved(dep.arch, stand_in, dep.version, dep.resolved, **extra)
+
+
+def estimate_on_cpu(dep: Deployment, space: KvSpace) -> MemoryEstimate:
+    """The launch on vLLM's CPU backend with ``space`` of KV cache."""
+    from vlint.memory.platforms import estimate_fixed
+
+    return estimate_fixed(_platform_inputs(dep, "CPU", (space.bytes or 0) / 2**30, space), space)
+
+
+def estimate_on_accelerator(dep: Deployment, acc: Accelerator) -> MemoryEstimate:
+    """The launch on a TPU or Gaudi device: the plugin's KV space from the device memory and the
+    weights on each device (:mod:`vlint.memory.platforms`)."""
+    from vlint.memory.platforms import estimate_fixed, hpu_kv_space, rank_weights, tpu_kv_space
+
+    inputs = _platform_inputs(dep, acc.platform, acc.hbm_gib)
+    west = rank_weights(inputs)
+    w = max(west.per_stage)
+    gmu = float(inputs.gpu_memory_utilization)
+    if acc.platform == "TPU":
+        space = tpu_kv_space(acc, gmu, w, dep.version)
+    else:
+        reserved = 0.0 if inputs.enforce_eager else _float_env(dep, "VLLM_GRAPH_RESERVED_MEM", 0.1)
+        space = hpu_kv_space(acc, gmu, w, dep.version, reserved)
+    return estimate_fixed(inputs, space, west)
+
+
+def _float_env(dep: Deployment, name: str, default: float) -> float:
+    value = dep.env.get(name)
+    try:
+        return float(value) if isinstance(value, str) else default
+    except ValueError:
+        return default  # vllm-gaudi: "Invalid VLLM_GRAPH_RESERVED_MEM value, using default"
 
 
 #: with model facts of low confidence (docs/models.md: partly inferred), a predicted failure stands only

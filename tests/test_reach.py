@@ -301,3 +301,20 @@ def test_cache_ids_never_lead_out(work: Path, monkeypatch: pytest.MonkeyPatch, t
     (work / ".git").mkdir()
     deps = explain_json("--gpu", "L4", "start.sh")
     assert deps[1]["memory"] is None  # the symlinked cache folder is read only inside itself: no snapshot
+
+
+def test_skypilot_accelerator_options_each_get_an_answer(work: Path) -> None:
+    """``accelerators: {L4:1, A100:4}`` with ``--tensor-parallel-size $SKYPILOT_NUM_GPUS_PER_NODE``: SkyPilot
+    picks one; the memory model answers for each, the tensor-parallel size being that option's count."""
+    (work / "task.yaml").write_text(
+        "resources:\n  accelerators: {L4:1, A100:4}\n"
+        "run: |\n  vllm serve Qwen/Qwen2.5-32B-Instruct --max-model-len 8192 \\\n"
+        "    --tensor-parallel-size $SKYPILOT_NUM_GPUS_PER_NODE\n"
+    )
+    (dep,) = explain_json("task.yaml")
+    fits = {(f["gpu"], f["count"]): f for f in dep["gpu_fit"]}
+    assert set(fits) == {("L4", 1), ("A100", 4)} and {f["kind"] for f in fits.values()} == {"accelerator option"}
+    assert not fits[("L4", 1)]["starts"] and fits[("A100", 4)]["starts"]  # 61 GiB of weights on one L4
+    assert dep["memory_unavailable"].startswith("SkyPilot launches the task on one of its resources.accelerators")
+    (vl230,) = [f for f in lint_json("task.yaml")["findings"] if f["code"] == "VL230"]
+    assert "starts on 4 × A100; not on L4" in vl230["message"]

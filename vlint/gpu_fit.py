@@ -56,8 +56,9 @@ class GpuFit:
     need_gib: float
     gpu_memory_utilization: float = 0.9
     memory: MemoryEstimate | None = None
-    #: what the reference devices are: ``GPU``, ``TPU``, ``Gaudi device`` or ``CPU host`` (whose
-    #: ``total_gib`` is the host memory per NUMA node)
+    #: what the reference devices are: ``GPU``, ``TPU``, ``Gaudi device``, ``CPU host`` (whose
+    #: ``total_gib`` is the host memory per NUMA node) or ``accelerator option`` (one of the GPU types and
+    #: counts a SkyPilot task may launch on)
     kind: str = "GPU"
 
     @property
@@ -148,6 +149,8 @@ def compute_gpu_fit(dep: Deployment) -> tuple[list[GpuFit] | None, str | None]:
         return _accelerator_fit(dep, platform)
     if platform == CPU:
         return _host_fit(dep)
+    if "accelerator_options" in dep.invocation.facts:
+        return _options_fit(dep)
     from vlint.resolve.memory_inputs import blocked_by, estimate_on_gpu
 
     count = _ranks(dep)
@@ -173,6 +176,51 @@ def compute_gpu_fit(dep: Deployment) -> tuple[list[GpuFit] | None, str | None]:
             )
         )
     return out, None
+
+
+#: the kind of a gpu_fit entry for one of a SkyPilot task's accelerator options
+OPTION = "accelerator option"
+#: SkyPilot sets this to the GPUs per node of the accelerators it picked
+_GPUS_PER_NODE = "SKYPILOT_NUM_GPUS_PER_NODE"
+
+
+def _options_fit(dep: Deployment) -> tuple[list[GpuFit] | None, str | None]:
+    """A SkyPilot task that may run on any of several accelerators (``{L4:8, A100:4, A100-80GB:2}``):
+    the memory model on each as written, ``$SKYPILOT_NUM_GPUS_PER_NODE`` being that option's count."""
+    from vlint.resolve.gpus import lookup_gpu
+    from vlint.resolve.memory_inputs import estimate_on_gpu
+
+    out = []
+    for name, count in dep.invocation.facts["accelerator_options"].value:
+        spec = lookup_gpu(name)
+        if spec is None:
+            continue
+        probe = _with_gpus_per_node(dep, count)
+        m = estimate_on_gpu(probe, spec, count)
+        if m is None:
+            from vlint.resolve.memory_inputs import blocked_by
+
+            return None, blocked_by(dataclasses.replace(probe, gpu=spec))
+        gmu = m.budget_gib / m.total_gib if m.total_gib > 0 else 0.9
+        out.append(_entry(name, spec.total_gib, _ranks(probe), m, need_gib(m, gmu), gmu, OPTION))
+    if not out:
+        return None, "none of the task's accelerators is in vlint's GPU catalog"
+    return sorted(out, key=lambda f: (f.total_gib * f.count, f.total_gib)), None
+
+
+def _with_gpus_per_node(dep: Deployment, count: int) -> Deployment:
+    """``dep`` with the settings written as ``$SKYPILOT_NUM_GPUS_PER_NODE`` set to ``count``."""
+    from vlint.argspec.parse import UNRESOLVED
+
+    settings = dict(dep.args.settings)
+    changed = False
+    for dest, st in settings.items():
+        if st.value is UNRESOLVED and _GPUS_PER_NODE in (st.raw or ""):
+            settings[dest] = dataclasses.replace(st, value=count)
+            changed = True
+    if not changed:
+        return dep
+    return dataclasses.replace(dep, args=dataclasses.replace(dep.args, settings=settings), _memory_status=None)
 
 
 def _accelerator_fit(dep: Deployment, platform: str) -> tuple[list[GpuFit] | None, str | None]:

@@ -106,11 +106,22 @@ def _status(dep: Deployment) -> MemoryStatus:
 
 
 #: how the reasons of answers over a platform's reference devices start (:func:`reference_reason`)
-_PLATFORM_FIT = ("VLLM_CPU_KVCACHE_SPACE is not set", "the TPU type is not named", "the Gaudi type is not named")
+_PLATFORM_FIT = (
+    "VLLM_CPU_KVCACHE_SPACE is not set",
+    "the TPU type is not named",
+    "the Gaudi type is not named",
+    "SkyPilot launches the task on one of",
+)
 
 
 def reference_reason(kind: str, dep: Deployment) -> str:
-    """Why a launch on a CPU, TPU or Gaudi platform is answered over reference devices."""
+    """Why a launch on a CPU, TPU or Gaudi platform, or a SkyPilot task with several accelerator options,
+    is answered over a list of devices."""
+    if kind == "accelerator option":
+        return (
+            "SkyPilot launches the task on one of its resources.accelerators: answered for each "
+            "(pass --gpu NAME:COUNT for the full estimate on one)"
+        )
     if kind == "CPU host":
         return (
             f"VLLM_CPU_KVCACHE_SPACE is not set, so vLLM {dep.version} takes half the host's memory per NUMA node: "
@@ -159,8 +170,8 @@ def summary_line(deployments: Iterable[Deployment]) -> str | None:
     line = f"memory model: {len(answered)} of {len(deps)} launch{'es' if len(deps) != 1 else ''}"
     if devices:
         line += (
-            f" ({devices} on reference TPUs, Gaudi devices or CPU hosts: name the device type, or set "
-            "VLLM_CPU_KVCACHE_SPACE, for the full estimate)"
+            f" ({devices} over a list of devices — SkyPilot accelerator options, reference TPUs, Gaudi devices or "
+            "CPU hosts: name the device, or set VLLM_CPU_KVCACHE_SPACE, for the full estimate)"
         )
     if fit:
         unknown = sum(1 for s in answered if s.answer == "gpu_fit" and (s.reason or "").startswith(UNKNOWN_GPU))

@@ -27,6 +27,8 @@ def _par(dep: Deployment) -> str:
 def _layout(dep: Deployment, fits: list[GpuFit]) -> str:
     n = fits[0].count if fits else 1
     kind = fits[0].kind if fits else "GPU"
+    if kind == "accelerator option":
+        return f"each with its GPU count as $SKYPILOT_NUM_GPUS_PER_NODE; vLLM {dep.version}"
     if kind == "CPU host":
         return f"{_par(dep)}; vLLM {dep.version}"
     return f"{f'one {kind}' if n == 1 else f'{n} {kind}s'}: {_par(dep)}; vLLM {dep.version}"
@@ -37,6 +39,12 @@ def _head(dep: Deployment, fits: list[GpuFit]) -> tuple[str, str, str]:
     from vlint.gpu_fit import unknown_gpu_label
 
     kind = fits[0].kind
+    if kind == "accelerator option":
+        return (
+            "SkyPilot launches this task on one of its resources.accelerators",
+            "accelerator options",
+            "pass --gpu NAME:COUNT for the full memory check on one",
+        )
     if kind == "CPU host":
         return (
             f"VLLM_CPU_KVCACHE_SPACE is not set, so vLLM {dep.version}'s CPU backend takes half the host's memory "
@@ -80,7 +88,9 @@ def _data(dep: Deployment, fits: list[GpuFit]) -> dict[str, Any]:
 
 
 def _names(fits: list[GpuFit]) -> str:
-    return ", ".join(f.gpu for f in fits)
+    from vlint.gpu_fit import label
+
+    return ", ".join(label(f) if f.kind == "accelerator option" else f.gpu for f in fits)
 
 
 @check("gpu_fit.reference_gpus")
@@ -114,7 +124,7 @@ def reference_gpus(ctx: CheckContext) -> Iterator[Hit]:
         request = first.memory.request_kv_gib if first.memory else 0.0
         needs = f"one request of max_model_len needs {request:.1f} GiB of KV cache"
     else:
-        unit = "GPU" if first.kind == "GPU" else "device"
+        unit = "GPU" if first.kind in ("GPU", "accelerator option") else "device"
         needs = f"it needs ≈ {need:.1f} GiB per {unit} at gpu_memory_utilization {gmu}"
     message = f"{head}; on the {refs} ({_layout(dep, fits)}) this launch " + "; ".join(parts) + f" — {needs} ({tail})"
     data = _data(dep, fits)
@@ -136,7 +146,9 @@ def starts_nowhere(ctx: CheckContext) -> Iterator[Hit]:
     if not fits or any(f.starts or f.too_close_to_call for f in fits):
         return
     largest = max(fits, key=lambda f: f.total_gib)
-    kind = largest.kind if largest.kind != "CPU host" else "CPU host (memory per NUMA node)"
+    kind = {"CPU host": "CPU host (memory per NUMA node)", "accelerator option": "accelerator option"}.get(
+        largest.kind, largest.kind
+    )
     where = (
         f"on any reference {kind} up to {label(largest)}, {largest.total_gib:.2f} GiB each, {_par(dep)}, "
         f"vLLM {dep.version}"

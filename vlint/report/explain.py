@@ -117,9 +117,10 @@ def render_gpu_fit(dep: Deployment, style: Any) -> list[str]:
     kind = fits[0].kind
     why = memory_status(dep).reason or ""
     head = why.split(":", 1)[0] if kind != "GPU" else "no GPU is named"
-    per = "" if kind == "CPU host" else f" ({fits[0].count} per replica)"
-    lines = [f"  {head}: the memory model on the reference {kind}s{per}"]
-    rows = [(kind, "GiB", "verdict", "KV tokens", "concurrency", "needs")]
+    per = "" if kind in ("CPU host", "accelerator option") else f" ({fits[0].count} per replica)"
+    which = "on each of the task's accelerator options" if kind == "accelerator option" else f"on the reference {kind}s"
+    lines = [f"  {head}: the memory model {which}{per}"]
+    rows = [("GPUs" if kind == "accelerator option" else kind, "GiB", "verdict", "KV tokens", "concurrency", "needs")]
     for f in fits:
         rows.append(
             (
@@ -144,6 +145,8 @@ def render_gpu_fit(dep: Deployment, style: Any) -> list[str]:
             {
                 "GPU": "needs: GPU memory one GPU needs to start at the launch's gpu_memory_utilization; "
                 "pass --gpu for the full budget",
+                "accelerator option": "needs: GPU memory one GPU needs to start at the launch's "
+                "gpu_memory_utilization; pass --gpu NAME:COUNT for the full budget on one",
                 "CPU host": "needs: host memory per NUMA node whose half holds one request of max_model_len; "
                 "set VLLM_CPU_KVCACHE_SPACE for the full estimate",
             }.get(kind, f"needs: device memory one {kind} needs to start at the launch's gpu_memory_utilization"),

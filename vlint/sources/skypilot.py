@@ -104,6 +104,10 @@ def _task(doc: YamlDoc, src: SourceText, read_file: ReadFile, result: SourceResu
             env["SKYPILOT_NUM_GPUS_PER_NODE"] = Token(str(n), acc_span, False)
     if len(types) == 1:
         facts["gpu_type"] = Fact(next(iter(types)), acc_span, "resources.accelerators")
+    options = list(dict.fromkeys((t, c) for t, c in alts if c is not None))
+    if len(options) > 1:
+        # SkyPilot launches on one of these: the memory model answers for each (vlint.gpu_fit)
+        facts["accelerator_options"] = Fact(options, acc_span, "resources.accelerators")
     nodes_node = get(root, "num_nodes")
     nodes = plain(nodes_node)
     n_nodes = nodes if isinstance(nodes, int) else 1

@@ -161,3 +161,22 @@ def test_catalog_lookup_alias_and_unknown(tmp_path):
     d.mkdir()
     (d / "config.json").write_text(json.dumps(LLAMA))
     assert load_model_arch("alias-x", base_dir=tmp_path, model_paths={"alias-x": "x"}) is not None
+
+
+def test_encoder_only_models_have_no_kv_cache_and_no_lm_head() -> None:
+    """BERT-style encoders (embedding and reranker models): two dense matrices per MLP, no LM head, and an
+    attention vLLM keeps no KV cache for (EncoderOnlyAttentionSpec). Published sizes: bge-large-en 335M,
+    bge-reranker-v2-m3 568M, all-MiniLM-L6-v2 22.7M (the counts leave out position embeddings and norms)."""
+    from vlint.resolve.model_sources import lookup_catalog
+
+    for mid, published in (
+        ("BAAI/bge-large-en", 335e6),
+        ("BAAI/bge-reranker-v2-m3", 568e6),
+        ("sentence-transformers/all-MiniLM-L6-v2", 22.7e6),
+    ):
+        arch = lookup_catalog(mid)
+        assert arch is not None and arch.params is not None
+        assert abs(arch.params - published) / published < 0.02, (mid, arch.params)
+        assert not arch.has_kv_cache and set(arch.layer_types) == {"encoder_attention"}
+    llama = lookup_catalog("meta-llama/Llama-3.1-8B-Instruct")
+    assert llama is not None and llama.has_kv_cache

@@ -120,6 +120,8 @@ def max_model_len_unset(ctx: CheckContext) -> Iterator[Hit]:
         return
     derived = None
     if dep.arch is not None:
+        if not dep.arch.has_kv_cache:
+            return  # an encoder-only model keeps no KV cache: the context costs no startup memory
         r = dep.resolved.get("max_model_len")
         derived = r.value if r is not None else None
         if isinstance(derived, int) and derived <= SHORT_CONTEXT:

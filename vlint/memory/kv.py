@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from vlint.resolve.model_arch import (
+    CACHELESS_ATTENTION,
     CHUNKED,
     FULL,
-    KV_SHARED,
     LINEAR,
     MAMBA,
     NO_KV,
@@ -90,7 +90,7 @@ def layer_specs(
     specs: list[LayerSpec] = []
     start, end = layer_range
     for kind in arch.layer_types[start:end]:
-        if kind in (KV_SHARED, NO_KV):
+        if kind == NO_KV or kind in CACHELESS_ATTENTION:
             continue
         if kind in (MAMBA, LINEAR):
             conv = arch.state_conv_elems / tp

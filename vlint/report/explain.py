@@ -352,7 +352,11 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
         ),
         ("available KV cache memory", f"{m.kv_cache_gib:.2f} GiB", 'log "Available KV cache memory: … GiB"'),
         ("KV bytes per token", f"{m.kv_bytes_per_token / 1024:.1f} KiB", f"blocks of {m.block_size} tokens"),
-        ("GPU KV cache size", f"{m.kv_cache_tokens:,} tokens", 'log "GPU KV cache size: … tokens"'),
+        (
+            "GPU KV cache size",
+            f"{m.kv_cache_tokens:,} tokens",
+            'log "GPU KV cache size: … tokens"' if m.kv_bytes_per_token else "none: the model keeps no KV cache",
+        ),
         (
             "max concurrency",
             f"{m.max_concurrency:.2f}x",

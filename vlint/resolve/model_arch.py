@@ -68,6 +68,9 @@ MAMBA = "mamba"
 LINEAR = "linear_attention"
 KV_SHARED = "kv_shared"  # reuses another layer's KV cache (Gemma-3n/Gemma-4 style): no own KV
 NO_KV = "no_kv"  # MLP-only / MoE-only blocks of hybrid models (Nemotron-H '-', 'E')
+ENCODER = "encoder_attention"  # attention of an encoder-only model: weights, no KV cache
+#: attention layers that hold no KV cache of their own
+CACHELESS_ATTENTION = frozenset({KV_SHARED, ENCODER})
 
 STATE_KINDS = frozenset({MAMBA, LINEAR})
 ATTENTION_KINDS = frozenset({FULL, SLIDING, CHUNKED})
@@ -178,8 +181,13 @@ class ModelArch:
     @property
     def is_hybrid(self) -> bool:
         """More than one KV-holding layer kind (sliding+full, attention+Mamba …)."""
-        kinds = {t for t in self.layer_types if t not in (KV_SHARED, NO_KV)}
+        kinds = {t for t in self.layer_types if t not in (NO_KV, *CACHELESS_ATTENTION)}
         return len(kinds) > 1
+
+    @property
+    def has_kv_cache(self) -> bool:
+        """Some layer keeps a KV cache or state (not an encoder-only model)."""
+        return any(t != NO_KV and t not in CACHELESS_ATTENTION for t in self.layer_types)
 
     @property
     def has_state_layers(self) -> bool:
@@ -240,9 +248,22 @@ _TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3_text", "gemma3"})
 #: dense MLPs with two matrices (up, down) instead of gate/up/down: PhiForCausalLM fc1/fc2, GPT-2 c_fc/
 #: c_proj, OPT fc1/fc2, GPT-NeoX/Falcon dense_h_to_4h/dense_4h_to_h, BLOOM, GPT-BigCode, Starcoder2, MPT;
 #: Nemotron-H up_proj/down_proj (relu2) in its MLP, shared-expert and expert blocks ([0.33.0]
-#: vllm/model_executor/models/nemotron_h.py:109-124 NemotronHMLP, :237 experts ckpt_names up/down only)
+#: vllm/model_executor/models/nemotron_h.py:109-124 NemotronHMLP, :237 experts ckpt_names up/down only);
+#: BERT-style encoders (an intermediate and an output dense per layer: [0.19.1]
+#: vllm/model_executor/models/bert.py BertIntermediate/BertOutput, roberta.py builds on them)
+#: BERT-style encoders (pooling models: embeddings, rerankers): attention without a KV cache and no LM
+#: head ([0.19.1] vllm/model_executor/models/bert.py: EncoderOnlyAttention, no lm_head)
+ENCODER_ONLY = frozenset({"bert", "roberta", "xlm-roberta", "mpnet", "distilbert", "electra", "camembert"})
+
 _UNGATED_MLP = frozenset(
     {
+        "bert",
+        "roberta",
+        "xlm-roberta",
+        "mpnet",
+        "distilbert",
+        "electra",
+        "camembert",
         "phi",
         "phi-msft",
         "gpt2",
@@ -592,7 +613,7 @@ def _param_counts(arch: ModelArch) -> dict[str, Any]:
         "q_lora_rank": arch.q_lora_rank,
         "qk_nope_head_dim": arch.qk_nope_head_dim,
         "v_head_dim": arch.v_head_dim,
-        "attn_layers": sum(1 for t in arch.layer_types if t in ATTENTION_KINDS or t == KV_SHARED),
+        "attn_layers": sum(1 for t in arch.layer_types if t in ATTENTION_KINDS or t in CACHELESS_ATTENTION),
     }
     if arch.gdn_dims:
         counts["mamba"] = sum(1 for t in arch.layer_types if t == LINEAR) * sum(
@@ -671,6 +692,10 @@ def model_arch_from_config(
     tied_default = model_type in _TIED_BY_DEFAULT or outer_type in _TIED_BY_DEFAULT
     tied = bool(_get(cfg, "tie_word_embeddings", default=config.get("tie_word_embeddings", tied_default)))
     gated = model_type not in _UNGATED_MLP
+    encoder = model_type in ENCODER_ONLY
+    if encoder:
+        # no LM head: the token embedding is the only vocab × hidden tensor, as with tied embeddings
+        tied = True
 
     # MLA
     kv_lora = _int(cfg.get("kv_lora_rank"), 0) or None
@@ -687,6 +712,12 @@ def model_arch_from_config(
         pattern = None
     ltypes, lnotes = _layer_types(cfg, n_layers, model_type)
     notes.extend(lnotes)
+    if encoder:
+        ltypes = [ENCODER] * n_layers
+        notes.append(
+            "encoder-only (BERT-style): no KV cache, vLLM's encoder-only attention needs none (from 0.10.2: "
+            "[0.19.1] vllm/v1/kv_cache_interface.py EncoderOnlyAttentionSpec.max_memory_usage_bytes returns 0)"
+        )
     n_shared_kv = _int(cfg.get("num_kv_shared_layers"), 0)
     if n_shared_kv and n_shared_kv < n_layers:
         for i in range(n_layers - n_shared_kv, n_layers):
@@ -972,7 +1003,9 @@ def ceil_div(a: int, b: int) -> int:
 
 __all__ = [
     "ATTENTION_KINDS",
+    "CACHELESS_ATTENTION",
     "CHUNKED",
+    "ENCODER",
     "FULL",
     "KV_SHARED",
     "LINEAR",

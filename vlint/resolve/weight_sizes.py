@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from vlint.resolve.model_arch import (
     ATTENTION_KINDS,
-    KV_SHARED,
+    CACHELESS_ATTENTION,
     LINEAR,
     MAMBA,
     ModelArch,
@@ -127,7 +127,7 @@ def layer_linears(arch: ModelArch, layer: int) -> list[Linear]:
     out: list[Linear] = []
     if kind == LINEAR and arch.gdn_dims:
         out += _gdn_linears(arch.gdn_dims, h)
-    if kind in ATTENTION_KINDS or kind == KV_SHARED:
+    if kind in ATTENTION_KINDS or kind in CACHELESS_ATTENTION:
         heads = arch.num_attention_heads
         if arch.is_mla:
             r = int(arch.kv_lora_rank or 0)

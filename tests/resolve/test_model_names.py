@@ -108,8 +108,45 @@ def test_a_quantized_record_stands_for_the_model_it_quantizes() -> None:
 
 
 @pytest.mark.parametrize(
+    ("ref", "base", "how"),
+    [
+        # a chat/instruct variant of a base model in the catalog (same shapes)
+        ("mistralai/Mistral-Nemo-Instruct-2407", "mistralai/Mistral-Nemo-Base-2407", "as a chat/instruct variant"),
+        ("meta-llama/Llama-3.2-11B-Vision-Instruct", "meta-llama/Llama-3.2-11B-Vision", "as a chat/instruct variant"),
+        # a fine-tune named after its base: the longest catalog name it holds, spelled out where it can be
+        ("NousResearch/Hermes-3-Llama-3.1-8B", "meta-llama/Llama-3.1-8B", "which holds the name Llama-3.1-8B"),
+        (
+            "mlabonne/Qwen2.5-7B-Instruct-abliterated",
+            "Qwen/Qwen2.5-7B-Instruct",
+            "which holds the name Qwen2.5-7B-Instruct",
+        ),
+        (
+            "x/Qwen2.5-7B-Instruct-1M-custom",
+            "Qwen/Qwen2.5-7B-Instruct-1M",
+            "which holds the name Qwen2.5-7B-Instruct-1M",
+        ),
+    ],
+)
+def test_variants_and_fine_tunes_named_after_a_catalog_model(ref: str, base: str, how: str) -> None:
+    m = match(ref)
+    assert m is not None and m.base == base and m.where.endswith(how), m
+
+
+@pytest.mark.parametrize(
     "ref",
-    ["/models", "/mnt/models/", "/data/", "/workspace/tuning/pretrained_models/exported_full_model", "x", "$MODEL"],
+    [
+        "/models",
+        "/mnt/models/",
+        "/data/",
+        "/workspace/tuning/pretrained_models/exported_full_model",
+        "x",
+        "$MODEL",
+        # a base name without a size word is too generic to be found inside another name
+        "someone/my-phi-4-tune",
+        # names that hold no catalog name whole
+        "allenai/Llama-3.1-Tulu-3-8B",
+        "cognitivecomputations/dolphin-2.9-llama3-8b",
+    ],
 )
 def test_no_name_no_inference(ref: str) -> None:
     assert match(ref) is None

@@ -206,7 +206,7 @@ _SHAPE_KEYS = (
 )
 
 
-def _shape(mid: str) -> str | None:
+def _shape(mid: str, quantization: bool = True) -> str | None:
     from vlint.resolve.model_sources import catalog_record
 
     rec = catalog_record(mid)
@@ -214,7 +214,8 @@ def _shape(mid: str) -> str | None:
         return None
     cfg = rec.get("config") or {}
     text = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else {}
-    return json.dumps([cfg.get(k, text.get(k)) for k in _SHAPE_KEYS], sort_keys=True, default=str)
+    keys = _SHAPE_KEYS if quantization else _SHAPE_KEYS[:-1]
+    return json.dumps([cfg.get(k, text.get(k)) for k in keys], sort_keys=True, default=str)
 
 
 @cache
@@ -264,6 +265,94 @@ def _suffix_of(name: str, org: str) -> tuple[str, QuantSuffix] | None:
     return None
 
 
+#: words that name a variant of the same weights' shapes: a chat/instruct fine-tune of a base model keeps
+#: its architecture (``Mistral-Nemo-Instruct-2407`` is ``Mistral-Nemo-Base-2407`` in shape)
+_VARIANT_WORDS = frozenset({"instruct", "it", "chat", "base", "hf", "pt"})
+#: a parameter-count word (``8b``, ``0.5b``, ``8x7b``, ``a3b``, ``e4b``, ``135m``): a base name without
+#: one is too generic to be found inside another name
+_SIZE_WORD = re.compile(r"^(?:\d+x)?[ae]?\d+(?:\.\d+)?[bm]$")
+
+
+def _words(name: str) -> tuple[str, ...]:
+    return tuple(w for w in re.split(r"[-_\s]+", name.lower()) if w)
+
+
+def _variant_key(name: str) -> tuple[str, ...]:
+    return tuple(w for w in _words(name) if w not in _VARIANT_WORDS)
+
+
+@cache
+def _entries() -> tuple[tuple[str, str, tuple[str, ...], bool], ...]:
+    """Per catalog id and alias: (id, the model name it stands for, that name's variant key, whether the
+    record's own name carries a quantization suffix)."""
+    from vlint.resolve.model_sources import _index
+
+    out = []
+    for key, pos in _index().items():
+        org, _, name = key.rpartition("/")
+        cut = _suffix_of(name, org)
+        stem = cut[0] if cut is not None else name
+        out.append((str(pos[0]), stem, _variant_key(stem), cut is not None))
+    return tuple(out)
+
+
+@cache
+def _by_variant() -> dict[tuple[str, ...], tuple[str, ...]]:
+    table: dict[tuple[str, ...], set[str]] = {}
+    for mid, _, key, _ in _entries():
+        table.setdefault(key, set()).add(mid)
+    return {k: tuple(sorted(v)) for k, v in table.items()}
+
+
+def _quantized_name(mid: str) -> bool:
+    return any(e[0] == mid and e[3] for e in _entries())
+
+
+def _unique(ids: Sequence[str], org: str) -> str | None:
+    """One record among those a variant or a contained name points to: records named as the model
+    itself before quantized checkpoints of it, the launch's organisation first, else all of one shape
+    (quantization aside: a quantized checkpoint only stands for the shapes)."""
+    plain = sorted({i for i in ids if not _quantized_name(i)})
+    pool = plain or sorted(set(ids))
+    if len(pool) <= 1:
+        return pool[0] if pool else None
+    same_org = [i for i in pool if i.split("/", 1)[0].lower() == org.lower()] if org else []
+    if len(same_org) == 1:
+        return same_org[0]
+    shapes = {_shape(i, quantization=bool(plain)) for i in pool}
+    return pool[0] if len(shapes) == 1 and None not in shapes else None
+
+
+def _holds(words: tuple[str, ...], part: tuple[str, ...]) -> bool:
+    n = len(part)
+    return any(words[i : i + n] == part for i in range(len(words) - n + 1))
+
+
+def _contained(key: tuple[str, ...], org: str, words: tuple[str, ...] = ()) -> tuple[str, str] | None:
+    """(catalog id, its name) of the longest catalog model name found whole inside ``key`` (a fine-tune
+    named after its base: ``Hermes-3-Llama-3.1-8B`` holds ``Llama-3.1-8B``); the base name must carry
+    a size word and leave something around it."""
+    best: list[tuple[str, str]] = []
+    best_len = 0
+    for mid, stem, base, _ in _entries():
+        n = len(base)
+        if n < 2 or n >= len(key) or n < best_len or not any(_SIZE_WORD.match(w) for w in base):
+            continue
+        if _holds(key, base):
+            if n > best_len:
+                best, best_len = [], n
+            best.append((mid, stem))
+    if not best:
+        return None
+    # the record whose own words (instruct, chat…) the name spells out, when there is one
+    spelled = [(m, st) for m, st in best if _holds(words, _words(st))]
+    if spelled:
+        most = max(len(_words(st)) for _, st in spelled)
+        best = [(m, st) for m, st in spelled if len(_words(st)) == most]
+    mid = _unique([m for m, _ in best], org)
+    return (mid, next(stem for m, stem in best if m == mid)) if mid is not None else None
+
+
 def match(ref: str, served: Sequence[str] = (), locations: Sequence[str] = ()) -> NameMatch | None:
     """The catalog model the launch's model name stands for, or None (never a guess among several)."""
     for name, org, where in candidates(ref, served, locations):
@@ -279,6 +368,16 @@ def match(ref: str, served: Sequence[str] = (), locations: Sequence[str] = ()) -
         base = _one_model(stem, org, _by_stem())
         if base is not None:
             return NameMatch(base, name, where, suffix, dequantized=True)
+        key = _variant_key(stem)
+        base = _unique(_by_variant().get(key, ()), org)
+        if base is not None:
+            return NameMatch(base, name, f"{where}, as a chat/instruct variant", suffix, _quantized_name(base))
+        inside = _contained(key, org, _words(stem))
+        if inside is not None:
+            base, found = inside
+            shown = next((n for n in (base.rsplit("/", 1)[-1], stem) if n.lower().startswith(found)), found)
+            how = f"{where}, which holds the name {shown[: len(found)]}"
+            return NameMatch(base, name, how, suffix, _quantized_name(base))
     return None
 
 

@@ -139,6 +139,9 @@ class Row:
     planner: bool
     weights_only: bool = False  # GPU not stated: only the weights (which do not depend on it) are scored
     inferred: str = ""  # why the model id was inferred (INFERRED_MODELS)
+    #: the model facts are another model's, taken by the name as vlint does for a launch
+    #: (vlint.resolve.model_names): scored, in their own class, and never used to fit a constant
+    name_inferred: str = ""
     quant: str = ""  # the checkpoint's quantization as sized (scheme source), or the --quantization
     pairs: dict[str, tuple[float, float]] = field(default_factory=dict)  # name → (pred, logged)
     verdict: tuple[bool, bool] | None = None  # (predicted starts, logged starts)
@@ -182,6 +185,15 @@ INFERRED_MODELS = {
 }
 
 
+#: what a name-inferred record's error says (the record's own notes, summarised)
+NAME_INFERRED_NOTES = {
+    "r051": (
+        "the log is of a main-branch build of December 2023 with the profiling regression of vLLM PR #2031 "
+        "(free memory counted with NCCL's, 13x fewer blocks than the release before it); vlint's tokens "
+        "(23,440) are 13.1x the 1,792 logged, the ratio the record describes"
+    ),
+}
+
 #: quantized checkpoints whose weights miss the log: what is known about why
 WEIGHT_GAPS = {
     "meta-llama/Meta-Llama-3.1-405B-Instruct-FP8": (
@@ -219,15 +231,7 @@ UNANSWERED_WHY = {
         "a local NVFP4 fine-tune of Qwen3.5-27B (no published checkpoint of that name), MTP on, logged KV memory "
         "only, on a Jetson AGX Thor whose CUDA-visible memory is not logged"
     ),
-    "TheBloke/Llama-2-7B-GPTQ": (
-        "the main branch's quantize_config.json (bits, group size, act-order) is in no public copy found: the "
-        "model-card mirror pages found end before their Provided Files table"
-    ),
     "mgoin/phi-2-super-marlin": "no public copy of its config.json or its Marlin quantization config was found",
-    "cyankiwi/gemma-4-31B-it-AWQ-4bit": (
-        "no public copy of its quantization_config was found; the record is a prose summary (~50 GB KV, "
-        "~525k tokens) of a 0.21.0 run"
-    ),
     "Qwen2 GPTQ Int8 (likely Qwen/Qwen2-72B-Instruct-GPTQ-Int8; inferred from 17.98 GB/GPU at TP4)": (
         "the checkpoint is the record author's guess from the weight size, and Qwen2-72B-Instruct-GPTQ-Int8's "
         "config was not found (docs/models.md lists it); the GPU is a modded 22 GB RTX 2080 Ti"
@@ -269,6 +273,14 @@ class Prepared:
 def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> tuple[Prepared | None, str | None]:
     ref = _model_ref(rec)
     arch = (lookup_catalog(ref) if ref else None) or (models or {}).get(ref)
+    named = ""
+    if arch is None and ref and str(rec.get("model") or "") not in UNANSWERED_WHY:
+        from vlint.resolve.model_names import infer_arch
+
+        found = infer_arch(ref)
+        if found is not None:
+            arch, how = found
+            named = how.description
     if arch is None:
         return None, f"model not known: {rec.get('model')!r}"
     why_not = UNMODELLED.get(arch.model_type) or UNMODELLED.get(arch.text_model_type or "")
@@ -329,17 +341,18 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
         gpu=gpu.name,
         version=vnote,
         release=release_range(version),
-        classes=model_classes(arch, rec),
+        classes=model_classes(arch, rec) + (["name-inferred"] if named else []),
         planner="llm-d-planner" in src or "version-sweep" in src,
         weights_only=weights_only,
         inferred=INFERRED_MODELS.get(str(rec.get("model") or ""), ("", ""))[1],
+        name_inferred=named,
         quant=(arch.quant.source or arch.quant.method) if arch.quant else str(user.get("quantization") or ""),
     )
     dev = bool(re.search(r"\bmain\b|dev\d|\.dev", str(rec.get("vllm_version") or "")))
     # WSL2 reports device memory through its own driver layer (r023: non-torch 0.03 GiB, outside the
     # 0.13-0.46 GiB the calibration README gives for TP1 on Linux): scored, but not used to fit
     atypical = "WSL2 host" if "WSL" in str(rec.get("gpu") or "") else ""
-    return Prepared(rec, Sample(rec["id"], inp, obs, rank, dev, atypical), row), None
+    return Prepared(rec, Sample(rec["id"], inp, obs, rank, dev, atypical, bool(named)), row), None
 
 
 def score(p: Prepared, est: MemoryEstimate | None = None) -> Row:
@@ -446,7 +459,9 @@ SUBSETS: tuple[tuple[str, Callable[[Row], bool]], ...] = (
 
 
 def subsets(rows: list[Row]) -> list[tuple[str, Callable[[Row], bool]]]:
-    out = list(SUBSETS)
+    """The table's rows: every subset over the records whose model facts are the model's own; the
+    records whose facts vlint takes by the name (as it would for a launch) in a row of their own."""
+    out: list[tuple[str, Callable[[Row], bool]]] = list(SUBSETS)
     for cls in ("dense", "MoE", "MLA", "sliding window", "hybrid", "quantized", "multimodal"):
         if cls != "dense" and any(cls in r.classes for r in rows):
             out.append((f"class: {cls}", lambda r, c=cls: c in r.classes))
@@ -455,6 +470,9 @@ def subsets(rows: list[Row]) -> list[tuple[str, Callable[[Row], bool]]]:
             out.append((f"release {name}", lambda r, n=name: r.release == n))
     out.append(("llm-d-planner H100 v0.19 sweep", lambda r: r.planner))
     out.append(("all other sources", lambda r: not r.planner))
+    out = [(t, lambda r, f=f: f(r) and not r.name_inferred) for t, f in out]
+    if any(r.name_inferred for r in rows):
+        out.append(("model facts inferred from the name (not in the rows above)", lambda r: bool(r.name_inferred)))
     return out
 
 
@@ -613,7 +631,11 @@ def main(argv: list[str] | None = None) -> int:
     loro = leave_one_release_out(prepared)
     # unreleased builds ("main ~v0.6.5") are scored but do not set the band: their profiler may be
     # mid-change (the calibration README calls r003's non-torch 1.79 GiB an outlier for that reason)
-    engine_of = {p.row.rid: p.sample.engine for p in prepared if not p.sample.dev_build and not p.sample.atypical}
+    engine_of = {
+        p.row.rid: p.sample.engine
+        for p in prepared
+        if not p.sample.dev_build and not p.sample.atypical and not p.sample.name_inferred
+    }
     unc = term_uncertainty(loo, engine_of)
     if args.write_uncertainty:
         write_uncertainty(unc)
@@ -689,10 +711,17 @@ def render(
             vcell = f"{right} / {wrong} / {close} of {tot}" if tot else "–"
             w(f"| {stitle} | " + " | ".join(_cell(summarize(sel, n)) for n in NAMES) + f" | {vcell} |")
         w("")
-    right, wrong, close, tot = verdicts(loo)
+    right, wrong, close, tot = verdicts(r for r in loo if not r.name_inferred)
     w(
         f"Verdicts (LOO): {right} right, {wrong} wrong, {close} too close to call (reported as a warning, "
-        f"not an error) of {tot} records with a stated outcome."
+        f"not an error) of {tot} records with a stated outcome"
+        + (
+            "; with model facts inferred from the name: {} right, {} wrong, {} too close of {}.".format(
+                *verdicts(r for r in loo if r.name_inferred)
+            )
+            if any(r.name_inferred for r in loo)
+            else "."
+        )
     )
     for r in loo:
         if r.verdict and not r.close_call and r.verdict[0] != r.verdict[1]:
@@ -743,6 +772,19 @@ def render(
         w("")
         for r in inferred:
             w(f"- {r.rid} → {r.model}: {r.inferred}")
+        w("")
+    named = [r for r in loo if r.name_inferred]
+    if named:
+        w(
+            "Model facts inferred from the name, as vlint does for a launch whose model's own config.json it "
+            "cannot find (vlint/resolve/model_names.py; scored in their own row above, used to fit no constant):"
+        )
+        w("")
+        for r in named:
+            w(
+                f"- {r.rid}: {r.name_inferred}"
+                + (f" — {NAME_INFERRED_NOTES[r.rid]}" if r.rid in NAME_INFERRED_NOTES else "")
+            )
         w("")
     w("## Quantized checkpoints")
     w("")

@@ -146,6 +146,13 @@ def test_variants_and_fine_tunes_named_after_a_catalog_model(ref: str, base: str
         # names that hold no catalog name whole
         "allenai/Llama-3.1-Tulu-3-8B",
         "cognitivecomputations/dolphin-2.9-llama3-8b",
+        # quantized or converted in a way no suffix convention sizes: never taken for the unquantized model
+        "qwen3.6-27b-autoround-int4",
+        "bartowski/Qwen2.5-7B-Instruct-GGUF",
+        "x/Qwen3-8B-Q4_K_M",
+        "turboderp/Llama-3.1-8B-Instruct-exl2",
+        "unsloth/Qwen3-8B-unsloth-bnb-4bit",
+        "mgoin/phi-2-super-marlin",
     ],
 )
 def test_no_name_no_inference(ref: str) -> None:

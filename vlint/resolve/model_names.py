@@ -328,6 +328,13 @@ def _holds(words: tuple[str, ...], part: tuple[str, ...]) -> bool:
     return any(words[i : i + n] == part for i in range(len(words) - n + 1))
 
 
+def _spelled(name: str, words: tuple[str, ...]) -> str:
+    """The part of ``name`` (as written) that spells ``words``, variant words allowed between them."""
+    gap = r"[-_\s]+(?:(?:" + "|".join(sorted(_VARIANT_WORDS)) + r")[-_\s]+)*"
+    m = re.search(gap.join(re.escape(w) for w in words), name, re.IGNORECASE)
+    return m.group(0) if m else "-".join(words)
+
+
 def _contained(key: tuple[str, ...], org: str, words: tuple[str, ...] = ()) -> tuple[str, str] | None:
     """(catalog id, its name) of the longest catalog model name found whole inside ``key`` (a fine-tune
     named after its base: ``Hermes-3-Llama-3.1-8B`` holds ``Llama-3.1-8B``); the base name must carry
@@ -342,6 +349,7 @@ def _contained(key: tuple[str, ...], org: str, words: tuple[str, ...] = ()) -> t
             if n > best_len:
                 best, best_len = [], n
             best.append((mid, stem))
+    spelled_key = max((_variant_key(st) for _, st in best), key=len, default=())
     if not best:
         return None
     # the record whose own words (instruct, chat…) the name spells out, when there is one
@@ -350,7 +358,20 @@ def _contained(key: tuple[str, ...], org: str, words: tuple[str, ...] = ()) -> t
         most = max(len(_words(st)) for _, st in spelled)
         best = [(m, st) for m, st in spelled if len(_words(st)) == most]
     mid = _unique([m for m, _ in best], org)
-    return (mid, next(stem for m, stem in best if m == mid)) if mid is not None else None
+    if mid is None:
+        return None
+    stem = next(st for m, st in best if m == mid)
+    return mid, stem if _holds(words, _words(stem)) else "-".join(spelled_key)
+
+
+#: a word that says the weights are quantized or converted in a way no suffix convention above sizes
+#: (``-int4``, ``-autoround``, ``-marlin``, ``-GGUF``, ``-Q4_K_M``, ``-exl2``, ``-4bit`` …): such a name
+#: is never taken for its unquantized model
+_UNSIZED_QUANT = re.compile(
+    r"(?:^|[-_.])(?:int[2-8]|[2-8]bit|w[2-8]a(?:8|16)|awq|gptq|fp[48]|nvfp4|mxfp4|bnb|gguf|ggml|exl2|hqq|"
+    r"autoround|marlin|quark|q[2-8](?:_[a-z0-9]+)*|iq[1-4](?:_[a-z0-9]+)*|[2-8]bpw)(?=$|[-_.])",
+    re.IGNORECASE,
+)
 
 
 def match(ref: str, served: Sequence[str] = (), locations: Sequence[str] = ()) -> NameMatch | None:
@@ -361,6 +382,8 @@ def match(ref: str, served: Sequence[str] = (), locations: Sequence[str] = ()) -
             return NameMatch(base, name, where)
         cut = _suffix_of(name, org)
         stem, suffix = cut if cut is not None else (name, None)
+        if _UNSIZED_QUANT.search(stem):
+            continue  # quantized in a way vlint cannot size from the name
         if suffix is not None:
             base = _one_model(stem, org)
             if base is not None:
@@ -375,8 +398,7 @@ def match(ref: str, served: Sequence[str] = (), locations: Sequence[str] = ()) -
         inside = _contained(key, org, _words(stem))
         if inside is not None:
             base, found = inside
-            shown = next((n for n in (base.rsplit("/", 1)[-1], stem) if n.lower().startswith(found)), found)
-            how = f"{where}, which holds the name {shown[: len(found)]}"
+            how = f"{where}, which holds the name {_spelled(stem, _words(found))}"
             return NameMatch(base, name, how, suffix, _quantized_name(base))
     return None
 

@@ -147,8 +147,9 @@ class MemoryEstimate:
     # after the KV cache is allocated (CUDA-graph capture outside the budget, sampler warm-up): inside
     # the band the estimate cannot tell whether it OOMs (reported as a risk, VL214)
     late_close_call: bool = False
-    #: the device vLLM runs on: ``cuda`` (CUDA/ROCm GPUs, this module) or ``cpu`` (:mod:`vlint.memory.cpu`:
-    #: ``total_gib``/``budget_gib``/``kv_cache_gib`` are then the fixed KV cache space)
+    #: the device vLLM runs on: ``cuda`` (CUDA/ROCm GPUs, this module), or ``cpu`` / ``tpu`` / ``hpu``
+    #: (:mod:`vlint.memory.platforms`: the KV cache is a space the platform decides; no activation,
+    #: non-torch or CUDA-graph terms)
     platform: str = "cuda"
     #: the device on another platform (``TPU-v6e``, ``Gaudi3``, ``CPU``); "" for a GPU (the deployment's)
     device: str = ""

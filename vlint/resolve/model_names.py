@@ -6,19 +6,25 @@ Real launches often name a model only by a folder (``/models/Qwen3-8B``, a Model
 (``Qwen/Qwen2.5-Coder-7B-Instruct-AWQ``, ``neuralmagic/gemma-2-9b-it-FP8``). Where nothing the user
 gave and nothing bundled answers, this module matches the name against the bundled catalog:
 
-* the name (the folder's own name, the part after ``org/``) equal — ignoring case — to the name of
-  exactly one catalog model (or of several records with the same shapes): that model's facts;
-* else the name minus a quantization suffix a publisher's naming convention attaches (``-AWQ``,
-  ``-GPTQ-Int4``, ``-FP8-dynamic``, ``-quantized.w4a16`` …) equal to one catalog model's: that
-  model's shapes, with the ``quantization_config`` of a real catalog checkpoint published in that
-  format (:data:`SUFFIXES`, each naming the checkpoint whose config is the convention).
+1. the name (the folder's own name, the part after ``org/``) equal — ignoring case — to the name of
+   exactly one catalog model (or of several records with the same shapes): that model's facts;
+2. the name minus a quantization suffix a publisher's naming convention attaches (``-AWQ``,
+   ``-GPTQ-Int4``, ``-FP8-dynamic``, ``-quantized.w4a16`` …) equal to one catalog model's: that
+   model's shapes, with the ``quantization_config`` of a real catalog checkpoint published in that
+   format (:data:`SUFFIXES`, each naming the checkpoint whose config is the convention);
+3. a quantized catalog checkpoint standing for the model it quantizes (its shapes, unquantized);
+4. a chat/instruct variant of a catalog model (:data:`_VARIANT_WORDS` aside, the same name);
+5. a fine-tune whose name holds a catalog model's name whole, with a size word (the longest).
 
-What comes back is an inference and says so everywhere: the facts carry confidence ``low`` (a
-failure they predict is an error only beyond :data:`~vlint.resolve.memory_inputs.LOW_CONFIDENCE_FACTOR`
-times what is left), the launch's model origin is ``name``, and the report names the catalog model
-it was taken for and how to confirm it (``[tool.vlint] models``). The quantization method itself is
-never asserted to vLLM-facing checks (``--quantization`` mismatches, GPU capability): only the
-weight sizes use it. Pure: bundled data only.
+A name that says it is quantized in a way no convention sizes (:data:`_UNSIZED_QUANT`) is never taken
+for the unquantized model, and several catalog models of different shapes never give an answer.
+
+What comes back is an inference and says so everywhere: the facts carry confidence ``low``, the
+launch's model origin is ``name``, every error that rests on them is reported as a warning
+(:meth:`vlint.engine.Engine.run_deployment`), and the report names the catalog model it was taken for
+and how to confirm it (``[tool.vlint] models``). The quantization method itself is never asserted to
+vLLM-facing checks (``--quantization`` mismatches, GPU capability): only the weight sizes use it.
+Pure: bundled data only.
 """
 
 from __future__ import annotations

@@ -160,21 +160,7 @@ def compute_gpu_fit(dep: Deployment) -> tuple[list[GpuFit] | None, str | None]:
         if m is None:
             return None, blocked_by(dataclasses.replace(dep, gpu=spec))
         gmu = m.budget_gib / m.total_gib if m.total_gib > 0 else 0.9
-        out.append(
-            GpuFit(
-                gpu=name,
-                total_gib=spec.total_gib,
-                count=count,
-                starts=m.starts,
-                too_close_to_call=m.too_close_to_call,
-                kv_cache_tokens=int(m.kv_cache_tokens) if m.starts else 0,
-                max_concurrency=float(m.max_concurrency) if m.starts else 0.0,
-                failure=m.failure,
-                need_gib=need_gib(m, gmu),
-                gpu_memory_utilization=round(gmu, 4),
-                memory=m,
-            )
-        )
+        out.append(_entry(name, spec.total_gib, count, m, need_gib(m, gmu), gmu, "GPU"))
     return out, None
 
 

@@ -657,3 +657,22 @@ def test_config_written_by_a_dash_heredoc_inside_a_block() -> None:
 )
 def test_sniff(name: str, text: str, expected: bool) -> None:
     assert shell.sniff(SourceText(name, Path(name), text)) is expected
+
+
+def test_sourced_files_set_variables(tmp_path: Path) -> None:
+    """``source config.sh`` / ``. ./env.sh``: the variables the file sets, read inside the lint root; a
+    file that cannot be read (outside the root, missing) leaves them unknown; sourcing loops stop."""
+    files = {"config.sh": "MODEL=Qwen/Qwen3-8B\nexport TP=2\nsource sub/more.sh\n", "sub/more.sh": "LEN=8192\n"}
+    text = "#!/bin/bash\nsource config.sh\nvllm serve $MODEL --tensor-parallel-size $TP --max-model-len $LEN\n"
+    inv = one(text, tmp_path=tmp_path, files=files)
+    assert argv(inv) == ["Qwen/Qwen3-8B", "--tensor-parallel-size", "2", "--max-model-len", "8192"]
+    assert not any(t.unresolved for t in inv.args)
+    # the values' spans are where the launch uses them (the sourced file is another file)
+    assert inv.args[0].span.path.endswith("start.sh")
+    outside = tmp_path.parent / "outside.sh"
+    outside.write_text("MODEL=secret/model\n")
+    for ref in (str(outside), "../outside.sh", "./missing.sh"):
+        inv = one(f". {ref}\nvllm serve $MODEL\n", tmp_path=tmp_path, files={})
+        assert inv.args[0].unresolved and inv.args[0].text == "$MODEL", ref
+    inv = one("source loop.sh\nvllm serve $X\n", tmp_path=tmp_path, files={"loop.sh": "source loop.sh\nX=m/x\n"})
+    assert argv(inv)[0] == "m/x"

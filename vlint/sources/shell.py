@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -263,7 +264,7 @@ def extract_from_text(
 ) -> SourceResult:
     """Find launches in shell ``text``. Other sources call this for embedded scripts (``bash -c``
     bodies, Dockerfile shell-form CMD, SkyPilot ``run:``) with their own position map and env."""
-    ev = ShellEvaluator(text, posmap, env=env, powershell=powershell)
+    ev = ShellEvaluator(text, posmap, env=env, powershell=powershell, read_sourced=_sourced_reader(base_dir, read_file))
     result = SourceResult()
     nested_errors: list[SourceError] = []
     try:
@@ -282,6 +283,24 @@ def extract_from_text(
         value = a.value
         result.assignments.append((a.name, Token(value.text, posmap.span(a.name_start, value.end), value.unresolved)))
     return result
+
+
+def _sourced_reader(base_dir: Path, read_file: ReadFile) -> Callable[[str], str | None]:
+    """The text of a file ``source FILE`` names below the script's folder, read through the runner's
+    reader (inside the lint root, size-checked); None when it cannot be read. An absolute path or one
+    that climbs out of the folder (``source /opt/conda/…/conda.sh``, ``. ../env.sh``) is a machine's
+    own setup, not the repository's: not read, and not reported."""
+
+    def read(path: str) -> str | None:
+        norm = posixpath.normpath(path)
+        if posixpath.isabs(norm) or norm == ".." or norm.startswith("../") or norm.startswith("~"):
+            return None
+        try:
+            return read_file(base_dir / norm).text
+        except (SourceError, OSError, ValueError):
+            return None
+
+    return read
 
 
 def _token(w: Word, posmap: PositionMap) -> Token:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,6 +117,8 @@ _OPENERS = {"if", "while", "until", "case", "for", "select", "{", "("}
 _CLOSERS = {"fi", "done", "esac", "}", ")"}
 _LEADING_KEYWORDS = {"then", "else", "elif", "do", "!", "time"}
 _DECLARERS = {"export", "declare", "typeset", "local", "readonly"}
+#: ``source a.sh`` inside ``a.sh``…: files sourced deeper than this are not read
+MAX_SOURCE_DEPTH = 3
 
 
 class ShellEvaluator:
@@ -129,10 +131,16 @@ class ShellEvaluator:
         *,
         env: dict[str, Var] | None = None,
         powershell: bool = False,
+        read_sourced: Callable[[str], str | None] | None = None,
+        depth: int = 0,
     ) -> None:
         self.text = text
         self.posmap = posmap
         self.powershell = powershell
+        #: the text of a file ``source FILE`` / ``. FILE`` names (a path relative to the script's folder),
+        #: None when it cannot be read (outside the lint root, missing): its assignments then stay unknown
+        self._read_sourced = read_sourced
+        self._depth = depth
         self.vars: dict[str, Var] = dict(env or {})
         self.unset: set[str] = set()
         self.assignments: list[Assignment] = []
@@ -518,6 +526,9 @@ class ShellEvaluator:
             if first in _DECLARERS:
                 self._declare(first, words[1:], conditional)
                 continue
+            if first in ("source", ".") and len(words) >= 2:
+                self._source(words[1])
+                continue
             if first in ("cd", "pushd") and not conditional:
                 self._change_dir(words[1:])
             if first == "unset":
@@ -548,6 +559,40 @@ class ShellEvaluator:
                 self._record_heredoc_files(expanded, rc, incoming)
             piped = heredocs if rc.end_op == "|" and expanded and expanded[0].text == "cat" else []
             yield Command(expanded, prefix, rc, conditional, heredocs)
+
+    def _source(self, word: RawWord) -> None:
+        """``source config.sh``: the variables the file sets, as bash would have them afterwards (its
+        commands are not this script's launches). Read through the runner's confined reader; a file it
+        cannot read leaves them unknown, never guessed."""
+        if self._read_sourced is None or self._depth >= MAX_SOURCE_DEPTH:
+            return
+        fields = self.expand(word)
+        if len(fields) != 1 or fields[0].unresolved or not fields[0].text:
+            return
+        path = fields[0].text
+        if not posixpath.isabs(path):
+            path = posixpath.normpath(posixpath.join(self.cwd, path))
+        text = self._read_sourced(path)
+        if text is None:
+            return
+        sub = ShellEvaluator(
+            text,
+            PositionMap.for_text(path, text),
+            env=self.vars,
+            read_sourced=self._read_sourced,
+            depth=self._depth + 1,
+        )
+        try:
+            for _ in sub.commands():
+                pass
+        except ShellSyntaxError:
+            pass  # what came before the error was assigned, as bash would have
+        for name, var in sub.vars.items():
+            if self.vars.get(name) is not var:  # set by the sourced file: its offsets are that file's
+                self.vars[name] = Var(var.value, var.exported or self._auto_export)
+        for name in sub.unset:
+            self.vars.pop(name, None)
+            self.unset.add(name)
 
     def _change_dir(self, args: list[RawWord]) -> None:
         """``cd DIR`` with a known DIR moves ``cwd``; an unknown one (``cd "$(dirname "$0")"``, the

@@ -54,10 +54,7 @@ from vlint.version import Version  # noqa: E402
 GIB = float(2**30)
 
 #: model types whose attention or weight format the memory model does not reproduce (reported, not scored)
-UNMODELLED = {
-    "deepseek_v4": "compressed sparse attention with an indexer and FP4 experts (expert_dtype fp4)",
-    "mllama": "cross-attention encoder-decoder; V0 profiles max_num_seqs sequences with the maximum images each",
-}
+from vlint.resolve.memory_inputs import NOT_MODELLED as UNMODELLED  # noqa: E402 - the product's own table
 
 #: (name, observed key, estimate attribute)
 QUANTITIES = (

@@ -318,3 +318,15 @@ def test_skypilot_accelerator_options_each_get_an_answer(work: Path) -> None:
     assert dep["memory_unavailable"].startswith("SkyPilot launches the task on one of its resources.accelerators")
     (vl230,) = [f for f in lint_json("task.yaml")["findings"] if f["code"] == "VL230"]
     assert "starts on 4 × A100; not on L4" in vl230["message"]
+
+
+def test_an_architecture_the_memory_model_does_not_reproduce_says_so(work: Path) -> None:
+    """DeepSeek-V4's compressed sparse attention keeps KV state the memory model does not size: no numbers
+    (a wrong number is worse than none), a reason of its own kind, on a GPU and over the reference GPUs."""
+    (work / "ds.sh").write_text("vllm serve deepseek-ai/DeepSeek-V4-Flash --tensor-parallel-size 8\n")
+    for args in (("--gpu", "H200"), ()):
+        (dep,) = explain_json(*args, "ds.sh")
+        assert dep["memory"] is None and dep["gpu_fit"] is None
+        assert dep["memory_unavailable"].startswith("the memory model does not reproduce deepseek_v4 models' KV cache")
+    _, text = run("--gpu", "H200", "ds.sh")
+    assert "does not reproduce deepseek_v4" in text and "VL210" not in text

@@ -142,6 +142,11 @@ def compute_gpu_fit(dep: Deployment) -> tuple[list[GpuFit] | None, str | None]:
     why = why_no_fit(dep)
     if why is not None:
         return None, why
+    from vlint.resolve.memory_inputs import not_modelled
+
+    why = not_modelled(dep)
+    if why is not None:
+        return None, why
     from vlint.resolve.platform import CPU, HPU, TPU
 
     platform = not_a_gpu(dep)

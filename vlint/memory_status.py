@@ -28,6 +28,7 @@ FIXES = {
     "not_a_gpu": "the memory model reproduces vLLM's CUDA/ROCm workers",
     "setting_unresolved": "write the value, or try one with vlint explain --set",
     "not_computable": "see the finding on that setting",
+    "not_modelled": "vlint does not model it yet: check the startup log's KV cache lines",
 }
 #: kind → how the summary names a group of launches
 GROUP = {
@@ -39,6 +40,7 @@ GROUP = {
     "not_a_gpu": "not a GPU",
     "setting_unresolved": "setting not resolved",
     "not_computable": "settings the memory model cannot compute with",
+    "not_modelled": "architecture not modelled",
 }
 
 
@@ -135,6 +137,10 @@ def reference_reason(kind: str, dep: Deployment) -> str:
 
 
 def _setting_status(why: str) -> MemoryStatus:
+    from vlint.resolve.memory_inputs import NOT_MODELLED_PREFIX
+
+    if why.startswith(NOT_MODELLED_PREFIX):
+        return MemoryStatus(None, why, "not_modelled")
     return MemoryStatus(None, why, "setting_unresolved" if "is not resolved" in why else "not_computable")
 
 

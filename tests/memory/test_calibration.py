@@ -44,6 +44,8 @@ KNOWN_MODEL_GAPS = {
 KNOWN_TERM_GAPS = {
     ("r023", "non_torch"): "WSL2 host: 0.03 GiB non-torch logged, V0's TP1 constant is 0.35 (not fitted on WSL)",
     ("r023", "kv_memory"): "follows from the WSL2 non-torch gap (-1.42 vs -1.05 GiB: both negative, start fails)",
+    ("r051", "kv_tokens"): "a December 2023 main-branch build with the profiling regression of vLLM PR #2031 "
+    "(13x fewer blocks than the release before it): the model sizes the release, 13.1x the 1,792 tokens logged",
     ("r035", "kv_memory"): "Qwen3.6-35B-A3B NVFP4 (GDN hybrid MoE + vision) on 0.24.0: 1.5 GiB less KV logged; the "
     "record has no weights/activation line to say which term (encoder profiling, CUDA graphs of 0.24)",
 }

@@ -40,12 +40,40 @@ NEEDED = (
 )
 
 
+#: model types whose memory the model does not reproduce: no estimate (a wrong number is worse than
+#: none), with the reason
+NOT_MODELLED = {
+    "deepseek_v4": (
+        "compressed sparse attention: per-layer compressed KV states (1 per 4 or 128 tokens), a sliding-window "
+        "cache and an indexer cache, grouped by page size ([0.33.0] vllm/models/deepseek_v4/attention.py, "
+        "compressor.py)"
+    ),
+    "mllama": "cross-attention encoder-decoder; V0 profiles max_num_seqs sequences with the maximum images each",
+}
+#: how :data:`NOT_MODELLED` reasons start (vlint.memory_status tells the kind by it)
+NOT_MODELLED_PREFIX = "the memory model does not reproduce"
+
+
+def not_modelled(dep: Deployment) -> str | None:
+    """Why the memory model has no answer for the launch's architecture, or None."""
+    arch = dep.arch
+    if arch is None:
+        return None
+    for t in (arch.model_type, arch.text_model_type):
+        if t in NOT_MODELLED:
+            return f"{NOT_MODELLED_PREFIX} {t} models' KV cache ({NOT_MODELLED[t]})"
+    return None
+
+
 def blocked_by(dep: Deployment) -> str | None:
     """Why no estimate can be made (unknown model/GPU, unresolved setting), or None."""
     if dep.arch is None:
         if dep.model_note:
             return dep.model_note
         return "the model is unknown to vlint" if dep.model else "no model is named"
+    why = not_modelled(dep)
+    if why is not None:
+        return why
     if dep.gpu is None:
         why = platform_blocked(dep)
         if why is not None:

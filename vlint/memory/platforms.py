@@ -170,8 +170,8 @@ def hpu_kv_space(
     )
     if free <= 0:
         msg = (
-            f"RuntimeError: out of device memory while loading weights ({w:.2f} GiB per device, "
-            f"{acc.hbm_gib - HPU_UNAVAILABLE_GIB:.2f} GiB usable on {acc.name})"
+            f"the weights ({w:.2f} GiB per device) do not fit in the {acc.hbm_gib - HPU_UNAVAILABLE_GIB:.2f} GiB "
+            f"{acc.name} has beside its runtime: loading them fails with the HPU's out-of-memory error"
         )
         return KvSpace(
             "hpu", 0, why, msg, (w, acc.hbm_gib - HPU_UNAVAILABLE_GIB), band, device=acc.name, device_gib=acc.hbm_gib

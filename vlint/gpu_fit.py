@@ -218,7 +218,12 @@ def _accelerator_fit(dep: Deployment, platform: str) -> tuple[list[GpuFit] | Non
     """A TPU or Gaudi launch whose device type is not named: the reference devices of its platform."""
     from vlint.memory.platforms import device_memory_needed
     from vlint.resolve.accelerators import reference_accelerators
-    from vlint.resolve.memory_inputs import accelerator_of, estimate_on_accelerator, settings_blocked
+    from vlint.resolve.memory_inputs import (
+        accelerator_of,
+        estimate_on_accelerator,
+        hpu_graph_reserved,
+        settings_blocked,
+    )
 
     why = settings_blocked(dep)
     if why is not None or accelerator_of(dep) is not None:
@@ -229,7 +234,7 @@ def _accelerator_fit(dep: Deployment, platform: str) -> tuple[list[GpuFit] | Non
     for acc in reference_accelerators(platform):
         m = estimate_on_accelerator(dep, acc)
         gmu = m.budget_gib / m.total_gib if m.total_gib > 0 else 0.9
-        need = device_memory_needed(m, acc.platform, gmu)
+        need = device_memory_needed(m, acc.platform, gmu, hpu_graph_reserved(dep))
         out.append(_entry(acc.name, acc.hbm_gib, count, m, need, gmu, kind))
     return out, None
 

@@ -182,7 +182,7 @@ def hpu_kv_space(
     )
 
 
-def device_memory_needed(m: MemoryEstimate, platform: str, gmu: float, graph_reserved: float = 0.1) -> float:
+def device_memory_needed(m: MemoryEstimate, platform: str, gmu: float, graph_reserved: float) -> float:
     """Device memory (GiB) at which the plugin's KV space just holds one request of max_model_len."""
     if platform == "TPU":
         return (m.weights_gib + m.request_kv_gib) / gmu if gmu > 0 else float("inf")

@@ -274,17 +274,20 @@ def estimate_on_accelerator(dep: Deployment, acc: Accelerator) -> MemoryEstimate
     if acc.platform == "TPU":
         space = tpu_kv_space(acc, gmu, w, dep.version)
     else:
-        reserved = 0.0 if inputs.enforce_eager else _float_env(dep, "VLLM_GRAPH_RESERVED_MEM", 0.1)
-        space = hpu_kv_space(acc, gmu, w, dep.version, reserved)
+        space = hpu_kv_space(acc, gmu, w, dep.version, hpu_graph_reserved(dep))
     return estimate_fixed(inputs, space, west)
 
 
-def _float_env(dep: Deployment, name: str, default: float) -> float:
-    value = dep.env.get(name)
+def hpu_graph_reserved(dep: Deployment) -> float:
+    """vllm-gaudi's share of usable memory kept for HPU graphs: ``VLLM_GRAPH_RESERVED_MEM`` (0.1), none
+    with --enforce-eager ([vllm-gaudi@091bbadd] vllm_gaudi/v1/worker/hpu_worker.py:409-414)."""
+    if dep.value("enforce_eager") is True:
+        return 0.0
+    value = dep.env.get("VLLM_GRAPH_RESERVED_MEM")
     try:
-        return float(value) if isinstance(value, str) else default
+        return float(value) if isinstance(value, str) else 0.1
     except ValueError:
-        return default  # vllm-gaudi: "Invalid VLLM_GRAPH_RESERVED_MEM value, using default"
+        return 0.1  # vllm-gaudi: "Invalid VLLM_GRAPH_RESERVED_MEM value, using default"
 
 
 #: with model facts of low confidence (docs/models.md: partly inferred), a predicted failure stands only

@@ -204,14 +204,17 @@ WEIGHT_GAPS = {
     ),
 }
 
+#: records whose GPU name covers variants of different memory, with the variant their own evidence shows
+GPU_VARIANT = {
+    "r009": (
+        "H20-141GB",
+        "the same launch at --gpu-memory-utilization 0.90 and 0.95 differs by 6.99 GiB of KV cache, so the GPU has "
+        "6.99 / 0.05 = 139.8 GiB: the 141 GB H20",
+    ),
+}
+
 #: why a record cannot be answered, where the generic reason ("model not known") would not say it
 UNANSWERED_WHY = {
-    "Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8": (
-        "deployment not fully logged: the record's tensor_parallel_size 1 cannot hold the ~450 GiB FP8 "
-        "checkpoint on one 141 GB H20, yet the log shows 55.65 GiB of KV cache available, so the parallel layout "
-        "is missing from the excerpt; the FP8 checkpoint's own config.json was not found either (the unquantized "
-        "Qwen3-Coder-480B-A35B-Instruct is in the catalog)"
-    ),
     "qwen3.6-27b-autoround-int4 (local path; Qwen3.6-27B AutoRound int4)": (
         "a local AutoRound int4 export of Qwen3.6-27B: no published checkpoint is named, and which layers it kept "
         "in 16 bits (AutoRound exports of the Qwen3.5/3.6 hybrids keep linear-attention and vision layers) and its "
@@ -288,7 +291,7 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
     pk = re.search(r"peak_torch_memory=([\d.]+)GiB", " ".join(rec.get("evidence") or []))
     if pk and obs.get("activation_peak_gib") is None and obs.get("weights_gib") is not None:
         obs["activation_peak_gib"] = round(float(pk.group(1)) - float(obs["weights_gib"]), 2)
-    gpu = lookup_gpu(rec.get("gpu") or "")
+    gpu = lookup_gpu(GPU_VARIANT[rec["id"]][0] if rec.get("id") in GPU_VARIANT else rec.get("gpu") or "")
     if gpu is None and obs.get("total_gpu_memory_gib"):
         gpu = gpu_from_memory(float(obs["total_gpu_memory_gib"]), name=f"{obs['total_gpu_memory_gib']} GiB (logged)")
     # a record that says its deployment arguments are not visible ("weak record (weights only)"):
@@ -309,6 +312,8 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
     for key in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):
         if rec.get(key):
             user[key] = int(rec[key])
+    if rec.get("expert_parallel"):
+        user["enable_expert_parallel"] = True
     if rec.get("dtype"):
         user["dtype"] = str(rec["dtype"]).replace("torch.", "")
     if rec.get("kv_cache_dtype"):

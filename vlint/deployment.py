@@ -116,6 +116,18 @@ class Deployment:
         """True when every named value is resolved (not a ``$VAR`` vlint cannot see)."""
         return all(self.value(d) is not UNRESOLVED and self.value(d) is not None for d in dests)
 
+    def parallel_label(self, *, show_pp: bool = False) -> str:
+        """``TP 2 × PP 2 × DP 4, expert parallel``: the parallel layout one rank's memory depends on."""
+
+        def size(dest: str) -> int:
+            v = self.value(dest)
+            return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 1
+
+        pp, dp = size("pipeline_parallel_size"), size("data_parallel_size")
+        out = f"TP {size('tensor_parallel_size')}" + (f" × PP {pp}" if show_pp or pp > 1 else "")
+        out += f" × DP {dp}" if dp > 1 else ""
+        return out + (", expert parallel" if self.value("enable_expert_parallel") is True else "")
+
     @property
     def path(self) -> str:
         return self.invocation.path

@@ -150,3 +150,31 @@ def test_binary_search_max_model_len():
     avail = 10_000 * 128 * KIB  # exactly 625 blocks of 16 tokens
     assert estimate_max_model_len(lay, avail, 131072, 8192) == 10_000
     assert estimate_max_model_len(lay, 100, 131072, 8192) == 0
+
+
+def test_context_parallel_spreads_a_request_over_ranks():
+    """DCP × PCP: a full-attention layer keeps cdiv(max_model_len, cp) tokens per rank
+    ([0.19.1] vllm/v1/kv_cache_interface.py:112-121) and the logged size is multiplied by cp
+    ([0.19.1] vllm/v1/core/kv_cache_utils.py:1307-1316)."""
+    from vlint.memory.kv import max_concurrency, request_bytes
+
+    a = lookup_catalog("deepseek-ai/DeepSeek-V2-Lite-Chat")
+    specs = layer_specs(
+        a,
+        layer_range=(0, a.num_layers),
+        tp=8,
+        kv_bytes=2,
+        model_dtype_bytes=2,
+        kv_cache_dtype="auto",
+        treat_windowed_as_full=True,
+    )
+    one = build_layout(specs, 64, hybrid_manager=False)
+    dcp = build_layout(specs, 64, hybrid_manager=False, context_parallel=8)
+    per_block = one.bytes_per_block
+    assert request_bytes(dcp, 163840, 8192) == 163840 // 8 // 64 * per_block
+    assert request_bytes(one, 163840, 8192) == 8 * request_bytes(dcp, 163840, 8192)
+    assert request_bytes(dcp, 1000, 8192) == 2 * per_block  # cdiv(1000, 8) = 125 tokens = 2 blocks
+    assert kv_tokens(dcp, 1000, 163840, 8192, group_aware=False, engine="V1") == 1000 * 64 * 8
+    assert max_concurrency(dcp, 1000, 163840, 8192) == 8 * max_concurrency(one, 1000, 163840, 8192)
+    avail = 100 * per_block
+    assert estimate_max_model_len(dcp, avail, 10**6, 8192) == 100 * 64 * 8

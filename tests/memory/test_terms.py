@@ -9,9 +9,11 @@ import pytest
 from vlint.memory import MemoryInputs, estimate_memory
 from vlint.memory.estimate import activation_terms, sampler_bytes_per_element
 from vlint.memory.extras import draft_estimate, lora_bytes
+from vlint.memory.weights import MoeSplit, rotary_cache_bytes
 from vlint.resolve.gpus import lookup_gpu
 from vlint.resolve.model_arch import model_arch_from_config
 from vlint.resolve.model_sources import lookup_catalog
+from vlint.resolve.weight_sizes import checkpoint_layout
 from vlint.version import V
 
 GIB = 2**30
@@ -250,6 +252,89 @@ def test_mtp_layers_are_stored_but_loaded_only_for_mtp() -> None:
     extra = (mtp.weights_gib - plain.weights_gib) * 8
     assert 9.0 < extra < 13.0  # one MoE decoder layer of 256 experts in fp8 + eh_proj
     assert mtp.kv_bytes_per_token > plain.kv_bytes_per_token  # the MTP layer's latent KV
+
+
+# ---- data and expert parallelism split the routed experts --------------------------------------
+def _routed_and_rest(model: str) -> tuple[float, float]:
+    lay = checkpoint_layout(lookup_catalog(model))
+    routed = sum(lay.layers_expert)
+    return routed, lay.total - lay.mtp - routed
+
+
+@pytest.mark.parametrize(
+    ("tp", "dp", "ep", "expert_share", "rest_share"),
+    [
+        (1, 8, True, 1 / 8, 1.0),  # DP8 + EP: 32 of 256 experts per rank, attention whole
+        (1, 8, False, 1 / 8, 1.0),  # DP8 without EP: every expert sliced 8 ways (TP flattened over DP)
+        (2, 2, False, 1 / 4, 1 / 2),  # DP2 × TP2: experts over 4 ranks, attention over 2
+        (8, 1, True, 1 / 8, 1 / 8),  # TP8 + EP: the same bytes as TP8
+    ],
+)
+def test_moe_experts_split_over_data_parallel_ranks(
+    tp: int, dp: int, ep: bool, expert_share: float, rest_share: float
+) -> None:
+    """vLLM flattens TP across DP for FusedMoE layers ([0.33.0] fused_moe/config.py:1106-1245)."""
+    routed, rest = _routed_and_rest("deepseek-ai/DeepSeek-R1")
+    inp = _inp(
+        model="deepseek-ai/DeepSeek-R1",
+        gpu=lookup_gpu("H200"),
+        tensor_parallel_size=tp,
+        data_parallel_size=dp,
+        expert_parallel=ep,
+    )
+    m = estimate_memory(inp)
+    rope = rotary_cache_bytes(inp.arch, 2.0)
+    assert m.weights_gib * GIB == pytest.approx(routed * expert_share + rest * rest_share + rope, rel=1e-6)
+    assert routed > 0.9 * (routed + rest)  # the experts are most of DeepSeek-R1
+    if dp == 8:
+        assert m.starts, "DeepSeek-R1 at DP8 on H200 is the published recipe: it starts"
+        assert any("expert" in a for a in m.assumptions)
+
+
+def test_expert_parallel_gives_whole_experts_to_ranks() -> None:
+    """Qwen1.5-MoE's 60 experts over EP 8: the fullest rank holds 8 (vLLM's determine_expert_map)."""
+    assert MoeSplit.of(1, 8, expert_parallel=True).expert_share(60) == pytest.approx(8 / 60)
+    assert MoeSplit.of(1, 8, expert_parallel=False).expert_share(60) == pytest.approx(1 / 8)
+    assert MoeSplit.of(2, 1).expert_share(60) == pytest.approx(1 / 2)
+
+
+def test_dense_models_are_not_split_by_data_parallelism() -> None:
+    one = estimate_memory(_inp(model="Qwen/Qwen3-8B"))
+    dp = estimate_memory(_inp(model="Qwen/Qwen3-8B", data_parallel_size=4, expert_parallel=True))
+    assert dp.weights_gib == pytest.approx(one.weights_gib)
+
+
+@pytest.mark.parametrize(
+    ("version", "backend", "chunk", "gathers"),
+    [
+        ("0.10.1", None, 32768, True),  # naive multicast, 32k fused-MoE chunks
+        ("0.19.0", None, 16384, True),  # allgather_reducescatter, 16k chunks from 0.12
+        ("0.19.0", "deepep_high_throughput", 16384, False),  # DeepEP sends tokens to their experts only
+    ],
+)
+def test_data_parallel_moe_profiles_every_ranks_tokens(
+    version: str, backend: str | None, chunk: int, gathers: bool
+) -> None:
+    model = "Qwen/Qwen3-30B-A3B"
+    one = _inp(model=model, version=version, expert_parallel=True, tensor_parallel_size=8)
+    dp = replace(one, tensor_parallel_size=1, data_parallel_size=8, all2all_backend=backend)
+    a = one.arch
+    t_one, t_dp = activation_terms(one, 0, 1, a.num_layers), activation_terms(dp, 0, 1, a.num_layers)
+    assert t_one.moe_workspace == pytest.approx(8192 * 8 * 3 * a.moe_intermediate_size * 2)
+    if gathers:
+        gathered = 8 * 8192
+        expected = chunk * 8 * 3 * a.moe_intermediate_size * 2 + 2 * gathered * a.hidden_size * 2
+        assert t_dp.moe_workspace == pytest.approx(expected)
+    else:
+        assert t_dp.moe_workspace == pytest.approx(t_one.moe_workspace)
+
+
+def test_mtp_layer_experts_split_like_the_target() -> None:
+    base = _inp(model="deepseek-ai/DeepSeek-V3", data_parallel_size=8, expert_parallel=True)
+    plain = estimate_memory(base)
+    mtp = estimate_memory(replace(base, spec_method="mtp", num_speculative_tokens=1))
+    extra = mtp.weights_gib - plain.weights_gib
+    assert 0.5 < extra < 2.5  # the MTP layer's attention whole, 32 of its 256 experts
 
 
 # ---- speculative decoding, multimodal, LoRA -----------------------------------------------------

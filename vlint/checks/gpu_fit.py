@@ -18,20 +18,14 @@ if TYPE_CHECKING:
     from vlint.gpu_fit import GpuFit
 
 
-def _par(dep: Deployment) -> str:
-    tp = dep.value("tensor_parallel_size") or 1
-    pp = dep.value("pipeline_parallel_size") or 1
-    return f"TP {tp}" + (f" × PP {pp}" if isinstance(pp, int) and pp > 1 else "")
-
-
 def _layout(dep: Deployment, fits: list[GpuFit]) -> str:
     n = fits[0].count if fits else 1
     kind = fits[0].kind if fits else "GPU"
     if kind == "accelerator option":
         return f"each with its GPU count as $SKYPILOT_NUM_GPUS_PER_NODE; vLLM {dep.version}"
     if kind == "CPU host":
-        return f"{_par(dep)}; vLLM {dep.version}"
-    return f"{f'one {kind}' if n == 1 else f'{n} {kind}s'}: {_par(dep)}; vLLM {dep.version}"
+        return f"{dep.parallel_label()}; vLLM {dep.version}"
+    return f"{f'one {kind}' if n == 1 else f'{n} {kind}s'}: {dep.parallel_label()}; vLLM {dep.version}"
 
 
 def _head(dep: Deployment, fits: list[GpuFit]) -> tuple[str, str, str]:
@@ -150,7 +144,7 @@ def starts_nowhere(ctx: CheckContext) -> Iterator[Hit]:
         largest.kind, largest.kind
     )
     where = (
-        f"on any reference {kind} up to {label(largest)}, {largest.total_gib:.2f} GiB each, {_par(dep)}, "
+        f"on any reference {kind} up to {label(largest)}, {largest.total_gib:.2f} GiB each, {dep.parallel_label()}, "
         f"vLLM {dep.version}"
     )
     data = _data(dep, fits)

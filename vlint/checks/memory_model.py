@@ -238,11 +238,11 @@ def large_activation_peak(ctx: CheckContext) -> Iterator[Hit]:
     tokens = dep.value("max_num_batched_tokens")
     if not isinstance(tokens, int) or tokens < 4 * REFERENCE_CHUNK:
         return
-    from vlint.memory import estimate_memory, inputs_from_resolved
+    from vlint.memory import estimate_memory
+    from vlint.resolve.memory_inputs import gpu_inputs
 
     assert dep.gpu is not None
-    env = {k: v for k, v in dep.env.items() if isinstance(v, str)}
-    base = inputs_from_resolved(arch, dep.gpu, dep.version, dep.resolved, gpu_count=dep.gpu_count, env=env)
+    base = gpu_inputs(dep, arch)
     alt = estimate_memory(
         dataclasses.replace(base, max_num_batched_tokens=REFERENCE_CHUNK, enable_chunked_prefill=True)
     )

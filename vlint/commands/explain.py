@@ -37,15 +37,15 @@ def _parse_sets(values: tuple[str, ...]) -> dict[str, str]:
 
 def what_ifs(dep: Deployment) -> list[WhatIf]:
     """The memory model re-run with each change vlint would suggest for this deployment."""
-    from vlint.memory import estimate_memory, inputs_from_resolved
+    from vlint.memory import estimate_memory
     from vlint.report.explain import WhatIf
+    from vlint.resolve.memory_inputs import gpu_inputs
     from vlint.resolve.parallel import tp_splits
 
     m = dep.memory
     if m is None or dep.arch is None or dep.gpu is None:
         return []
-    env = {k: v for k, v in dep.env.items() if isinstance(v, str)}
-    base = inputs_from_resolved(dep.arch, dep.gpu, dep.version, dep.resolved, gpu_count=dep.gpu_count, env=env)
+    base = gpu_inputs(dep)
     changes: list[tuple[str, dict[str, Any]]] = []
     if not m.starts and m.estimated_max_model_len:
         changes.append((f"--max-model-len {m.estimated_max_model_len}", {"max_model_len": m.estimated_max_model_len}))

@@ -37,10 +37,9 @@ def base_inputs(dep: Deployment) -> MemoryInputs | None:
     """The memory model's inputs for the deployment as written (None when it cannot be estimated)."""
     if dep.memory is None or dep.arch is None or dep.gpu is None:
         return None
-    from vlint.memory import inputs_from_resolved
+    from vlint.resolve.memory_inputs import gpu_inputs
 
-    env = {k: v for k, v in dep.env.items() if isinstance(v, str)}
-    return inputs_from_resolved(dep.arch, dep.gpu, dep.version, dep.resolved, gpu_count=dep.gpu_count, env=env)
+    return gpu_inputs(dep)
 
 
 def estimate(base: MemoryInputs, **changes: Any) -> MemoryEstimate | None:

@@ -37,7 +37,7 @@ from vlint.memory.kv import (
     pp_partition,
     request_bytes,
 )
-from vlint.memory.weights import loaded_weights
+from vlint.memory.weights import loaded_weights, moe_split
 from vlint.resolve.gpus import GpuSpec
 from vlint.resolve.model_arch import ModelArch, dtype_bytes
 from vlint.version import V, Version
@@ -56,6 +56,10 @@ class MemoryInputs:
     tensor_parallel_size: int = 1
     pipeline_parallel_size: int = 1
     data_parallel_size: int = 1
+    prefill_context_parallel_size: int = 1
+    decode_context_parallel_size: int = 1
+    expert_parallel: bool = False  # --enable-expert-parallel
+    all2all_backend: str | None = None  # --all2all-backend (None: VLLM_ALL2ALL_BACKEND, else the default)
     gpu_memory_utilization: float = 0.9
     max_num_seqs: int = 256
     max_num_batched_tokens: int = 2048
@@ -284,6 +288,35 @@ class ActivationTerms:
         return self.core + self.base + self.multimodal
 
 
+def context_parallel(inp: MemoryInputs) -> int:
+    """Ranks one request's full-attention KV is spread over: decode × prefill context parallelism."""
+    return max(1, inp.decode_context_parallel_size) * max(1, inp.prefill_context_parallel_size)
+
+
+#: all-to-all backends whose dispatch gathers every data-parallel rank's tokens on each rank
+#: ([0.10.2] vllm/distributed/device_communicators/all2all.py:46-66 naive_multicast;
+#: [0.33.0] all2all.py:55-140 AgRsAll2AllManager all_gatherv); DeepEP, pplx, FlashInfer, mori and
+#: NIXL send each token only to the ranks of its experts
+GATHERING_ALL2ALL = ("naive", "allgather_reducescatter")
+
+
+def moe_gathered_tokens(inp: MemoryInputs, tokens: int) -> int:
+    """Tokens one rank's MoE layers run in the profile: with data parallelism every rank profiles the
+    same step and the default all-to-all backends gather them all ([0.10.2]
+    vllm/model_executor/layers/fused_moe/layer.py:1768-1784)."""
+    dp = max(1, inp.data_parallel_size)
+    if dp == 1:
+        return tokens
+    backend = inp.all2all_backend or str(inp.env.get("VLLM_ALL2ALL_BACKEND") or "") or _default_all2all(inp.version)
+    return tokens * dp if backend in GATHERING_ALL2ALL else tokens
+
+
+def _default_all2all(version: Version) -> str:
+    """``naive`` until 0.10, ``allgather_reducescatter`` from 0.11.0 ([0.11.0] vllm/envs.py:1241;
+    [0.16.0] vllm/config/parallel.py:150)."""
+    return "allgather_reducescatter" if version >= V("0.11.0") else "naive"
+
+
 def activation_terms(inp: MemoryInputs, stage: int, pp: int, layers: int, *, driver: bool = True) -> ActivationTerms:
     """The activation peak of PP stage ``stage`` by term (the driver rank unless ``driver=False``)."""
     a = inp.arch
@@ -305,8 +338,13 @@ def activation_terms(inp: MemoryInputs, stage: int, pp: int, layers: int, *, dri
     sampler = rows * a.vocab_size * (b + per_elem) if samples else 0.0
     moe_ws = 0.0
     if a.is_moe and a.quant_method not in ("mxfp4", "gpt_oss_mxfp4") and a.num_moe_layers and layers:
-        t = min(tokens, int(c.get("moe_chunk_tokens", 32768)))
-        moe_ws = t * max(1, a.num_experts_per_tok) * 3 * (a.moe_intermediate_size or a.intermediate_size) / tp * 2
+        gathered = moe_gathered_tokens(inp, tokens)
+        t = min(gathered, int(c.get("moe_chunk_tokens", 32768)))
+        moe_tp = moe_split(inp).tp
+        moe_ws = t * max(1, a.num_experts_per_tok) * 3 * (a.moe_intermediate_size or a.intermediate_size) / moe_tp * 2
+        if gathered > tokens:
+            # the gathered hidden states and the MoE output over them, before the combine scatters it back
+            moe_ws += 2 * gathered * a.hidden_size * b
     mm = mm_profile_bytes(inp, b)[0] if stage == 0 else 0.0
     return ActivationTerms(fwd, sampler, moe_ws, mm, float(c["base_gib"]) * GIB, path if samples else "", rows)
 
@@ -321,6 +359,12 @@ def _activation(inp: MemoryInputs, stage: int, pp: int, layers: int, *, driver: 
         f"sampler {t.rows} rows × "
         f"{inp.arch.vocab_size} vocab × {b + per_elem:g} B ({t.sampler_path or 'none'}) {t.sampler / GIB:.2f} GiB"
         + (f", fused-MoE workspace {t.moe_workspace / GIB:.2f} GiB" if t.moe_workspace else "")
+        + (
+            f" (data parallel: the MoE layers run the {inp.data_parallel_size} ranks' "
+            f"{moe_gathered_tokens(inp, inp.max_num_batched_tokens)} tokens)"
+            if t.moe_workspace and moe_gathered_tokens(inp, inp.max_num_batched_tokens) > inp.max_num_batched_tokens
+            else ""
+        )
         + (f", {mm_note}" if mm_note else "")
         + " (forward and base fitted; sampler bytes from vLLM's sampler code)"
     ]
@@ -442,6 +486,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         quantization=inp.quantization,
         cpu_offload_gb=inp.cpu_offload_gb,
         vision_loaded=vision_tower_loaded(inp),
+        moe=moe_split(inp),
     )
     weights = west.per_stage
     assumptions.extend(west.notes)
@@ -472,6 +517,12 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
     stages: list[StageEstimate] = []
     layouts: list[KVLayout] = []
     other_act: float | None = None
+    if context_parallel(inp) > 1:
+        assumptions.append(
+            f"context parallel (decode {inp.decode_context_parallel_size} × prefill "
+            f"{inp.prefill_context_parallel_size}): each rank keeps every {context_parallel(inp)}th token of a "
+            "request's full-attention KV, and vLLM multiplies the KV cache size it reports by that many"
+        )
     start = 0
     for i, n in enumerate(parts):
         specs = stage_specs(inp, (start, start + n), kv_b, model_b, hybrid_mgr, draft_arch if i == pp - 1 else None)
@@ -479,7 +530,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         bs = inp.block_size
         if any(s.kind == "mamba" for s in specs) and engine == "V1":
             bs = attention_block_size_for_hybrid(specs, bs)
-        lay = build_layout(specs, bs, hybrid_manager=hybrid_mgr)
+        lay = build_layout(specs, bs, hybrid_manager=hybrid_mgr, context_parallel=context_parallel(inp))
         layouts.append(lay)
         act, anotes = _activation(inp, i, pp, n)
         if engine == "V0" and tp > 1 and i == pp - 1:
@@ -800,7 +851,7 @@ def max_model_len_that_fits(inp: MemoryInputs, *, upper: int | None = None) -> i
             draft_kv_arch(draft) if draft is not None else None,
         )
         start += n
-        lay = build_layout(specs, inp.block_size, hybrid_manager=hybrid)
+        lay = build_layout(specs, inp.block_size, hybrid_manager=hybrid, context_parallel=context_parallel(inp))
         avail = est.stages[i].available_kv_gib * GIB
         if not lay.bytes_per_block:
             continue
@@ -830,6 +881,10 @@ def inputs_from_resolved(
         tensor_parallel_size=int(val("tensor_parallel_size", 1) or 1),
         pipeline_parallel_size=int(val("pipeline_parallel_size", 1) or 1),
         data_parallel_size=int(val("data_parallel_size", 1) or 1),
+        prefill_context_parallel_size=int(val("prefill_context_parallel_size", 1) or 1),
+        decode_context_parallel_size=int(val("decode_context_parallel_size", 1) or 1),
+        expert_parallel=bool(val("enable_expert_parallel", False)),
+        all2all_backend=val("all2all_backend"),
         gpu_memory_utilization=float(val("gpu_memory_utilization", 0.9)),
         max_num_seqs=int(val("max_num_seqs", 256)),
         max_num_batched_tokens=int(val("max_num_batched_tokens", 2048)),
@@ -862,6 +917,7 @@ __all__ = [
     "MemoryEstimate",
     "MemoryInputs",
     "StageEstimate",
+    "context_parallel",
     "estimate_memory",
     "inputs_from_resolved",
     "max_model_len_that_fits",

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from vlint.memory.weights import moe_split
 from vlint.resolve.model_arch import FULL, ModelArch, dtype_bytes
 from vlint.resolve.weight_sizes import checkpoint_layout, layer_linears
 from vlint.version import V
@@ -91,7 +92,10 @@ def draft_estimate(inp: MemoryInputs) -> DraftEstimate | None:
         elif a.quant is not None and lay.layers:
             # MTP layers are stored like the other decoder layers of a quantized checkpoint
             per = lay.layers[-1] + 2 * h * h * b
-        est.weights_bytes = n * per / tp
+        # an MoE MTP layer's routed experts are split like the target's (over DP too)
+        routed = per * (lay.layers_expert[-1] / lay.layers[-1]) if lay.layers_expert and lay.layers[-1] else 0.0
+        share = moe_split(inp).expert_share(a.num_experts) if a.is_moe else 1.0 / tp
+        est.weights_bytes = n * ((per - routed) / tp + routed * share)
         est.layers = n
         est.arch = a
         est.notes.append(

@@ -133,6 +133,7 @@ class KVLayout:
     bytes_per_block: float = 0.0
     uniform: bool = True  # one group (all layers share the block table)
     padding_layers: int = 0
+    context_parallel: int = 1  # decode × prefill context-parallel ranks the tokens are spread over
 
     @property
     def num_groups(self) -> int:
@@ -158,9 +159,13 @@ def attention_block_size_for_hybrid(specs: list[LayerSpec], block_size: int, ali
     return max(block_size, bs)
 
 
-def build_layout(specs: list[LayerSpec], block_size: int, *, hybrid_manager: bool) -> KVLayout:
-    """Group layers like ``get_kv_cache_groups`` and size one block."""
-    lay = KVLayout(specs=specs, block_size=block_size)
+def build_layout(
+    specs: list[LayerSpec], block_size: int, *, hybrid_manager: bool, context_parallel: int = 1
+) -> KVLayout:
+    """Group layers like ``get_kv_cache_groups`` and size one block. With decode/prefill context
+    parallelism (``context_parallel`` = dcp × pcp ranks) each rank keeps every cp-th token of a
+    full-attention layer."""
+    lay = KVLayout(specs=specs, block_size=block_size, context_parallel=max(1, context_parallel))
     if not specs:
         return lay
     kinds = {s.key for s in specs}
@@ -211,8 +216,12 @@ def spec_max_tokens(spec: LayerSpec, max_model_len: int, in_flight_tokens: int) 
     return None
 
 
-def spec_request_bytes(spec: LayerSpec, max_model_len: int, block_size: int, in_flight_tokens: int) -> float:
-    """``max_memory_usage_bytes`` of one layer for one request of ``max_model_len``."""
+def spec_request_bytes(
+    spec: LayerSpec, max_model_len: int, block_size: int, in_flight_tokens: int, context_parallel: int = 1
+) -> float:
+    """``max_memory_usage_bytes`` of one layer for one request of ``max_model_len``: a
+    full-attention layer keeps ``cdiv(max_model_len, dcp × pcp)`` tokens per rank
+    ([0.19.1] vllm/v1/kv_cache_interface.py:112-121)."""
     if spec.kind == MAMBA:
         return spec.state_bytes
     page = block_size * spec.bytes_per_token
@@ -220,12 +229,15 @@ def spec_request_bytes(spec: LayerSpec, max_model_len: int, block_size: int, in_
     if w is not None:
         extra = 1 if spec.kind == SLIDING else 0
         return (ceil_div(w, block_size) + extra) * page
-    return ceil_div(max_model_len, block_size) * page
+    return ceil_div(ceil_div(max_model_len, max(1, context_parallel)), block_size) * page
 
 
 def request_bytes(lay: KVLayout, max_model_len: int, in_flight_tokens: int) -> float:
     """KV bytes one request of ``max_model_len`` needs on this rank (sum over layers)."""
-    return sum(spec_request_bytes(s, max_model_len, lay.block_size, in_flight_tokens) for s in lay.specs)
+    return sum(
+        spec_request_bytes(s, max_model_len, lay.block_size, in_flight_tokens, lay.context_parallel)
+        for s in lay.specs
+    )
 
 
 def blocks_per_request(lay: KVLayout, max_model_len: int, in_flight_tokens: int) -> int:
@@ -235,7 +247,7 @@ def blocks_per_request(lay: KVLayout, max_model_len: int, in_flight_tokens: int)
     total = 0
     for spec, _n in lay.groups:
         total += ceil_div(
-            int(spec_request_bytes(spec, max_model_len, lay.block_size, in_flight_tokens)),
+            int(spec_request_bytes(spec, max_model_len, lay.block_size, in_flight_tokens, lay.context_parallel)),
             int(lay.page_bytes) or 1,
         )
     return total
@@ -249,7 +261,8 @@ def max_concurrency(lay: KVLayout, num_blocks: int, max_model_len: int, in_fligh
         per_req = request_bytes(lay, max_model_len, in_flight_tokens)
         return num_blocks / max(1, ceil_div(int(per_req), int(lay.bytes_per_block)))
     per_layer_sum = sum(
-        spec_request_bytes(spec, max_model_len, lay.block_size, in_flight_tokens) for spec, _ in lay.groups
+        spec_request_bytes(spec, max_model_len, lay.block_size, in_flight_tokens, lay.context_parallel)
+        for spec, _ in lay.groups
     )
     return num_blocks / max(1, ceil_div(int(per_layer_sum), int(lay.page_bytes) or 1))
 
@@ -263,12 +276,15 @@ def kv_tokens(
     group_aware: bool,
     engine: str,
 ) -> int:
-    """The 'GPU KV cache size: N tokens' figure of a version."""
-    if engine == "V0" or (lay.uniform and not group_aware):
+    """The 'GPU KV cache size: N tokens' figure of a version (before the group-aware figure it is
+    multiplied by the context-parallel ranks, [0.19.1] vllm/v1/core/kv_cache_utils.py:1307-1316)."""
+    if engine == "V0":
         return num_blocks * lay.block_size
+    if lay.uniform and not group_aware:
+        return num_blocks * lay.block_size * lay.context_parallel
     if not group_aware:
         # [0.19.1] vllm/v1/core/kv_cache_utils.py:1302-1306
-        return num_blocks // lay.num_groups * lay.block_size
+        return num_blocks // lay.num_groups * lay.block_size * lay.context_parallel
     return int(max_concurrency(lay, num_blocks, max_model_len, in_flight_tokens) * max_model_len)
 
 

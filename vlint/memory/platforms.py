@@ -40,7 +40,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vlint.memory.constants import constants, switches
-from vlint.memory.estimate import GIB, MemoryEstimate, MemoryInputs, StageEstimate, _in_flight_tokens, stage_specs
+from vlint.memory.estimate import (
+    GIB,
+    MemoryEstimate,
+    MemoryInputs,
+    StageEstimate,
+    _in_flight_tokens,
+    context_parallel,
+    stage_specs,
+)
 from vlint.memory.estimate import _serving_dtype as serving_dtype
 from vlint.memory.kv import (
     build_layout,
@@ -51,7 +59,7 @@ from vlint.memory.kv import (
     pp_partition,
     request_bytes,
 )
-from vlint.memory.weights import WeightEstimate, loaded_weights
+from vlint.memory.weights import WeightEstimate, loaded_weights, moe_split
 from vlint.resolve.model_arch import dtype_bytes
 from vlint.version import V, Version
 
@@ -200,6 +208,7 @@ def rank_weights(inp: MemoryInputs) -> WeightEstimate:
         tp=max(1, inp.tensor_parallel_size),
         parts=pp_partition(inp.arch.num_layers, max(1, inp.pipeline_parallel_size)),
         quantization=inp.quantization,
+        moe=moe_split(inp),
     )
 
 
@@ -227,7 +236,7 @@ def estimate_fixed(inp: MemoryInputs, space: KvSpace, west: WeightEstimate | Non
     start = 0
     for i, n in enumerate(parts):
         specs = stage_specs(inp, (start, start + n), kv_b, model_b, hybrid, None)
-        lay = build_layout(specs, inp.block_size, hybrid_manager=hybrid)
+        lay = build_layout(specs, inp.block_size, hybrid_manager=hybrid, context_parallel=context_parallel(inp))
         start += n
         layouts.append(lay)
         avail = space.bytes - space.reserved_blocks * lay.bytes_per_block

@@ -18,6 +18,7 @@ from vlint.resolve.weight_sizes import checkpoint_layout, layer_linears
 from vlint.version import V, Version
 
 if TYPE_CHECKING:
+    from vlint.memory.estimate import MemoryInputs
     from vlint.resolve.gpus import GpuSpec
 
 GIB = float(2**30)
@@ -25,6 +26,48 @@ GIB = float(2**30)
 #: --quantization methods that quantize an unquantized checkpoint while loading
 ONLINE_FP8 = ("fp8", "fbgemm_fp8", "ptpc_fp8")
 ONLINE_BNB = ("bitsandbytes",)
+
+
+@dataclass(frozen=True)
+class MoeSplit:
+    """How a FusedMoE layer splits the routed experts over the ranks.
+
+    vLLM flattens tensor parallelism across the data-parallel (and prefill-context-parallel) group
+    for the MoE layers: the experts are split over ``tp × dp × pcp`` ranks, by slicing every expert
+    (``tp_size = dp × pcp × tp``) or, with ``--enable-expert-parallel``, by giving each rank whole
+    experts (``ep_size = dp × pcp × tp``, ``tp_size = 1``); attention and dense layers stay split over
+    ``tp`` only ([0.8.3] vllm/model_executor/layers/fused_moe/layer.py:439-467;
+    [0.33.0] vllm/model_executor/layers/fused_moe/config.py:1106-1245)."""
+
+    tp: int = 1  # the MoE layers' tensor-parallel size (1 with expert parallelism)
+    ep: int = 1  # the expert-parallel size (1 without expert parallelism)
+
+    @staticmethod
+    def of(tp: int, dp: int = 1, pcp: int = 1, expert_parallel: bool = False) -> MoeSplit:
+        ranks = max(1, tp) * max(1, dp) * max(1, pcp)
+        if expert_parallel and ranks > 1:
+            return MoeSplit(tp=1, ep=ranks)
+        return MoeSplit(tp=ranks, ep=1)
+
+    def expert_share(self, num_experts: int) -> float:
+        """The fraction of the routed-expert bytes on the fullest rank."""
+        if self.ep > 1 and num_experts > 0:
+            # whole experts per rank: the first ranks hold one more when they do not divide evenly
+            return -(-num_experts // self.ep) / float(num_experts)
+        return 1.0 / max(1, self.tp)
+
+    def note(self, num_experts: int) -> str:
+        if self.ep > 1:
+            local = -(-num_experts // self.ep)
+            return f"expert parallel: {local} of {num_experts} routed experts per rank (EP size {self.ep})"
+        return f"routed experts sliced over {self.tp} ranks (MoE layers flatten TP across data parallelism)"
+
+
+def moe_split(inp: MemoryInputs) -> MoeSplit:
+    """How the launch's MoE layers split the routed experts over its ranks."""
+    return MoeSplit.of(
+        inp.tensor_parallel_size, inp.data_parallel_size, inp.prefill_context_parallel_size, inp.expert_parallel
+    )
 
 
 @dataclass
@@ -94,9 +137,14 @@ def loaded_weights(
     quantization: str | None = None,
     cpu_offload_gb: float = 0.0,
     vision_loaded: bool = True,
+    moe: MoeSplit | None = None,
 ) -> WeightEstimate:
-    """Bytes of weights on one TP rank of each pipeline stage (``parts`` = layers per stage)."""
+    """Bytes of weights on one TP rank of each pipeline stage (``parts`` = layers per stage).
+
+    ``moe`` says how the routed experts are split when that differs from ``tp`` (data parallelism
+    shards them over every rank of the DP group, see :class:`MoeSplit`)."""
     notes: list[str] = []
+    moe = moe if moe is not None and arch.is_moe else MoeSplit(tp=tp)
     lay = checkpoint_layout(arch)
     sb = dtype_bytes(serving_dtype)
     ck = dtype_bytes(arch.dtype)
@@ -120,26 +168,35 @@ def loaded_weights(
     online = _online_scheme(quantization) if arch.quant is None else None
     scale = lay.total / weight_total_unscaled(arch) if lay.scaled_to else 1.0
     layers = []
+    experts: list[float] = []  # of each layer's loaded bytes: the routed experts
+    n_layers = len(lay.layers)
+    lay_e = lay.layers_expert or [0.0] * n_layers
+    lay_eq = lay.layers_expert_quantized or [0.0] * n_layers
     for i, (tot, q) in enumerate(zip(lay.layers, lay.layers_quantized, strict=True)):
         unq = tot - q
+        eq, eu = lay_eq[i], lay_e[i] - lay_eq[i]
         if online is not None:
             mods = layer_linears(arch, i)
             unq = max(0.0, unq - sum(m.out_f * m.in_f * m.count for m in mods) * ck * scale)
             q = sum(online.linear_bytes(m.out_f, m.in_f) * m.count for m in mods)
+            eq = sum(online.linear_bytes(m.out_f, m.in_f) * m.count for m in mods if m.expert)
+            eu = 0.0
         layers.append(q + unq * conv)
+        experts.append(eq + eu * conv)
     if online is not None:
         how = online.source or online.fmt
         notes.append(f"--quantization {quantization}: linear layers quantized while loading ({how})")
     # MXFP4 experts: the MoE kernels pad the expert matrices
     if arch.quant is not None and arch.quant.method == "mxfp4" and arch.is_moe:
-        ph, pi, backend = mxfp4_padding(arch, gpu, version, tp)
+        ph, pi, backend = mxfp4_padding(arch, gpu, version, moe.tp)
         h = arch.hidden_size
-        inter = -(-int(arch.moe_intermediate_size or arch.intermediate_size) // max(1, tp))
+        inter = -(-int(arch.moe_intermediate_size or arch.intermediate_size) // max(1, moe.tp))
         f = (ph * pi) / float(h * inter)
         if f > 1.0:
             for i in range(len(layers)):
                 expert_q = lay.layers_quantized[i]
                 layers[i] += expert_q * (f - 1)
+                experts[i] += expert_q * (f - 1)
             notes.append(f"mxfp4 experts padded to {ph}×{pi} per rank for the {backend} backend (×{f:.3f})")
     embed = lay.embed * conv
     lm = lay.lm_head if (arch.quant is not None and arch.quant.quantizes("lm_head")) else lay.lm_head * conv
@@ -152,14 +209,18 @@ def loaded_weights(
     out: list[float] = []
     start = 0
     per_layer_other = other / max(1, arch.num_layers)
+    share = moe.expert_share(arch.num_experts)
+    if share * max(1, tp) != 1.0 and any(experts):
+        notes.append(moe.note(arch.num_experts))
     for s, n in enumerate(parts):
-        w = sum(layers[start : start + n]) + per_layer_other * n
+        routed = sum(experts[start : start + n])
+        w = sum(layers[start : start + n]) - routed + per_layer_other * n
         start += n
         if s == 0:
             w += embed + vision
         if s == pp - 1:
             w += lm if lm else (embed if pp > 1 else 0.0)
-        out.append(w / max(1, tp) + rope)
+        out.append(w / max(1, tp) + routed * share + rope)
     if rope > 0.01 * GIB:
         notes.append(f"rotary cos/sin cache {rope / GIB:.2f} GiB per rank (max_position_embeddings × rotary_dim)")
     if cpu_offload_gb:
@@ -176,4 +237,4 @@ def weight_total_unscaled(arch: ModelArch) -> float:
     return weight_layout(arch).total
 
 
-__all__ = ["WeightEstimate", "loaded_weights", "mxfp4_padding", "rotary_cache_bytes"]
+__all__ = ["MoeSplit", "WeightEstimate", "loaded_weights", "moe_split", "mxfp4_padding", "rotary_cache_bytes"]

@@ -315,8 +315,7 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
         if m is not None and m.platform != "cuda"
         else _platform_name(dep)
     )
-    tp, pp = _int(dep.value("tensor_parallel_size"), 1), _int(dep.value("pipeline_parallel_size"), 1)
-    lines.append(f"  vLLM {dep.version} ({dep.version_reason}); {gpu}; TP {tp} × PP {pp}")
+    lines.append(f"  vLLM {dep.version} ({dep.version_reason}); {gpu}; {dep.parallel_label(show_pp=True)}")
     facts = model_facts_line(dep)
     if m is None:
         if facts:

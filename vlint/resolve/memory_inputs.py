@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from vlint.memory.platforms import KvSpace
     from vlint.resolve.accelerators import Accelerator
     from vlint.resolve.gpus import GpuSpec
+    from vlint.resolve.model_arch import ModelArch
 
 #: settings the memory model needs; an unresolved value for any of them makes the estimate a guess
 NEEDED = (
@@ -137,7 +138,8 @@ def _mapping(value: Any) -> Mapping[str, Any] | None:
 
 def feature_inputs(dep: Deployment) -> dict[str, Any]:
     """Memory-model inputs for optional features that ``resolve_defaults`` does not carry:
-    speculative decoding (method, draft model), LoRA slots, multimodal limits."""
+    speculative decoding (method, draft model), LoRA slots, multimodal limits, expert and
+    context parallelism."""
     out: dict[str, Any] = {}
     spec = _mapping(dep.value("speculative_config"))
     if spec is not None:
@@ -163,6 +165,15 @@ def feature_inputs(dep: Deployment) -> dict[str, Any]:
     lim = _mapping(dep.value("limit_mm_per_prompt"))
     if lim is not None:
         out["limit_mm_per_prompt"] = dict(lim)
+    if dep.value("enable_expert_parallel") is True:
+        out["expert_parallel"] = True
+    backend = dep.value("all2all_backend")
+    if isinstance(backend, str) and backend:
+        out["all2all_backend"] = backend
+    for dest in ("prefill_context_parallel_size", "decode_context_parallel_size"):
+        cp = dep.value(dest)
+        if isinstance(cp, int) and not isinstance(cp, bool) and cp > 1:
+            out[dest] = cp
     if dep.value("language_model_only"):
         out["language_model_only"] = True
     if dep.value("skip_mm_profiling"):
@@ -215,7 +226,7 @@ def accelerator_of(dep: Deployment) -> Accelerator | None:
 def estimate_for(dep: Deployment) -> MemoryEstimate | None:
     if blocked_by(dep) is not None:
         return None
-    from vlint.memory import estimate_memory, inputs_from_resolved
+    from vlint.memory import estimate_memory
 
     assert dep.arch is not None
     if dep.gpu is None:
@@ -228,10 +239,19 @@ def estimate_for(dep: Deployment) -> MemoryEstimate | None:
             assert acc is not None
             m = estimate_on_accelerator(dep, acc)
         return _low_confidence_verdict(m, dep.arch.confidence)
+    return _low_confidence_verdict(estimate_memory(gpu_inputs(dep)), dep.arch.confidence)
+
+
+def gpu_inputs(dep: Deployment, arch: ModelArch | None = None) -> MemoryInputs:
+    """The memory model's inputs for the launch on its GPU (``arch`` in place of its model's facts):
+    the one place estimates, what-ifs and fixes take them from."""
+    from vlint.memory import inputs_from_resolved
+
+    arch = arch or dep.arch
+    assert arch is not None and dep.gpu is not None
     env = {k: v for k, v in dep.env.items() if isinstance(v, str)}
     extra = {"gpu_count": dep.gpu_count, "env": env, **feature_inputs(dep)}
-    inputs = inputs_from_resolved(dep.arch, dep.gpu, dep.version, dep.resolved, **extra)
-    return _low_confidence_verdict(estimate_memory(inputs), dep.arch.confidence)
+    return inputs_from_resolved(arch, dep.gpu, dep.version, dep.resolved, **extra)
 
 
 def _platform_inputs(dep: Deployment, device: str, gib: float, space: KvSpace | None = None) -> MemoryInputs:

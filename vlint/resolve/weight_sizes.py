@@ -53,6 +53,8 @@ class WeightLayout:
     skipped: float = 0.0  # other stored tensors vLLM does not load (GPTQ's placeholder biases)
     scaled_to: float | None = None  # exact checkpoint bytes the layout was scaled to
     notes: list[str] = field(default_factory=list)
+    layers_expert: list[float] = field(default_factory=list)  # of ``layers``: routed-expert linears
+    layers_expert_quantized: list[float] = field(default_factory=list)  # of those: stored quantized
 
     @property
     def unquantized(self) -> float:
@@ -260,12 +262,16 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
     notes: list[str] = []
     layers: list[float] = []
     layers_q: list[float] = []
+    layers_e: list[float] = []
+    layers_eq: list[float] = []
     params = 0
     skipped = 0.0
     prefix = layer_prefix(arch)
     for i in range(arch.num_layers):
         tot = 0.0
         q = 0.0
+        e = 0.0
+        eq = 0.0
         for lin in layer_linears(arch, i):
             n = lin.out_f * lin.in_f * lin.count
             params += n
@@ -273,15 +279,19 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
             if scheme is not None and scheme.quantizes(name, expert=lin.expert):
                 by = scheme.for_module(name).linear_bytes(lin.out_f, lin.in_f) * lin.count
                 q += by
-                tot += by
+                eq += by if lin.expert else 0.0
                 if scheme.stored_bias:
                     skipped += lin.out_f * lin.count * 2.0
             else:
-                tot += n * b
+                by = n * b
+            tot += by
+            e += by if lin.expert else 0.0
         norms = layer_extra_params(arch, i)
         params += norms
         layers.append(tot + norms * b)
         layers_q.append(q)
+        layers_e.append(e)
+        layers_eq.append(eq)
     embed = float(v * h * b)
     params += v * h
     lm = 0.0
@@ -328,6 +338,8 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
         mtp=mtp,
         skipped=skipped,
         notes=notes,
+        layers_expert=layers_e,
+        layers_expert_quantized=layers_eq,
     )
 
 
@@ -352,6 +364,8 @@ def checkpoint_layout(arch: ModelArch) -> WeightLayout:
         scheme=lay.scheme,
         scaled_to=float(exact),
         notes=[*lay.notes, f"layout scaled by {f:.4f} to the exact checkpoint size"],
+        layers_expert=[x * f for x in lay.layers_expert],
+        layers_expert_quantized=[x * f for x in lay.layers_expert_quantized],
     )
 
 

@@ -296,6 +296,9 @@ def test_expert_parallel_gives_whole_experts_to_ranks() -> None:
     assert MoeSplit.of(1, 8, expert_parallel=True).expert_share(60) == pytest.approx(8 / 60)
     assert MoeSplit.of(1, 8, expert_parallel=False).expert_share(60) == pytest.approx(1 / 8)
     assert MoeSplit.of(2, 1).expert_share(60) == pytest.approx(1 / 2)
+    # EPLB: 256 experts + 32 redundant copies over EP 8 = 36 per rank
+    assert MoeSplit.of(1, 8, expert_parallel=True, redundant=32).expert_share(256) == pytest.approx(36 / 256)
+    assert MoeSplit.of(8, 1, expert_parallel=False, redundant=32).expert_share(256) == pytest.approx(1 / 8)
 
 
 def test_dense_models_are_not_split_by_data_parallelism() -> None:

@@ -59,6 +59,7 @@ class MemoryInputs:
     prefill_context_parallel_size: int = 1
     decode_context_parallel_size: int = 1
     expert_parallel: bool = False  # --enable-expert-parallel
+    redundant_experts: int = 0  # EPLB's num_redundant_experts
     all2all_backend: str | None = None  # --all2all-backend (None: VLLM_ALL2ALL_BACKEND, else the default)
     gpu_memory_utilization: float = 0.9
     max_num_seqs: int = 256

@@ -41,32 +41,44 @@ class MoeSplit:
 
     tp: int = 1  # the MoE layers' tensor-parallel size (1 with expert parallelism)
     ep: int = 1  # the expert-parallel size (1 without expert parallelism)
+    redundant: int = 0  # EPLB's redundant experts (copies of hot experts, spread over the EP ranks)
 
     @staticmethod
-    def of(tp: int, dp: int = 1, pcp: int = 1, expert_parallel: bool = False) -> MoeSplit:
+    def of(tp: int, dp: int = 1, pcp: int = 1, expert_parallel: bool = False, redundant: int = 0) -> MoeSplit:
         ranks = max(1, tp) * max(1, dp) * max(1, pcp)
         if expert_parallel and ranks > 1:
-            return MoeSplit(tp=1, ep=ranks)
+            return MoeSplit(tp=1, ep=ranks, redundant=max(0, redundant))
         return MoeSplit(tp=ranks, ep=1)
 
+    def local_experts(self, num_experts: int) -> int:
+        """Experts on the fullest rank: ``num_experts + num_redundant_experts`` whole experts over the
+        EP ranks ([0.33.0] vllm/model_executor/layers/fused_moe/layer.py:78-89, 254-280)."""
+        return -(-(num_experts + self.redundant) // max(1, self.ep))
+
     def expert_share(self, num_experts: int) -> float:
-        """The fraction of the routed-expert bytes on the fullest rank."""
+        """The routed-expert bytes on the fullest rank, as a fraction of the checkpoint's."""
         if self.ep > 1 and num_experts > 0:
-            # whole experts per rank: the first ranks hold one more when they do not divide evenly
-            return -(-num_experts // self.ep) / float(num_experts)
+            return self.local_experts(num_experts) / float(num_experts)
         return 1.0 / max(1, self.tp)
 
     def note(self, num_experts: int) -> str:
         if self.ep > 1:
-            local = -(-num_experts // self.ep)
-            return f"expert parallel: {local} of {num_experts} routed experts per rank (EP size {self.ep})"
+            spare = f" + {self.redundant} redundant for EPLB" if self.redundant else ""
+            return (
+                f"expert parallel: {self.local_experts(num_experts)} routed experts per rank "
+                f"({num_experts}{spare} over EP size {self.ep})"
+            )
         return f"routed experts sliced over {self.tp} ranks (MoE layers flatten TP across data parallelism)"
 
 
 def moe_split(inp: MemoryInputs) -> MoeSplit:
     """How the launch's MoE layers split the routed experts over its ranks."""
     return MoeSplit.of(
-        inp.tensor_parallel_size, inp.data_parallel_size, inp.prefill_context_parallel_size, inp.expert_parallel
+        inp.tensor_parallel_size,
+        inp.data_parallel_size,
+        inp.prefill_context_parallel_size,
+        inp.expert_parallel,
+        inp.redundant_experts,
     )
 
 
@@ -210,7 +222,7 @@ def loaded_weights(
     start = 0
     per_layer_other = other / max(1, arch.num_layers)
     share = moe.expert_share(arch.num_experts)
-    if share * max(1, tp) != 1.0 and any(experts):
+    if (share * max(1, tp) != 1.0 or moe.redundant) and any(experts):
         notes.append(moe.note(arch.num_experts))
     for s, n in enumerate(parts):
         routed = sum(experts[start : start + n])

@@ -167,6 +167,12 @@ def feature_inputs(dep: Deployment) -> dict[str, Any]:
         out["limit_mm_per_prompt"] = dict(lim)
     if dep.value("enable_expert_parallel") is True:
         out["expert_parallel"] = True
+        eplb = _mapping(dep.value("eplb_config"))
+        spare = dep.value("num_redundant_experts")
+        if eplb is not None and eplb.get("num_redundant_experts") is not None:
+            spare = eplb.get("num_redundant_experts")
+        if isinstance(spare, int) and not isinstance(spare, bool) and spare > 0:
+            out["redundant_experts"] = spare
     backend = dep.value("all2all_backend")
     if isinstance(backend, str) and backend:
         out["all2all_backend"] = backend

@@ -63,3 +63,13 @@ def test_decode_context_parallel_multiplies_the_kv_tokens(tmp_path: Path) -> Non
         return int(line.split()[4].replace(",", ""))
 
     assert tokens(dcp) == 8 * tokens(plain)
+
+
+def test_reference_gpus_count_the_data_parallel_ranks(tmp_path: Path) -> None:
+    f = tmp_path / "serve.sh"
+    f.write_text("vllm serve deepseek-ai/DeepSeek-R1 --data-parallel-size 8 --enable-expert-parallel\n")
+    code, out = run("explain", str(f), "--no-color")
+    assert code == 0, out
+    assert "reference GPUs (8 per replica)" in out
+    h200 = next(line for line in out.splitlines() if line.strip().startswith("8 × H200"))
+    assert "starts" in h200

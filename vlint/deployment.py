@@ -116,6 +116,20 @@ class Deployment:
         """True when every named value is resolved (not a ``$VAR`` vlint cannot see)."""
         return all(self.value(d) is not UNRESOLVED and self.value(d) is not None for d in dests)
 
+    def local_data_parallel(self) -> int | None:
+        """Data-parallel ranks this launch starts itself: all of ``--data-parallel-size`` on one node,
+        ``--data-parallel-size-local`` per node, one when it is one rank of an external load balancer
+        (``--data-parallel-rank`` / ``--data-parallel-external-lb``); None when not resolved."""
+        dp = self.value("data_parallel_size") if "data_parallel_size" in self.spec.by_dest else 1
+        if isinstance(dp, bool) or not isinstance(dp, int):
+            return None
+        local = self.user_value("data_parallel_size_local")
+        if isinstance(local, int) and not isinstance(local, bool):
+            return local
+        if self.user_value("data_parallel_external_lb") is True or self.is_set("data_parallel_rank"):
+            return 1
+        return dp
+
     def parallel_label(self, *, show_pp: bool = False) -> str:
         """``TP 2 × PP 2 × DP 4, expert parallel``: the parallel layout one rank's memory depends on."""
 

@@ -118,7 +118,8 @@ def unknown_gpu_label(dep: Deployment) -> str | None:
 
 
 def _ranks(dep: Deployment) -> int:
-    n = 1
+    """GPUs one replica of the launch takes: TP × PP × the data-parallel ranks it starts itself."""
+    n = dep.local_data_parallel() or 1
     for d in ("tensor_parallel_size", "pipeline_parallel_size"):
         v = dep.value(d)
         if isinstance(v, int) and not isinstance(v, bool) and v > 1:

@@ -50,12 +50,12 @@ def world(dep: Deployment) -> World | None:
     sizes = {d: _int(dep, d) if d in dep.spec.by_dest or dep.is_set(d) else 1 for d in _PARALLEL}
     if any(v is None for v in sizes.values()):
         return None
+    local_dp = dep.local_data_parallel()
     dp = _int(dep, "data_parallel_size") if "data_parallel_size" in dep.spec.by_dest else 1
-    if dp is None:
+    if local_dp is None or dp is None:
         return None
     dpl = dep.user_value("data_parallel_size_local")
-    external = dep.user_value("data_parallel_external_lb") is True or dep.is_set("data_parallel_rank")
-    local_dp = dpl if isinstance(dpl, int) and not isinstance(dpl, bool) else (1 if external else dp)
+    external = local_dp == 1 and dp > 1 and not isinstance(dpl, int)
     base = 1
     for v in sizes.values():
         base *= v or 1

@@ -235,8 +235,7 @@ def spec_request_bytes(
 def request_bytes(lay: KVLayout, max_model_len: int, in_flight_tokens: int) -> float:
     """KV bytes one request of ``max_model_len`` needs on this rank (sum over layers)."""
     return sum(
-        spec_request_bytes(s, max_model_len, lay.block_size, in_flight_tokens, lay.context_parallel)
-        for s in lay.specs
+        spec_request_bytes(s, max_model_len, lay.block_size, in_flight_tokens, lay.context_parallel) for s in lay.specs
     )
 
 

@@ -340,6 +340,32 @@ def test_mtp_layer_experts_split_like_the_target() -> None:
     assert 0.5 < extra < 2.5  # the MTP layer's attention whole, 32 of its 256 experts
 
 
+# ---- --mm-encoder-tp-mode data: the encoder whole on every TP rank --------------------------------
+def test_encoder_data_parallel_keeps_the_vision_tower_whole_per_rank() -> None:
+    model = "Qwen/Qwen3-VL-32B-Instruct"
+    sharded = estimate_memory(_inp(model=model, tensor_parallel_size=4))
+    data = estimate_memory(_inp(model=model, tensor_parallel_size=4, mm_encoder_tp_mode="data"))
+    vision = checkpoint_layout(lookup_catalog(model)).vision
+    assert vision > 0.5 * GIB
+    assert (data.weights_gib - sharded.weights_gib) * GIB == pytest.approx(vision * 3 / 4, rel=1e-6)
+    assert any("--mm-encoder-tp-mode data" in a for a in data.assumptions)
+
+
+@pytest.mark.parametrize(
+    ("model", "version", "tp"),
+    [
+        ("llava-hf/llava-1.5-7b-hf", "0.19.0", 2),  # LLaVA's class does not support it: vLLM falls back to weights
+        ("Qwen/Qwen3-VL-32B-Instruct", "0.10.1", 4),  # before supports_encoder_tp_data (0.10.2)
+        ("Qwen/Qwen3-VL-32B-Instruct", "0.19.0", 1),  # nothing to split at TP 1
+    ],
+)
+def test_encoder_data_parallel_only_where_vllm_honours_it(model: str, version: str, tp: int) -> None:
+    base = _inp(model=model, version=version, tensor_parallel_size=tp)
+    assert estimate_memory(replace(base, mm_encoder_tp_mode="data")).weights_gib == pytest.approx(
+        estimate_memory(base).weights_gib
+    )
+
+
 # ---- speculative decoding, multimodal, LoRA -----------------------------------------------------
 def test_speculative_drafters() -> None:
     base = _inp(model="meta-llama/Llama-3.1-8B-Instruct")

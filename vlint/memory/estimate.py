@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vlint.memory.constants import constants, switches
+from vlint.memory.encoder_tp import supports_encoder_data_parallel
 from vlint.memory.extras import draft_estimate, draft_kv_arch, lora_bytes
 from vlint.memory.kv import (
     MLA,
@@ -85,6 +86,7 @@ class MemoryInputs:
     limit_mm_per_prompt: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
     language_model_only: bool = False
     skip_mm_profiling: bool = False
+    mm_encoder_tp_mode: str | None = None  # --mm-encoder-tp-mode ("weights" default, "data")
     spec_method: str | None = None  # speculative_config.method (ngram, eagle, eagle3, mtp, draft_model…)
     draft_arch: ModelArch | None = field(default=None, hash=False, compare=False)  # draft model / EAGLE head
     max_loras: int = 0  # 0 = LoRA off; else --max-loras slots preallocated
@@ -216,6 +218,14 @@ def vision_tower_loaded(inp: MemoryInputs) -> bool:
         return False
     lim = inp.limit_mm_per_prompt
     return not (lim is not None and len(lim) > 0 and all(_limit_count(v) == 0 for v in lim.values()))
+
+
+def encoder_data_parallel(inp: MemoryInputs) -> bool:
+    """``--mm-encoder-tp-mode data`` on an architecture whose code supports it (see
+    :mod:`vlint.memory.encoder_tp`): the encoder's weights are whole on every TP rank."""
+    if inp.mm_encoder_tp_mode != "data" or not inp.arch.is_multimodal or inp.tensor_parallel_size <= 1:
+        return False
+    return supports_encoder_data_parallel(inp.arch.architectures, inp.version)
 
 
 def _limit_count(v: Any) -> int:
@@ -488,6 +498,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         cpu_offload_gb=inp.cpu_offload_gb,
         vision_loaded=vision_tower_loaded(inp),
         moe=moe_split(inp),
+        vision_replicated=encoder_data_parallel(inp),
     )
     weights = west.per_stage
     assumptions.extend(west.notes)

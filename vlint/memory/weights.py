@@ -150,11 +150,13 @@ def loaded_weights(
     cpu_offload_gb: float = 0.0,
     vision_loaded: bool = True,
     moe: MoeSplit | None = None,
+    vision_replicated: bool = False,
 ) -> WeightEstimate:
     """Bytes of weights on one TP rank of each pipeline stage (``parts`` = layers per stage).
 
     ``moe`` says how the routed experts are split when that differs from ``tp`` (data parallelism
-    shards them over every rank of the DP group, see :class:`MoeSplit`)."""
+    shards them over every rank of the DP group, see :class:`MoeSplit`). ``vision_replicated``: the
+    multimodal encoder is whole on every TP rank (``--mm-encoder-tp-mode data``)."""
     notes: list[str] = []
     moe = moe if moe is not None and arch.is_moe else MoeSplit(tp=tp)
     lay = checkpoint_layout(arch)
@@ -216,6 +218,10 @@ def loaded_weights(
     other = lay.other * (conv if arch.quant is None else 1.0)
     if not vision_loaded and lay.vision:
         notes.append("vision tower not loaded (every modality limited to 0 per prompt)")
+    elif vision_replicated and vision and tp > 1:
+        notes.append(
+            f"--mm-encoder-tp-mode data: the {vision / GIB:.2f} GiB encoder is whole on each of the {tp} TP ranks"
+        )
     pp = len(parts)
     rope = rotary_cache_bytes(arch, sb)
     out: list[float] = []
@@ -228,11 +234,16 @@ def loaded_weights(
         routed = sum(experts[start : start + n])
         w = sum(layers[start : start + n]) - routed + per_layer_other * n
         start += n
+        whole = 0.0  # bytes every TP rank holds in full
         if s == 0:
-            w += embed + vision
+            w += embed
+            if vision_replicated:
+                whole += vision
+            else:
+                w += vision
         if s == pp - 1:
             w += lm if lm else (embed if pp > 1 else 0.0)
-        out.append(w / max(1, tp) + routed * share + rope)
+        out.append(w / max(1, tp) + routed * share + whole + rope)
     if rope > 0.01 * GIB:
         notes.append(f"rotary cos/sin cache {rope / GIB:.2f} GiB per rank (max_position_embeddings × rotary_dim)")
     if cpu_offload_gb:

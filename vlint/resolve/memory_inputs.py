@@ -180,6 +180,11 @@ def feature_inputs(dep: Deployment) -> dict[str, Any]:
         cp = dep.value(dest)
         if isinstance(cp, int) and not isinstance(cp, bool) and cp > 1:
             out[dest] = cp
+    mode = dep.value("mm_encoder_tp_mode")
+    if dep.value("enable_multimodal_encoder_data_parallel") is True:
+        mode = "data"  # the flag --mm-encoder-tp-mode data replaced (0.10.2)
+    if isinstance(mode, str):
+        out["mm_encoder_tp_mode"] = mode
     if dep.value("language_model_only"):
         out["language_model_only"] = True
     if dep.value("skip_mm_profiling"):

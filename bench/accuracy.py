@@ -775,6 +775,13 @@ def render(
         for r in inferred:
             w(f"- {r.rid} → {r.model}: {r.inferred}")
         w("")
+    variants = [r for r in loo if r.rid in GPU_VARIANT]
+    if variants:
+        w("GPU variant taken from the record's own evidence (its GPU name covers variants of different memory):")
+        w("")
+        for r in variants:
+            w(f"- {r.rid} → {GPU_VARIANT[r.rid][0]}: {GPU_VARIANT[r.rid][1]}")
+        w("")
     named = [r for r in loo if r.name_inferred]
     if named:
         w(

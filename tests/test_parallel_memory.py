@@ -73,3 +73,40 @@ def test_reference_gpus_count_the_data_parallel_ranks(tmp_path: Path) -> None:
     assert "reference GPUs (8 per replica)" in out
     h200 = next(line for line in out.splitlines() if line.strip().startswith("8 × H200"))
     assert "starts" in h200
+
+
+def _vl305(tmp_path: Path, line: str, version: str) -> str:
+    f = tmp_path / "start.sh"
+    f.write_text(line + "\n")
+    _, out = run(str(f), "--vllm-version", version, "--no-color")
+    hits = [x for x in out.splitlines() if "VL305" in x]
+    assert len(hits) == 1, out
+    return hits[0]
+
+
+def test_eplb_uneven_experts_in_each_release_wording(tmp_path: Path) -> None:
+    line = (
+        "vllm serve mistralai/Mixtral-8x7B-v0.1 --max-model-len 8192 -tp 2 --data-parallel-size 3 "
+        "--enable-expert-parallel --enable-eplb"
+    )
+    new = _vl305(tmp_path, line, "0.22.0")
+    assert "Got 8 experts and 6 EP ranks." in new and "AssertionError" not in new
+    old = _vl305(tmp_path, line, "0.21.0")
+    assert "AssertionError: EPLB currently only supports even distribution of experts across ranks." in old
+    assert "Got 8 experts" not in old
+
+
+def test_redundant_experts_without_eplb_in_each_release_wording(tmp_path: Path) -> None:
+    new = _vl305(
+        tmp_path,
+        "vllm serve deepseek-ai/DeepSeek-V2-Lite -tp 2 --enable-expert-parallel "
+        "--eplb-config '{\"num_redundant_experts\": 3}'",
+        "0.19.1",
+    )
+    assert "num_redundant_experts is set to 3 but EPLB is not enabled" in new
+    old = _vl305(
+        tmp_path,
+        "vllm serve deepseek-ai/DeepSeek-V2-Lite -tp 2 --enable-expert-parallel --num-redundant-experts 3",
+        "0.10.0",
+    )
+    assert "num_redundant_experts should be used with EPLB.3." in old

@@ -665,11 +665,35 @@ EPLB_SINCE = "0.10.0"
 EPLB_TPDP_UNTIL = "0.26.0"
 
 
+#: redundant experts without EPLB: ParallelConfig's wording until 0.10.1 ([0.10.0] vllm/config.py:2139-2143)
+#: and from 0.10.2 ([0.10.2] vllm/config/parallel.py:368-375)
+REDUNDANT_MESSAGE_SINCE = "0.10.2"
+#: EPLB's experts (routed + redundant) must split evenly over the EP ranks: an assertion in FusedMoE until
+#: 0.21 ([0.21.0] vllm/model_executor/layers/fused_moe/layer.py:387-391), a ValueError with the counts from
+#: 0.22.0 ([0.22.0] layer.py:204-210; [0.33.0] layer.py:270-280)
+EPLB_EVEN_VALUE_ERROR_SINCE = "0.22.0"
+
+
 @check("startup.eplb_layout")
 def eplb_layout(ctx: CheckContext) -> Iterator[Hit]:
+    from vlint.resolve.memory_inputs import redundant_experts
+
     dep = ctx.dep
     assert dep is not None
-    if not _since(dep, EPLB_SINCE) or _user(dep, "enable_eplb") is not True:
+    if not _since(dep, EPLB_SINCE):
+        return
+    spare = redundant_experts(dep)
+    if _user(dep, "enable_eplb") is not True:
+        if spare and dep.value("enable_eplb") is not True:
+            where = dep.span_of("eplb_config", "num_redundant_experts")
+            if _since(dep, REDUNDANT_MESSAGE_SINCE):
+                text = (
+                    f"num_redundant_experts is set to {spare} but EPLB is not enabled. Either enable EPLB or unset "
+                    "num_redundant_experts."
+                )
+            else:
+                text = f"num_redundant_experts should be used with EPLB.{spare}."
+            yield Hit(where, {"redundant": spare}, message=_refuse(text))
         return
     if dep.value("enable_expert_parallel") is not True:
         yield Hit(dep.span_of("enable_eplb"), {}, message=_refuse("enable_expert_parallel must be True to use EPLB."))
@@ -682,6 +706,29 @@ def eplb_layout(ctx: CheckContext) -> Iterator[Hit]:
             message=_refuse(
                 "EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, "
                 f"but got TP={tp},DP={dp}."
+            ),
+        )
+        return
+    arch = dep.arch
+    ep = tp * dp * (_int(dep, "prefill_context_parallel_size") or 1)
+    if arch is None or arch.num_experts <= 0 or ep <= 1:
+        return
+    experts = arch.num_experts + spare
+    if experts % ep:
+        if _since(dep, EPLB_EVEN_VALUE_ERROR_SINCE):
+            text = (
+                "EPLB currently only supports even distribution of experts across ranks. "
+                f"Got {experts} experts and {ep} EP ranks."
+            )
+        else:
+            text = "AssertionError: EPLB currently only supports even distribution of experts across ranks."
+        yield Hit(
+            dep.span_of("enable_eplb"),
+            {"experts": experts, "ep": ep},
+            message=_refuse(
+                f"{text} ({dep.model}: {arch.num_experts} routed"
+                + (f" + {spare} redundant" if spare else "")
+                + f" experts over TP × DP = {ep} expert-parallel ranks, while the model is built)"
             ),
         )
 

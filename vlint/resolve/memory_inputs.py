@@ -136,6 +136,16 @@ def _mapping(value: Any) -> Mapping[str, Any] | None:
     return value if isinstance(value, Mapping) else None
 
 
+def redundant_experts(dep: Deployment) -> int:
+    """EPLB's redundant experts the launch asks for: ``--eplb-config`` ``num_redundant_experts`` (from
+    0.10.2), else ``--num-redundant-experts`` (0.10.0-0.11.x); 0 when neither is set or resolved."""
+    eplb = _mapping(dep.value("eplb_config"))
+    spare = dep.value("num_redundant_experts")
+    if eplb is not None and eplb.get("num_redundant_experts") is not None:
+        spare = eplb.get("num_redundant_experts")
+    return spare if isinstance(spare, int) and not isinstance(spare, bool) and spare > 0 else 0
+
+
 def feature_inputs(dep: Deployment) -> dict[str, Any]:
     """Memory-model inputs for optional features that ``resolve_defaults`` does not carry:
     speculative decoding (method, draft model), LoRA slots, multimodal limits, expert and
@@ -167,11 +177,8 @@ def feature_inputs(dep: Deployment) -> dict[str, Any]:
         out["limit_mm_per_prompt"] = dict(lim)
     if dep.value("enable_expert_parallel") is True:
         out["expert_parallel"] = True
-        eplb = _mapping(dep.value("eplb_config"))
-        spare = dep.value("num_redundant_experts")
-        if eplb is not None and eplb.get("num_redundant_experts") is not None:
-            spare = eplb.get("num_redundant_experts")
-        if isinstance(spare, int) and not isinstance(spare, bool) and spare > 0:
+        spare = redundant_experts(dep)
+        if spare:
             out["redundant_experts"] = spare
     backend = dep.value("all2all_backend")
     if isinstance(backend, str) and backend:

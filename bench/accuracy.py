@@ -55,6 +55,7 @@ GIB = float(2**30)
 
 #: model types whose attention or weight format the memory model does not reproduce (reported, not scored)
 from vlint.resolve.memory_inputs import NOT_MODELLED as UNMODELLED  # noqa: E402 - the product's own table
+from vlint.resolve.memory_inputs import unmodelled_type  # noqa: E402
 
 #: (name, observed key, estimate attribute)
 QUANTITIES = (
@@ -283,9 +284,9 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
             named = how.description
     if arch is None:
         return None, f"model not known: {rec.get('model')!r}"
-    why_not = UNMODELLED.get(arch.model_type) or UNMODELLED.get(arch.text_model_type or "")
-    if why_not:
-        return None, f"architecture not modelled: {arch.model_type} ({why_not})"
+    unmodelled = unmodelled_type(arch)
+    if unmodelled:
+        return None, f"architecture not modelled: {unmodelled} ({UNMODELLED[unmodelled]})"
     obs = dict(rec.get("observed_numeric") or {})
     # the one-line V0 profile (~0.6.4) logs peak_torch_memory, which includes the weights
     pk = re.search(r"peak_torch_memory=([\d.]+)GiB", " ".join(rec.get("evidence") or []))

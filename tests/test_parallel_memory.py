@@ -110,3 +110,14 @@ def test_redundant_experts_without_eplb_in_each_release_wording(tmp_path: Path) 
         "0.10.0",
     )
     assert "num_redundant_experts should be used with EPLB.3." in old
+
+
+def test_deepseek_v4_under_another_model_type_is_not_modelled(tmp_path: Path) -> None:
+    """sgl-project's DeepSeek-V4 FP8 copies say model_type deepseek_ref; vLLM picks the class by
+    architectures (DeepseekV4ForCausalLM), so they are DeepSeek-V4 and get no made-up KV numbers."""
+    f = tmp_path / "serve.sh"
+    f.write_text("vllm serve sgl-project/DeepSeek-V4-Flash-FP8 -tp 4\n")
+    code, out = run("explain", str(f), "--gpu", "H200", "--no-color")
+    assert code == 0, out
+    assert "does not reproduce deepseek_v4 models' KV cache" in out
+    assert "GPU KV cache size" not in out

@@ -178,3 +178,43 @@ def test_context_parallel_spreads_a_request_over_ranks():
     assert max_concurrency(dcp, 1000, 163840, 8192) == 8 * max_concurrency(one, 1000, 163840, 8192)
     avail = 100 * per_block
     assert estimate_max_model_len(dcp, avail, 10**6, 8192) == 100 * 64 * 8
+
+
+def _sparse_per_token(model: str, version: str) -> float:
+    from vlint.memory.estimate import INDEXER_SKIP_SINCE
+    from vlint.version import V
+
+    a = lookup_catalog(model)
+    specs = layer_specs(
+        a,
+        layer_range=(0, a.num_layers),
+        tp=8,
+        kv_bytes=2,
+        model_dtype_bytes=2,
+        kv_cache_dtype="auto",
+        treat_windowed_as_full=True,
+        indexer_skips=V(version) >= V(INDEXER_SKIP_SINCE),
+    )
+    return sum(s.bytes_per_token for s in specs)
+
+
+def test_sparse_attention_indexer_key_cache():
+    """DeepSeek-V3.2 / GLM-5: beside the 576-element latent, each layer's lightning indexer keeps 128 fp8
+    keys + one fp32 scale per token (132 B, [0.19.1] deepseek_v2.py:663-670), in the same KV group."""
+    assert _sparse_per_token("deepseek-ai/DeepSeek-V3.2", "0.19.1") == 61 * (576 * 2 + 132)
+    # GLM-5.2's IndexCache (index_topk_freq 4, offset 3): until 0.23 every layer builds its indexer ...
+    assert _sparse_per_token("zai-org/GLM-5.2", "0.23.0") == 78 * (576 * 2 + 132)
+    # ... from 0.24.0 only layers 0-2 and every 4th after (6, 10, ..., 74) do: 21 of 78
+    assert _sparse_per_token("zai-org/GLM-5.2", "0.24.0") == 78 * 576 * 2 + 21 * 132
+    dense_mla = lookup_catalog("deepseek-ai/DeepSeek-V3")
+    assert dense_mla.index_head_dim is None  # no index_topk: no indexer
+
+
+def test_indexer_pattern_and_mtp_layers():
+    from dataclasses import replace as dc_replace
+
+    a = dc_replace(lookup_catalog("zai-org/GLM-5.2"), index_topk_pattern="FFSFS")
+    assert [a.has_indexer(i, skipped_layers_drop_it=True) for i in range(5)] == [True, True, False, True, False]
+    assert a.has_indexer(5, skipped_layers_drop_it=True)  # past the pattern: keeps its indexer
+    assert a.has_indexer(a.num_layers, skipped_layers_drop_it=True)  # an MTP layer always builds one
+    assert all(a.has_indexer(i, skipped_layers_drop_it=False) for i in range(5))

@@ -31,6 +31,7 @@ from vlint.memory.kv import (
     attention_block_size_for_hybrid,
     build_layout,
     estimate_max_model_len,
+    indexer_key_bytes,
     kv_elem_bytes,
     kv_tokens,
     layer_specs,
@@ -176,6 +177,12 @@ def _serving_dtype(inp: MemoryInputs) -> str:
     return inp.arch.serving_dtype_default
 
 
+#: from 0.24.0 a layer an IndexCache config skips builds no indexer, so it holds no indexer key cache
+#: ([0.24.0] vllm/model_executor/models/deepseek_v2.py: ``if self.is_v32 and (not _skip_topk or
+#: is_mtp_layer)``; 0.23.0 built one on every layer)
+INDEXER_SKIP_SINCE = "0.24.0"
+
+
 def stage_specs(
     inp: MemoryInputs,
     layer_range: tuple[int, int],
@@ -194,6 +201,7 @@ def stage_specs(
         model_dtype_bytes=model_b,
         kv_cache_dtype=inp.kv_cache_dtype,
         treat_windowed_as_full=not hybrid_mgr,
+        indexer_skips=inp.version >= V(INDEXER_SKIP_SINCE),
     )
     if draft_arch is not None:
         specs = specs + layer_specs(
@@ -485,6 +493,21 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
     if a.kv_cache_quant_algo and (inp.kv_cache_dtype in (None, "auto")) and ver >= V("0.19.0"):
         kv_b = 1.0
         notes.append(f"checkpoint kv_cache_quant_algo={a.kv_cache_quant_algo}: fp8 KV cache")
+    if a.index_head_dim:
+        idx_layers = sum(
+            1 for i in range(a.num_layers) if a.has_indexer(i, skipped_layers_drop_it=ver >= V(INDEXER_SKIP_SINCE))
+        )
+        assumptions.append(
+            f"sparse attention: an indexer key cache of {indexer_key_bytes(a):g} B per token on {idx_layers} of "
+            f"{a.num_layers} layers, in the latent cache's KV group"
+        )
+        if kv_b == 1.0 and str(inp.kv_cache_dtype or "").lower() != "fp8_ds_mla":
+            assumptions.append(
+                "fp8 latent cache sized at 1 B per element (576 B per token per layer); vLLM's FlashMLA-sparse "
+                "backend stores it as fp8_ds_mla, 656 B ([0.19.1] vllm/model_executor/layers/attention/"
+                "mla_attention.py:341-355), which backend a GPU and release pick is not modelled: "
+                "--kv-cache-dtype fp8_ds_mla sizes that layout"
+            )
 
     parts = pp_partition(a.num_layers, pp)
     west = loaded_weights(

@@ -76,6 +76,16 @@ def pp_partition(num_layers: int, pp: int) -> list[int]:
     return parts
 
 
+def indexer_key_bytes(arch: ModelArch) -> float:
+    """Bytes per token of a sparse-attention indexer's key cache: fp8 keys plus one fp32 scale per 128
+    (``head_dim + head_dim // 128 * 4`` uint8, [0.19.1] vllm/model_executor/models/deepseek_v2.py:663-670),
+    on every TP rank. vLLM puts it in the latent cache's KV group (both MLAAttentionSpec, one page per
+    layer each, UniformTypeKVCacheSpecs [0.19.1] vllm/v1/kv_cache_interface.py), so it adds to the
+    layer's bytes per token."""
+    hd = int(arch.index_head_dim or 0)
+    return float(hd + hd // 128 * 4)
+
+
 def layer_specs(
     arch: ModelArch,
     *,
@@ -85,11 +95,13 @@ def layer_specs(
     model_dtype_bytes: float,
     kv_cache_dtype: str | None,
     treat_windowed_as_full: bool,
+    indexer_skips: bool = False,
 ) -> list[LayerSpec]:
-    """KV specs of the layers ``[start, end)`` on one TP rank."""
+    """KV specs of the layers ``[start, end)`` on one TP rank. ``indexer_skips``: the release builds no
+    sparse-attention indexer on the layers an IndexCache config skips (see ``ModelArch.has_indexer``)."""
     specs: list[LayerSpec] = []
     start, end = layer_range
-    for kind in arch.layer_types[start:end]:
+    for layer, kind in enumerate(arch.layer_types[start:end], start=start):
         if kind == NO_KV or kind in CACHELESS_ATTENTION:
             continue
         if kind in (MAMBA, LINEAR):
@@ -105,6 +117,8 @@ def layer_specs(
                 per_tok = 656.0
             else:
                 per_tok = (int(arch.kv_lora_rank or 0) + int(arch.qk_rope_head_dim or 0)) * kv_bytes
+            if arch.has_indexer(layer, skipped_layers_drop_it=indexer_skips):
+                per_tok += indexer_key_bytes(arch)
             specs.append(LayerSpec(MLA, bytes_per_token=per_tok))
             continue
         kvh = arch.kv_heads_for(kind)

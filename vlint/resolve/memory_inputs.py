@@ -51,19 +51,32 @@ NOT_MODELLED = {
     ),
     "mllama": "cross-attention encoder-decoder; V0 profiles max_num_seqs sequences with the maximum images each",
 }
+#: vLLM picks the model class by ``architectures``: checkpoints that name one of these classes under
+#: another ``model_type`` (sgl-project's DeepSeek-V4 FP8 copies say ``deepseek_ref``) are the same model
+NOT_MODELLED_ARCHITECTURES = {
+    "DeepseekV4ForCausalLM": "deepseek_v4",
+    "MllamaForConditionalGeneration": "mllama",
+}
 #: how :data:`NOT_MODELLED` reasons start (vlint.memory_status tells the kind by it)
 NOT_MODELLED_PREFIX = "the memory model does not reproduce"
+
+
+def unmodelled_type(arch: ModelArch) -> str | None:
+    """The :data:`NOT_MODELLED` entry an architecture falls under (by model type or vLLM class), or None."""
+    for t in (arch.model_type, arch.text_model_type):
+        if t in NOT_MODELLED:
+            return t
+    for name in arch.architectures:
+        if name in NOT_MODELLED_ARCHITECTURES:
+            return NOT_MODELLED_ARCHITECTURES[name]
+    return None
 
 
 def not_modelled(dep: Deployment) -> str | None:
     """Why the memory model has no answer for the launch's architecture, or None."""
     arch = dep.arch
-    if arch is None:
-        return None
-    for t in (arch.model_type, arch.text_model_type):
-        if t in NOT_MODELLED:
-            return f"{NOT_MODELLED_PREFIX} {t} models' KV cache ({NOT_MODELLED[t]})"
-    return None
+    t = unmodelled_type(arch) if arch is not None else None
+    return f"{NOT_MODELLED_PREFIX} {t} models' KV cache ({NOT_MODELLED[t]})" if t else None
 
 
 def blocked_by(dep: Deployment) -> str | None:

@@ -111,6 +111,11 @@ class ModelArch:
     q_lora_rank: int | None = None
     qk_nope_head_dim: int | None = None
     v_head_dim: int | None = None
+    # DeepSeek sparse attention (V3.2, GLM-5): a lightning-indexer key cache beside the latent cache
+    index_head_dim: int | None = None  # set when the config has index_topk
+    index_topk_freq: int = 1  # IndexCache: layers that reuse another layer's top-k (and, later, skip the indexer)
+    index_skip_topk_offset: int = 2
+    index_topk_pattern: str | None = None  # "F"/"S" per layer, when given
     # Mamba / linear-attention state per layer (elements, whole model i.e. before TP split)
     state_conv_elems: int = 0
     state_ssm_elems: int = 0
@@ -170,6 +175,19 @@ class ModelArch:
     notes: tuple[str, ...] = ()
 
     # ---- derived views -----------------------------------------------------------------
+    def has_indexer(self, layer: int, *, skipped_layers_drop_it: bool) -> bool:
+        """Whether decoder layer ``layer`` holds a sparse-attention indexer (and its key cache). IndexCache
+        configs (``index_topk_freq`` / ``index_topk_pattern``) let layers reuse another layer's top-k; from
+        the release where such layers build no indexer (``skipped_layers_drop_it``) they hold no cache
+        ([0.25.1] vllm/model_executor/models/deepseek_v2.py:1078-1108); MTP layers always do."""
+        if not self.index_head_dim:
+            return False
+        if not skipped_layers_drop_it or layer >= self.num_layers:
+            return True
+        if self.index_topk_pattern is not None:
+            return not (layer < len(self.index_topk_pattern) and self.index_topk_pattern[layer] == "S")
+        return max(layer - self.index_skip_topk_offset + 1, 0) % max(1, self.index_topk_freq) == 0
+
     @property
     def is_mla(self) -> bool:
         return self.kv_lora_rank is not None and self.kv_lora_rank > 0
@@ -702,6 +720,8 @@ def model_arch_from_config(
     rope_hd = _int(cfg.get("qk_rope_head_dim"), 0) or None
     if kv_lora:
         notes.append("MLA: one latent KV vector (kv_lora_rank + qk_rope_head_dim) per token per layer")
+    index_hd = (_int(cfg.get("index_head_dim"), 0) or 128) if kv_lora and "index_topk" in cfg else None
+    pattern_cfg = cfg.get("index_topk_pattern")
 
     # layers
     pattern = nemotron_h_pattern(cfg, model_type)
@@ -855,6 +875,10 @@ def model_arch_from_config(
         q_lora_rank=_int(cfg.get("q_lora_rank"), 0) or None,
         qk_nope_head_dim=_int(cfg.get("qk_nope_head_dim"), 0) or None if kv_lora else None,
         v_head_dim=_int(cfg.get("v_head_dim"), 0) or None if kv_lora else None,
+        index_head_dim=index_hd,
+        index_topk_freq=_int(cfg.get("index_topk_freq"), 1) or 1,
+        index_skip_topk_offset=_int(cfg.get("index_skip_topk_offset"), 2),
+        index_topk_pattern=pattern_cfg if isinstance(pattern_cfg, str) else None,
         state_conv_elems=conv,
         state_ssm_elems=ssm,
         num_experts=experts,

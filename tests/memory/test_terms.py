@@ -432,3 +432,13 @@ def test_lora_slots() -> None:
     assert notes and "4 slot(s) of rank 64" in notes[0]
     m0, m1 = estimate_memory(base), estimate_memory(replace(base, max_loras=4, max_lora_rank=64))
     assert m1.weights_gib - m0.weights_gib == pytest.approx(got[0] / GIB)
+
+
+@pytest.mark.parametrize(("version", "factor"), [("0.25.0", 2), ("0.26.0", 1)])
+def test_prefill_context_parallelism_shards_kv_until_026(version: str, factor: int) -> None:
+    """DCP × PCP spread a request's KV until 0.25; from 0.26.0 only DCP does
+    ([0.26.0] vllm/v1/kv_cache_interface.py:258-263)."""
+    base = _inp(model="Qwen/Qwen3-8B", version=version, max_model_len=131072)
+    one = estimate_memory(base)
+    pcp = estimate_memory(replace(base, prefill_context_parallel_size=2))
+    assert pcp.max_concurrency == pytest.approx(factor * one.max_concurrency, rel=0.01)

@@ -307,9 +307,17 @@ class ActivationTerms:
         return self.core + self.base + self.multimodal
 
 
+#: from 0.26.0 only decode context parallelism spreads a request's KV ([0.26.0]
+#: vllm/v1/kv_cache_interface.py:258-263); before, decode × prefill ([0.25.1] and [0.19.1]
+#: vllm/v1/kv_cache_interface.py:112-121)
+PCP_SHARDS_KV_UNTIL = "0.26.0"
+
+
 def context_parallel(inp: MemoryInputs) -> int:
-    """Ranks one request's full-attention KV is spread over: decode × prefill context parallelism."""
-    return max(1, inp.decode_context_parallel_size) * max(1, inp.prefill_context_parallel_size)
+    """Ranks one request's full-attention KV is spread over: decode × prefill context parallelism
+    (decode only from 0.26.0)."""
+    pcp = max(1, inp.prefill_context_parallel_size) if inp.version < V(PCP_SHARDS_KV_UNTIL) else 1
+    return max(1, inp.decode_context_parallel_size) * pcp
 
 
 #: all-to-all backends whose dispatch gathers every data-parallel rank's tokens on each rank
@@ -556,7 +564,12 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         assumptions.append(
             f"context parallel (decode {inp.decode_context_parallel_size} × prefill "
             f"{inp.prefill_context_parallel_size}): each rank keeps every {context_parallel(inp)}th token of a "
-            "request's full-attention KV, and vLLM multiplies the KV cache size it reports by that many"
+            "request's full-attention KV"
+            + (
+                " (prefill context parallelism no longer shards it from 0.26.0)"
+                if inp.version >= V(PCP_SHARDS_KV_UNTIL) and inp.prefill_context_parallel_size > 1
+                else ""
+            )
         )
     start = 0
     for i, n in enumerate(parts):

@@ -442,3 +442,31 @@ def test_prefill_context_parallelism_shards_kv_until_026(version: str, factor: i
     one = estimate_memory(base)
     pcp = estimate_memory(replace(base, prefill_context_parallel_size=2))
     assert pcp.max_concurrency == pytest.approx(factor * one.max_concurrency, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("model", "version", "gpu", "tp", "kv", "expected"),
+    [
+        ("deepseek-ai/DeepSeek-V3.2", "0.11.0", "H200", 8, "auto", "fp8_ds_mla"),  # 0.11.0: auto too
+        ("deepseek-ai/DeepSeek-V3.2", "0.13.0", "H200", 8, "auto", "auto"),
+        ("deepseek-ai/DeepSeek-V3.2", "0.13.0", "B200", 8, "fp8", "fp8_ds_mla"),  # config.py converts fp8
+        ("zai-org/GLM-5", "0.16.0", "H200", 8, "fp8", None),  # GLM-5's class is not converted there: unknown
+        ("zai-org/GLM-5", "0.19.0", "H200", 8, "fp8", "fp8_ds_mla"),  # Hopper: FlashMLA-sparse
+        ("zai-org/GLM-5", "0.19.0", "B200", 8, "fp8", "fp8"),  # Blackwell prefers FlashInfer-sparse for fp8
+        ("deepseek-ai/DeepSeek-V3.2", "0.18.0", "B200", 8, "fp8", "fp8"),  # 128 heads / 8 = 16: FlashInfer
+        ("deepseek-ai/DeepSeek-V3.2", "0.18.0", "B200", 4, "fp8", "fp8_ds_mla"),  # 32 heads per rank: FlashMLA
+        ("deepseek-ai/DeepSeek-V3.2", "0.33.0", "A100-80GB", 8, "fp8", None),
+        ("deepseek-ai/DeepSeek-V3", "0.33.0", "H200", 8, "fp8", "fp8"),  # dense MLA: not sparse
+    ],
+)
+def test_sparse_mla_fp8_layout(model: str, version: str, gpu: str, tp: int, kv: str, expected: str | None) -> None:
+    from vlint.memory.estimate import sparse_mla_cache_dtype
+
+    inp = _inp(model=model, version=version, gpu=lookup_gpu(gpu), tensor_parallel_size=tp, kv_cache_dtype=kv)
+    assert sparse_mla_cache_dtype(inp) == expected
+    m = estimate_memory(inp)
+    per_layer = m.kv_bytes_per_token / lookup_catalog(model).num_layers
+    if expected == "fp8_ds_mla":
+        assert per_layer == pytest.approx(656 + 132)
+    elif lookup_catalog(model).index_head_dim and kv == "fp8":
+        assert per_layer == pytest.approx(576 + 132)

@@ -177,6 +177,43 @@ def _serving_dtype(inp: MemoryInputs) -> str:
     return inp.arch.serving_dtype_default
 
 
+def sparse_mla_cache_dtype(inp: MemoryInputs) -> str | None:
+    """The KV cache dtype vLLM settles on for a sparse-attention MLA model (DeepSeek-V3.2, GLM-5), where
+    an fp8 request becomes DeepSeek's ``fp8_ds_mla`` layout (656 B per token) or stays standard fp8
+    (576 B) depending on the release, the model class and the attention backend the GPU gets; None when
+    vlint cannot tell (the estimate then says so).
+
+    - 0.11.0: DeepSeek-V3.2 turns ``auto`` and fp8 into fp8_ds_mla ([0.11.0]
+      vllm/model_executor/models/config.py:403-424); 0.11.1-0.17.x: fp8 only ([0.13.0] config.py:470-490).
+    - from 0.18.0 the attention layer converts fp8 when the backend is FlashMLA-sparse ([0.19.1]
+      vllm/model_executor/layers/attention/mla_attention.py:341-355; from 0.25 FlashMLA-sparse takes "fp8"
+      as its alias, [0.33.0] vllm/v1/attention/backends/mla/flashmla_sparse.py:149-153). Hopper always
+      gets FlashMLA-sparse for fp8 (the FlashAttention sparse backend is bf16-only); Blackwell prefers
+      FlashInfer-sparse (standard fp8) for fp8 from 0.19.0, and in 0.18 when a rank has 16 heads or fewer
+      ([0.18.0] / [0.19.0] vllm/platforms/cuda.py ``_get_backend_priorities``)."""
+    a = inp.arch
+    kv = str(inp.kv_cache_dtype or "auto").lower()
+    if not a.index_head_dim or not a.is_mla or kv == "fp8_ds_mla":
+        return kv
+    ver = inp.version
+    v32 = "DeepseekV32ForCausalLM" in a.architectures
+    if ver < V("0.11.1") and v32 and (kv == "auto" or kv.startswith("fp8")):
+        return "fp8_ds_mla"
+    if not kv.startswith("fp8"):
+        return kv
+    if ver < V("0.18.0"):
+        return "fp8_ds_mla" if v32 else None
+    cc = inp.gpu.cc_major_minor
+    if cc is None or cc[0] not in (9, 10):
+        return None
+    if cc[0] == 9:
+        return "fp8_ds_mla"
+    if ver >= V("0.19.0"):
+        return kv
+    heads = a.num_attention_heads // max(1, inp.tensor_parallel_size)
+    return kv if heads <= 16 else "fp8_ds_mla"
+
+
 #: from 0.24.0 a layer an IndexCache config skips builds no indexer, so it holds no indexer key cache
 #: ([0.24.0] vllm/model_executor/models/deepseek_v2.py: ``if self.is_v32 and (not _skip_topk or
 #: is_mtp_layer)``; 0.23.0 built one on every layer)
@@ -193,13 +230,14 @@ def stage_specs(
 ) -> list[LayerSpec]:
     """KV specs of one PP stage on one TP rank, the drafter's layers included on the last stage."""
     tp = max(1, inp.tensor_parallel_size)
+    cache_dtype = sparse_mla_cache_dtype(inp) or inp.kv_cache_dtype
     specs = layer_specs(
         inp.arch,
         layer_range=layer_range,
         tp=tp,
         kv_bytes=kv_b,
         model_dtype_bytes=model_b,
-        kv_cache_dtype=inp.kv_cache_dtype,
+        kv_cache_dtype=cache_dtype,
         treat_windowed_as_full=not hybrid_mgr,
         indexer_skips=inp.version >= V(INDEXER_SKIP_SINCE),
     )
@@ -210,7 +248,7 @@ def stage_specs(
             tp=tp,
             kv_bytes=kv_b,
             model_dtype_bytes=model_b,
-            kv_cache_dtype=inp.kv_cache_dtype,
+            kv_cache_dtype=cache_dtype,
             treat_windowed_as_full=not hybrid_mgr,
         )
     return specs
@@ -509,12 +547,17 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
             f"sparse attention: an indexer key cache of {indexer_key_bytes(a):g} B per token on {idx_layers} of "
             f"{a.num_layers} layers, in the latent cache's KV group"
         )
-        if kv_b == 1.0 and str(inp.kv_cache_dtype or "").lower() != "fp8_ds_mla":
+        layout = sparse_mla_cache_dtype(inp)
+        if layout is None:
             assumptions.append(
-                "fp8 latent cache sized at 1 B per element (576 B per token per layer); vLLM's FlashMLA-sparse "
-                "backend stores it as fp8_ds_mla, 656 B ([0.19.1] vllm/model_executor/layers/attention/"
-                "mla_attention.py:341-355), which backend a GPU and release pick is not modelled: "
-                "--kv-cache-dtype fp8_ds_mla sizes that layout"
+                "fp8 latent cache sized at 1 B per element (576 B per token per layer): on this GPU vlint does "
+                "not know whether vLLM's sparse attention backend stores DeepSeek's fp8_ds_mla layout instead "
+                "(656 B); --kv-cache-dtype fp8_ds_mla sizes that one"
+            )
+        elif layout == "fp8_ds_mla" and str(inp.kv_cache_dtype or "auto").lower() != "fp8_ds_mla":
+            assumptions.append(
+                f"latent cache in DeepSeek's fp8_ds_mla layout (656 B per token per layer), which vLLM "
+                f"{ver} picks for --kv-cache-dtype {inp.kv_cache_dtype or 'auto'} here"
             )
 
     parts = pp_partition(a.num_layers, pp)

@@ -470,3 +470,10 @@ def test_sparse_mla_fp8_layout(model: str, version: str, gpu: str, tp: int, kv: 
         assert per_layer == pytest.approx(656 + 132)
     elif lookup_catalog(model).index_head_dim and kv == "fp8":
         assert per_layer == pytest.approx(576 + 132)
+
+
+def test_uncounted_sparse_index_cache_is_said() -> None:
+    m = estimate_memory(_inp(model="MiniMaxAI/MiniMax-M3", gpu=lookup_gpu("H200"), tensor_parallel_size=8))
+    assert any("index-key cache" in r and "not counted" in r for r in m.risks)
+    plain = estimate_memory(_inp(model="Qwen/Qwen3-8B"))
+    assert not any("index-key cache" in r for r in plain.risks)

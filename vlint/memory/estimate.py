@@ -539,6 +539,8 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
     if a.kv_cache_quant_algo and (inp.kv_cache_dtype in (None, "auto")) and ver >= V("0.19.0"):
         kv_b = 1.0
         notes.append(f"checkpoint kv_cache_quant_algo={a.kv_cache_quant_algo}: fp8 KV cache")
+    if a.kv_not_counted:
+        risks.append(f"{a.name}: {a.kv_not_counted} (estimate)")
     if a.index_head_dim:
         idx_layers = sum(
             1 for i in range(a.num_layers) if a.has_indexer(i, skipped_layers_drop_it=ver >= V(INDEXER_SKIP_SINCE))

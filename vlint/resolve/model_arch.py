@@ -116,6 +116,7 @@ class ModelArch:
     index_topk_freq: int = 1  # IndexCache: layers that reuse another layer's top-k (and, later, skip the indexer)
     index_skip_topk_offset: int = 2
     index_topk_pattern: str | None = None  # "F"/"S" per layer, when given
+    kv_not_counted: str | None = None  # a KV-cache part vLLM allocates that the memory model leaves out
     # Mamba / linear-attention state per layer (elements, whole model i.e. before TP split)
     state_conv_elems: int = 0
     state_ssm_elems: int = 0
@@ -721,6 +722,14 @@ def model_arch_from_config(
     if kv_lora:
         notes.append("MLA: one latent KV vector (kv_lora_rank + qk_rope_head_dim) per token per layer")
     index_hd = (_int(cfg.get("index_head_dim"), 0) or 128) if kv_lora and "index_topk" in cfg else None
+    sparse_cfg = cfg.get("sparse_attention_config")
+    kv_not_counted = None
+    if isinstance(sparse_cfg, dict) and sparse_cfg.get("use_sparse_attention") and not index_hd:
+        kv_not_counted = (
+            "the sparse-attention index-key cache of its sparse layers (MiniMax-M3 style, "
+            "[0.33.0] vllm/models/minimax_m3/common/indexer.py:102-150) is not counted: KV bytes per token "
+            "are underestimated"
+        )
     pattern_cfg = cfg.get("index_topk_pattern")
 
     # layers
@@ -879,6 +888,7 @@ def model_arch_from_config(
         index_topk_freq=_int(cfg.get("index_topk_freq"), 1) or 1,
         index_skip_topk_offset=_int(cfg.get("index_skip_topk_offset"), 2),
         index_topk_pattern=pattern_cfg if isinstance(pattern_cfg, str) else None,
+        kv_not_counted=kv_not_counted,
         state_conv_elems=conv,
         state_ssm_elems=ssm,
         num_experts=experts,

@@ -200,7 +200,9 @@ def _sparse_per_token(model: str, version: str) -> float:
 
 def test_sparse_attention_indexer_key_cache():
     """DeepSeek-V3.2 / GLM-5: beside the 576-element latent, each layer's lightning indexer keeps 128 fp8
-    keys + one fp32 scale per token (132 B, [0.19.1] deepseek_v2.py:663-670), in the same KV group."""
+    keys + one fp32 scale per token (132 B, [0.19.1] deepseek_v2.py:663-670), in the same KV group: vLLM's
+    own tests/v1/core/test_kv_cache_utils.py asserts a block of such layers costs
+    ``n * mla_page + n * idx_page`` with the indexer spec head_size=132, dtype=uint8."""
     assert _sparse_per_token("deepseek-ai/DeepSeek-V3.2", "0.19.1") == 61 * (576 * 2 + 132)
     # GLM-5.2's IndexCache (index_topk_freq 4, offset 3): until 0.23 every layer builds its indexer ...
     assert _sparse_per_token("zai-org/GLM-5.2", "0.23.0") == 78 * (576 * 2 + 132)

@@ -769,20 +769,22 @@ def render(
         model = f"{r.model} (inferred)" if r.inferred else r.model
         w(f"| {r.rid} | {model} | {r.gpu} | {r.version} | {', '.join(r.classes)} | " + " | ".join(cells) + f" | {v} |")
     w("")
-    inferred = [r for r in loo if r.inferred]
-    if inferred:
-        w("Model inferred (the record names no checkpoint id; the one taken and why):")
-        w("")
-        for r in inferred:
-            w(f"- {r.rid} → {r.model}: {r.inferred}")
-        w("")
-    variants = [r for r in loo if r.rid in GPU_VARIANT]
-    if variants:
-        w("GPU variant taken from the record's own evidence (its GPU name covers variants of different memory):")
-        w("")
-        for r in variants:
-            w(f"- {r.rid} → {GPU_VARIANT[r.rid][0]}: {GPU_VARIANT[r.rid][1]}")
-        w("")
+    for title, items in (
+        (
+            "Model inferred (the record names no checkpoint id; the one taken and why):",
+            [f"{r.rid} → {r.model}: {r.inferred}" for r in loo if r.inferred],
+        ),
+        (
+            "GPU variant taken from the record's own evidence (its GPU name covers variants of different memory):",
+            [f"{r.rid} → {GPU_VARIANT[r.rid][0]}: {GPU_VARIANT[r.rid][1]}" for r in loo if r.rid in GPU_VARIANT],
+        ),
+    ):
+        if items:
+            w(title)
+            w("")
+            for item in items:
+                w(f"- {item}")
+            w("")
     named = [r for r in loo if r.name_inferred]
     if named:
         w(

@@ -9,8 +9,8 @@ from vlint.resolve.model_sources import lookup_catalog
 KIB = 1024
 
 
-def per_token(arch, tp: int, kv_bytes: float = 2.0, hybrid: bool = False) -> float:
-    specs = layer_specs(
+def _all_layers(arch, tp: int, kv_bytes: float = 2.0, hybrid: bool = False, indexer_skips: bool = False):
+    return layer_specs(
         arch,
         layer_range=(0, arch.num_layers),
         tp=tp,
@@ -18,8 +18,12 @@ def per_token(arch, tp: int, kv_bytes: float = 2.0, hybrid: bool = False) -> flo
         model_dtype_bytes=2,
         kv_cache_dtype="auto",
         treat_windowed_as_full=not hybrid,
+        indexer_skips=indexer_skips,
     )
-    return sum(s.bytes_per_token for s in specs)
+
+
+def per_token(arch, tp: int, kv_bytes: float = 2.0, hybrid: bool = False) -> float:
+    return sum(s.bytes_per_token for s in _all_layers(arch, tp, kv_bytes, hybrid))
 
 
 def test_llama31_8b_per_token():
@@ -158,16 +162,7 @@ def test_context_parallel_spreads_a_request_over_ranks():
     ([0.19.1] vllm/v1/core/kv_cache_utils.py:1307-1316)."""
     from vlint.memory.kv import max_concurrency, request_bytes
 
-    a = lookup_catalog("deepseek-ai/DeepSeek-V2-Lite-Chat")
-    specs = layer_specs(
-        a,
-        layer_range=(0, a.num_layers),
-        tp=8,
-        kv_bytes=2,
-        model_dtype_bytes=2,
-        kv_cache_dtype="auto",
-        treat_windowed_as_full=True,
-    )
+    specs = _all_layers(lookup_catalog("deepseek-ai/DeepSeek-V2-Lite-Chat"), tp=8)
     one = build_layout(specs, 64, hybrid_manager=False)
     dcp = build_layout(specs, 64, hybrid_manager=False, context_parallel=8)
     per_block = one.bytes_per_block
@@ -184,17 +179,7 @@ def _sparse_per_token(model: str, version: str) -> float:
     from vlint.memory.estimate import INDEXER_SKIP_SINCE
     from vlint.version import V
 
-    a = lookup_catalog(model)
-    specs = layer_specs(
-        a,
-        layer_range=(0, a.num_layers),
-        tp=8,
-        kv_bytes=2,
-        model_dtype_bytes=2,
-        kv_cache_dtype="auto",
-        treat_windowed_as_full=True,
-        indexer_skips=V(version) >= V(INDEXER_SKIP_SINCE),
-    )
+    specs = _all_layers(lookup_catalog(model), tp=8, indexer_skips=V(version) >= V(INDEXER_SKIP_SINCE))
     return sum(s.bytes_per_token for s in specs)
 
 

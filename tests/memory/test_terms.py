@@ -477,3 +477,10 @@ def test_uncounted_sparse_index_cache_is_said() -> None:
     assert any("index-key cache" in r and "not counted" in r for r in m.risks)
     plain = estimate_memory(_inp(model="Qwen/Qwen3-8B"))
     assert not any("index-key cache" in r for r in plain.risks)
+
+
+def test_dispatch_kernel_buffers_are_said_not_counted() -> None:
+    base = _inp(model="Qwen/Qwen3-30B-A3B", data_parallel_size=8, expert_parallel=True)
+    assert not any("all-to-all backend" in r for r in estimate_memory(base).risks)
+    deepep = estimate_memory(replace(base, all2all_backend="deepep_high_throughput"))
+    assert any("deepep_high_throughput" in r and "not counted" in r for r in deepep.risks)

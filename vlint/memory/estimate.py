@@ -372,8 +372,12 @@ def moe_gathered_tokens(inp: MemoryInputs, tokens: int) -> int:
     dp = max(1, inp.data_parallel_size)
     if dp == 1:
         return tokens
-    backend = inp.all2all_backend or str(inp.env.get("VLLM_ALL2ALL_BACKEND") or "") or _default_all2all(inp.version)
-    return tokens * dp if backend in GATHERING_ALL2ALL else tokens
+    return tokens * dp if all2all_backend(inp) in GATHERING_ALL2ALL else tokens
+
+
+def all2all_backend(inp: MemoryInputs) -> str:
+    """The MoE all-to-all backend: --all2all-backend, else VLLM_ALL2ALL_BACKEND, else the release's default."""
+    return inp.all2all_backend or str(inp.env.get("VLLM_ALL2ALL_BACKEND") or "") or _default_all2all(inp.version)
 
 
 def _default_all2all(version: Version) -> str:
@@ -541,6 +545,13 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         notes.append(f"checkpoint kv_cache_quant_algo={a.kv_cache_quant_algo}: fp8 KV cache")
     if a.kv_not_counted:
         risks.append(f"{a.name}: {a.kv_not_counted} (estimate)")
+    backend = all2all_backend(inp)
+    if a.is_moe and inp.expert_parallel and backend not in GATHERING_ALL2ALL:
+        risks.append(
+            f"all-to-all backend {backend}: its communication buffers are allocated outside the model and not "
+            "counted (DeepEP high-throughput: VLLM_DEEPEP_BUFFER_SIZE_MB, 1024 MiB per rank by default, as much "
+            "again across nodes, [0.33.0] vllm/distributed/device_communicators/all2all.py:261-275)"
+        )
     if a.index_head_dim:
         idx_layers = sum(
             1 for i in range(a.num_layers) if a.has_indexer(i, skipped_layers_drop_it=ver >= V(INDEXER_SKIP_SINCE))

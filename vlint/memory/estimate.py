@@ -423,15 +423,15 @@ def _activation(inp: MemoryInputs, stage: int, pp: int, layers: int, *, driver: 
     b = dtype_bytes(_serving_dtype(inp))
     per_elem, _ = sampler_bytes_per_element(inp)
     mm_note = mm_profile_bytes(inp, b)[1] if t.multimodal else ""
+    gathered = moe_gathered_tokens(inp, inp.max_num_batched_tokens)
     notes = [
         f"activation: forward of {inp.max_num_batched_tokens} tokens {t.forward / GIB:.2f} GiB, "
         f"sampler {t.rows} rows × "
         f"{inp.arch.vocab_size} vocab × {b + per_elem:g} B ({t.sampler_path or 'none'}) {t.sampler / GIB:.2f} GiB"
         + (f", fused-MoE workspace {t.moe_workspace / GIB:.2f} GiB" if t.moe_workspace else "")
         + (
-            f" (data parallel: the MoE layers run the {inp.data_parallel_size} ranks' "
-            f"{moe_gathered_tokens(inp, inp.max_num_batched_tokens)} tokens)"
-            if t.moe_workspace and moe_gathered_tokens(inp, inp.max_num_batched_tokens) > inp.max_num_batched_tokens
+            f" (data parallel: the MoE layers run the {inp.data_parallel_size} ranks' {gathered} tokens)"
+            if t.moe_workspace and gathered > inp.max_num_batched_tokens
             else ""
         )
         + (f", {mm_note}" if mm_note else "")

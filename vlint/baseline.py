@@ -153,6 +153,8 @@ def read_entries(path: Path) -> list[dict[str, object]]:
         raise BaselineError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
     except json.JSONDecodeError as e:
         raise BaselineError(f"{path}:{e.lineno}: not JSON: {e.msg}") from None
+    except RecursionError:  # a hostile file: nesting deeper than the decoder's stack
+        raise BaselineError(f"{path}: not a vlint baseline (nested too deeply to read)") from None
     if not isinstance(doc, dict) or doc.get("tool") != "vlint" or not isinstance(doc.get("findings"), list):
         raise BaselineError(f"{path}: not a vlint baseline (expected an object with tool: vlint and findings: [...])")
     if doc.get("format_version") != FORMAT_VERSION:

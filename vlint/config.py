@@ -387,6 +387,8 @@ def read_table(path: Path) -> dict[str, Any]:
         doc = _toml_loads(text)
     except ValueError as e:  # tomllib.TOMLDecodeError is a ValueError
         raise ConfigError(path, f"not valid TOML: {e}") from None
+    except RecursionError:  # arrays or tables nested deeper than the parser's stack
+        raise ConfigError(path, "not valid TOML: nested too deeply to read") from None
     table: Any
     if path.name == "pyproject.toml":
         table = doc.get("tool", {}).get("vlint") if isinstance(doc.get("tool"), dict) else None

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vlint.bounded_read import read_regular
 from vlint.globs import Glob, compile_glob
 from vlint.lint_root import VCS_DIRS, LintRoot
 
@@ -144,12 +145,9 @@ def _strip_trailing_blanks(line: str) -> str:
 def _read_gitignore(path: Path, root: LintRoot | None) -> str | None:
     """A ``.gitignore``'s text: a regular file, at most :data:`MAX_GITIGNORE_BYTES`, inside the lint
     root; otherwise (a link to ``/dev/zero``, a FIFO, a huge file) it is not read and has no effect."""
-    from vlint.bounded_read import read_regular
-
     try:
-        if root is not None and root.refusal(path) is not None:
-            return None
-        data = read_regular(path, MAX_GITIGNORE_BYTES)
+        limit = MAX_GITIGNORE_BYTES
+        data = root.read_bytes(path, limit) if root is not None else read_regular(path, limit)
     except (OSError, ValueError):
         return None
     return data.decode("utf-8", errors="replace")

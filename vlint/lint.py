@@ -7,22 +7,23 @@ parsed yields an error for that file only: every other file is still linted.
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import re
-import stat
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from vlint.bounded_read import NotReadable, read_fd
 from vlint.deployment import Deployment
 from vlint.discover import Discovered, DiscoverOptions, discover
 from vlint.engine import Engine
 from vlint.file_context import FileContext
 from vlint.finding import Finding
 from vlint.invocation import Problem, Token
-from vlint.lint_root import LintRoot, find_root
+from vlint.lint_root import LintRoot, Refused, find_root
 from vlint.resolve.resolver import ResolveOptions, resolve
 from vlint.secrets import LineSource, Redactor, Secret, find_secrets
 from vlint.sources.base import OutsideRoot, SourceError, SourceResult, SourceText
@@ -167,6 +168,10 @@ def _unix_lines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
+#: opening a FIFO for reading must not wait
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+
+
 class Reader:
     """Reads files once, with the size limit, for sources and linked files alike.
 
@@ -186,48 +191,63 @@ class Reader:
         self.refusals: list[OutsideRoot] = []
 
     def read(self, path: Path) -> SourceText:
-        key = path.absolute()
+        """A file of the run, read as named (the walk checks what it finds itself: :meth:`read_found`)."""
+        return self._cached(path.absolute(), None)
+
+    def read_found(self, path: Path) -> SourceText:
+        """A file the walk found below a folder given: opened beneath the lint root like a linked file,
+        but shown by the path it was found at."""
+        root = self.opts.lint_root
+        if root is None:
+            return self.read(path)
+        return self._cached(path.absolute(), root)
+
+    def read_linked(self, path: Path) -> SourceText:
+        """A file that a linted file refers to: read only inside the lint root, by its real location
+        (:meth:`vlint.lint_root.LintRoot.resolve`), which is also the path it is shown and cached by."""
+        root = self.opts.lint_root
+        if root is None:
+            return self.read(path)
+        asked = path.absolute()
+        try:
+            real, _ = root.resolve(asked)
+        except Refused as e:
+            err = self.refused.get(asked) or OutsideRoot(asked, display_path(asked, self.opts.root), e.why)
+            self.refused[asked] = err
+            self.refusals.append(err)
+            raise err from None
+        return self._cached(real, root)
+
+    def _cached(self, key: Path, beneath: LintRoot | None) -> SourceText:
         hit = self._cache.get(key)
         if hit is None:
-            hit = self._read(key)
+            hit = self._read(key, beneath)
             self._cache[key] = hit
         if isinstance(hit, SourceError):
             raise hit
         return hit
 
-    def read_linked(self, path: Path) -> SourceText:
-        """A file that a linted file refers to: read only inside the lint root."""
-        root = self.opts.lint_root
-        if root is not None:
-            key = path.absolute()
-            why = root.refusal(key)
-            if why is not None:
-                err = self.refused.get(key) or OutsideRoot(key, display_path(key, self.opts.root), why)
-                self.refused[key] = err
-                self.refusals.append(err)
-                raise err
-        return self.read(path)
-
-    def _read(self, path: Path) -> SourceText | SourceError:
+    def _read(self, path: Path, beneath: LintRoot | None = None) -> SourceText | SourceError:
+        """``path``'s text; with ``beneath``, opened through the lint root's confined open (the path
+        the check resolved is the one opened, component by component, following no link)."""
         shown = display_path(path, self.opts.root)
         limit = self.opts.max_file_size
         try:
-            st = path.stat()
-            if stat.S_ISDIR(st.st_mode):
-                return SourceError("is a directory, not a file")
-            if not stat.S_ISREG(st.st_mode):  # reading a FIFO blocks, /dev/zero never ends
-                return SourceError("not a regular file (a device, pipe or socket)")
-            if st.st_size > limit:
-                return self._too_large(st.st_size)
-            with path.open("rb") as f:
-                data = f.read(limit + 1)  # a file that grew since stat (or /proc's, of size 0) stops here
-            if len(data) > limit:
-                return self._too_large(len(data))
+            fd = beneath.open(path, _READ_FLAGS) if beneath is not None else os.open(path, _READ_FLAGS)
+            data = read_fd(fd, limit)
+        except NotReadable as e:
+            return self._too_large(e.size) if e.size is not None else SourceError(e.strerror or str(e))
+        except Refused as e:  # a link swapped in between the check and the open
+            return OutsideRoot(path, shown, e.why)
+        except IsADirectoryError:
+            return SourceError("is a directory, not a file")
         except FileNotFoundError:
             return SourceError("no such file")
         except PermissionError:
             return SourceError("permission denied")
         except OSError as e:
+            if e.errno == errno.ELOOP and beneath is not None:  # a link where the check saw none
+                return OutsideRoot(path, shown, "changed into a symbolic link while vlint read it")
             return SourceError(f"cannot read: {e.strerror or e}")
         try:
             return SourceText(shown, path, *read_text(data))
@@ -457,7 +477,7 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
         note = Problem("VL060", Span(shown, 1, 1, 1, 1), f"{shown} {why}: not read", {"path": shown, "refused": shown})
         return fr, SourceResult(problems=[note]), path
     try:
-        src = reader.read(path)
+        src = reader.read(path) if explicit else reader.read_found(path)
         fr.read = True
     except SourceError as e:
         fr.error = FileError(e.message, e.line, e.column)

@@ -54,11 +54,11 @@ class OverlayReader(Reader):
         super().__init__(opts)
         self.overlay = overlay
 
-    def _read(self, path: Path) -> SourceText | SourceError:
+    def _read(self, path: Path, beneath: LintRoot | None = None) -> SourceText | SourceError:
         text = self.overlay.get(_norm(path))
         if text is not None:
             return SourceText(display_path(path, self.opts.root), path, text)
-        return super()._read(path)
+        return super()._read(path, beneath)
 
 
 @dataclass(slots=True)

@@ -23,7 +23,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from vlint.lint_root import LintRoot, real_path
+from vlint.bounded_read import NotReadable
+from vlint.lint_root import LintRoot, Refused, real_path
 
 #: huggingface_hub's REPO_ID_REGEX (utils/_validators.py:28-38), ASCII only
 _REPO_ID = re.compile(r"(\b[\w\-.]{1,96}\b/)?\b[\w\-.]{1,96}\b", re.ASCII)
@@ -84,11 +85,11 @@ def snapshot(repo_id: str, revision: str | None = None, cache: Path | None = Non
         root = LintRoot(real_path(folder), "the Hugging Face cache folder of " + repo_id)
         ref = folder / "refs" / rev
         if ref.is_file():
-            if root.refusal(ref) is not None:
+            try:
+                text = root.read_bytes(ref, _MAX_REF_BYTES).decode("ascii", "replace").strip()
+            except (Refused, NotReadable):
                 return None
-            with open(ref, "rb") as fh:
-                text = fh.read(_MAX_REF_BYTES + 1).decode("ascii", "replace").strip()
-            if len(text) > _MAX_REF_BYTES or _REVISION.fullmatch(text) is None or text in (".", ".."):
+            if _REVISION.fullmatch(text) is None or text in (".", ".."):
                 return None
             rev = text
         snap = folder / "snapshots" / rev

@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from vlint.lint_root import LintRoot
+from vlint.lint_root import LintRoot, Refused
 from vlint.paths import data_dir
 from vlint.resolve.model_arch import ModelArch, model_arch_from_config
 
@@ -38,11 +38,14 @@ class ModelFileError(ValueError):
 
 
 def _open_regular(path: Path, root: LintRoot | None) -> BinaryIO:
-    if root is not None:
-        why = root.refusal(path)
-        if why is not None:
-            raise ModelFileError(f"{path} {why}")
-    fh = open(path, "rb")  # noqa: SIM115 - returned to the caller's with-block
+    """``path`` opened for reading: beneath ``root`` by its real location when there is one
+    (:meth:`vlint.lint_root.LintRoot.open`), as named otherwise (the user's own configuration)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = root.open(path, flags) if root is not None else os.open(path, flags)
+    except Refused as e:
+        raise ModelFileError(f"{path} {e.why}") from None
+    fh = os.fdopen(fd, "rb")
     try:
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # a FIFO blocks, /dev/zero never ends
             raise ModelFileError(f"{path}: not a regular file")
@@ -296,11 +299,16 @@ def find_model(
     p = _expanded(ref) if ref else None
     named = None if p is None else p if p.is_absolute() else base_dir / p if base_dir is not None else None
     if named is not None and _looks_local(ref, named):
-        why = root.refusal(named) if root is not None else None
+        why, real = None, named
+        if root is not None:
+            try:
+                real = root.resolve(named)[0]
+            except Refused as e:
+                why = e.why
         if why is not None:
             note = f"model folder {ref} {why}: not read"
         else:
-            arch = _load_local(named, name=ref, root=root)
+            arch = _load_local(real, name=ref, root=root)
             if arch is not None:
                 return ModelLookup(arch, "local folder", via=str(named))
     keys = _names(ref, named, names)

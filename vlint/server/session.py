@@ -76,12 +76,12 @@ class BufferReader(Reader):
         #: every file asked for (a missing --config target too: opening it must lint its user again)
         self.asked: set[Path] = set()
 
-    def _read(self, path: Path) -> SourceText | SourceError:
+    def _read(self, path: Path, beneath: LintRoot | None = None) -> SourceText | SourceError:
         key = norm(path)
         self.asked.add(key)
         text = self.buffers.get(key)
         if text is None:
-            return super()._read(path)
+            return super()._read(path, beneath)
         data = text.encode("utf-8", "surrogatepass")
         if len(data) > self.opts.max_file_size:
             return self._too_large(len(data))

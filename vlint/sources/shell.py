@@ -295,8 +295,8 @@ def _sourced_reader(base_dir: Path, read_file: ReadFile) -> Callable[[str], str 
         norm = posixpath.normpath(path)
         if posixpath.isabs(norm) or norm == ".." or norm.startswith("../") or norm.startswith("~"):
             return None
-        try:
-            return read_file(base_dir / norm).text
+        try:  # the path as written: the reader resolves links in the kernel's order (link/.. included)
+            return read_file(base_dir / path).text
         except (SourceError, OSError, ValueError):
             return None
 

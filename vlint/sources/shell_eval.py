@@ -570,8 +570,8 @@ class ShellEvaluator:
         if len(fields) != 1 or fields[0].unresolved or not fields[0].text:
             return
         path = fields[0].text
-        if not posixpath.isabs(path):
-            path = posixpath.normpath(posixpath.join(self.cwd, path))
+        if not posixpath.isabs(path):  # not normalised: ``link/..`` is the reader's to resolve, as the kernel does
+            path = posixpath.join(self.cwd, path)
         text = self._read_sourced(path)
         if text is None:
             return

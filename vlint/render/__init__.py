@@ -15,11 +15,33 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from vlint.lint_root import LintRoot
 
 NO_RENDER = "rendering is off (--no-render)"
+#: seconds one render may run
+TIMEOUT = 30.0
+#: seconds all the renders of one run may take together
+RUN_BUDGET = 120.0
+
+
+@dataclass(slots=True)
+class Budget:
+    """The seconds left for the renders of one run (:data:`RUN_BUDGET`)."""
+
+    left: float = field(default_factory=lambda: RUN_BUDGET)
+
+    def take(self) -> float:
+        """The timeout of the next render: :data:`TIMEOUT`, or what is left when that is less."""
+        return min(TIMEOUT, self.left)
+
+    def spend(self, seconds: float) -> None:
+        self.left = max(0.0, self.left - seconds)
+
+    @property
+    def used_up(self) -> bool:
+        return self.left < 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,14 +52,22 @@ class RenderSettings:
     root: LintRoot | None = None
     #: why rendering is off, for the VL630 note
     off_reason: str = NO_RENDER
+    #: the run's rendering time, shared by every render of the run
+    budget: Budget = field(default_factory=Budget)
+
+    @property
+    def tool_folders_refused(self) -> tuple:
+        """Folders a tool found on PATH may not lie in (the lint root's)."""
+        return self.root.folders if self.root is not None else ()
 
 
 _SETTINGS: ContextVar[RenderSettings | None] = ContextVar("vlint_render", default=None)
-_DEFAULT = RenderSettings()
 
 
 def settings() -> RenderSettings:
-    return _SETTINGS.get() or _DEFAULT
+    """The run's settings; outside a run (a source called on its own) the defaults, with a budget of
+    their own."""
+    return _SETTINGS.get() or RenderSettings()
 
 
 @contextmanager

@@ -24,17 +24,17 @@ charts whose files mention vLLM are rendered or noted.
 from __future__ import annotations
 
 import os
-import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vlint.bounded_read import NotReadable, read_regular
 from vlint.invocation import Problem
-from vlint.lint_root import VCS_DIRS, LintRoot
-from vlint.render import settings
+from vlint.lint_root import VCS_DIRS, LintRoot, Refused
+from vlint.render import RUN_BUDGET, settings
 from vlint.render.mapping import Origins
 from vlint.render.output import lint_rendered, merge, not_rendered, render_blocked
-from vlint.render.tools import find_tool, run_tool
+from vlint.render.tools import find_tool, not_found, run_tool
 from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.k8s_common import LineIndex, compose_documents, get, items, scalar
 from vlint.sources.yaml_nodes import MappingNode
@@ -108,9 +108,8 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         return result
     helm = find_tool("helm")
     if helm is None:
-        result.problems.append(
-            not_rendered(anchor, "the Helm chart", "chart", shown, "helm is not on PATH (install helm 3)", how)
-        )
+        why = not_found(("helm",), "helm is not on PATH (install helm 3)")
+        result.problems.append(not_rendered(anchor, "the Helm chart", "chart", shown, why, how))
         return result
     with tempfile.TemporaryDirectory(prefix="vlint-chart-") as tmp:
         copy = Path(tmp) / chart.name.replace("/", "_")
@@ -119,8 +118,21 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
             argv = [helm, "template", str(copy)]
             if values is not None:
                 argv += ["-f", str(copy / values)]
-            run = run_tool(argv, extra_env=_HELM_ENV)
             with_values = f" with {values}" if values else ""
+            if settings().budget.used_up:
+                why = f"the run's rendering time budget ({RUN_BUDGET:.0f} s) is used up"
+                result.problems.append(
+                    not_rendered(
+                        _values_anchor(chart, values) or anchor,
+                        "the Helm chart",
+                        "chart",
+                        f"{shown}{with_values}",
+                        why,
+                        how,
+                    )
+                )
+                continue
+            run = run_tool(argv, extra_env=_HELM_ENV, budget=settings().budget)
             if not run.ok:
                 error = run.error.replace(str(copy), shown)
                 result.problems.append(
@@ -223,18 +235,15 @@ def _read_bytes(
 ) -> bytes | None:
     """A packaged subchart (``charts/x.tgz``): bytes, read only inside the lint root."""
     rel = path.relative_to(chart.folder).as_posix()
-    why = root.refusal(path) if root is not None else None
-    if why is not None:
-        chart.refused = True
-        refused(OutsideRoot(path, rel, why), _span(src), result.problems, f"the packaged subchart {rel}")
-        return None
     try:
-        st = path.stat()
-        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_BYTES:
-            chart.blocked.append((f"{rel} is not a regular file under {_MAX_BYTES // 2**20} MiB", _span(src)))
-            return None
-        with path.open("rb") as f:
-            return f.read(_MAX_BYTES + 1)
+        return root.read_bytes(path, _MAX_BYTES) if root is not None else read_regular(path, _MAX_BYTES)
+    except Refused as e:
+        chart.refused = True
+        refused(OutsideRoot(path, rel, e.why), _span(src), result.problems, f"the packaged subchart {rel}")
+        return None
+    except NotReadable:
+        chart.blocked.append((f"{rel} is not a regular file under {_MAX_BYTES // 2**20} MiB", _span(src)))
+        return None
     except OSError as e:
         chart.blocked.append((f"{rel} cannot be read ({e.strerror or e})", _span(src)))
         return None

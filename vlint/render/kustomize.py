@@ -15,23 +15,34 @@ local:
   kustomize runs without ``--enable-alpha-plugins``/``--enable-exec``/``--enable-helm``, and vlint says
   what it did not render (VL631); a field vlint does not know is not guessed at either.
 
-The tool then runs with ``--load-restrictor LoadRestrictionsRootOnly`` under
-:func:`vlint.render.tools.run_tool` (scrubbed environment, timeout, output cap). Without the tool, or
+* no reference is an absolute path, and none is a form kustomize takes for a git repository even
+  when a folder of that name exists (``user@host:org/repo``, ``git::…``, ``github.com/…``, ``gh:…``,
+  a ``?ref=`` query: kustomize parses those as remote *before* it looks on disk).
+
+What the tool gets is a **copy** made of exactly the files vlint read and vetted (the kustomizations,
+resources, patches, generator inputs), laid out as they lie below the lint root, in a temporary folder:
+kustomize can only load what vlint checked, and a name vlint did not read is not there. The tool then
+runs on the copy with ``--load-restrictor LoadRestrictionsRootOnly`` under
+:func:`vlint.render.tools.run_tool` (no ``PATH`` — so no ``git`` or ``ssh`` to start —, git protocols
+refused, scrubbed environment, the run's time budget, a memory cap, output cap). Without the tool, or
 with ``--no-render``, the overlay gets one VL630 note saying what was not checked and how to check it.
 Only overlays whose files mention vLLM are rendered: other kustomizations are not vLLM's business.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from vlint.invocation import Problem
-from vlint.render import settings
+from vlint.lint_root import real_path
+from vlint.render import RUN_BUDGET, settings
 from vlint.render.mapping import Origins
 from vlint.render.output import lint_rendered, merge, not_rendered, render_blocked
-from vlint.render.tools import find_tool, run_tool
+from vlint.render.tools import find_tool, not_found, run_tool
 from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.k8s_common import LineIndex, MappedText, compose_documents, get, items, scalar, scalar_text
 from vlint.sources.sniffing import KUSTOMIZATION_NAMES
@@ -71,7 +82,19 @@ _NOT_RUN = {
     "validators": "validator plugins are not run",
 }
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_REMOTE_HOSTS = ("github.com/", "gitlab.com/", "bitbucket.org/", "git@", "git::", "ssh:", "https:", "http:")
+_REMOTE_PREFIXES = (
+    "github.com/",
+    "github.com:",
+    "gitlab.com/",
+    "bitbucket.org/",
+    "git@",
+    "git::",
+    "gh:",
+    "ssh:",
+    "https:",
+    "http:",
+    "file:",
+)
 
 
 @dataclass(slots=True)
@@ -87,6 +110,8 @@ class _Plan:
     refused: bool = False
     #: the kustomization files below the overlay's own (bases, components)
     kustomization_files: list[SourceText] = field(default_factory=list)
+    #: generator inputs and openapi files: read and vetted, copied, not mapped
+    data: list[SourceText] = field(default_factory=list)
     kustomizations: int = 0
     seen: set[Path] = field(default_factory=set)
 
@@ -103,7 +128,6 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     if not plan.about_vllm:
         return result
     anchor = Span(src.path, 1, 1, 1, 1)
-    folder = src.abspath.parent
     shown = str(Path(src.path).parent) if str(Path(src.path).parent) != "." else "."
     result.problems.extend(render_blocked(span, "the overlay", "overlay", shown, why) for why, span in plan.blocked)
     if plan.blocked or plan.refused:
@@ -120,10 +144,20 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         kubectl = find_tool("kubectl")
         argv = [kubectl, "kustomize"] if kubectl else None
     if argv is None:
-        why = "neither kubectl nor kustomize is on PATH (install kubectl, which ships kustomize)"
+        why = not_found(
+            ("kustomize", "kubectl"),
+            "neither kubectl nor kustomize is on PATH (install kubectl, which ships kustomize)",
+        )
         result.problems.append(not_rendered(anchor, "the kustomize overlay", "overlay", shown, why, how))
         return result
-    run = run_tool([*argv, str(folder), "--load-restrictor", "LoadRestrictionsRootOnly"])
+    if settings().budget.used_up:
+        why = f"the run's rendering time budget ({RUN_BUDGET:.0f} s) is used up"
+        result.problems.append(not_rendered(anchor, "the kustomize overlay", "overlay", shown, why, how))
+        return result
+    with tempfile.TemporaryDirectory(prefix="vlint-kustomize-") as tmp:
+        overlay = _write_copy(plan, src, Path(tmp) / "tree")
+        run = run_tool([*argv, str(overlay), "--load-restrictor", "LoadRestrictionsRootOnly"], budget=settings().budget)
+        run.error = run.error.replace(str(overlay), shown).replace(str(Path(tmp) / "tree"), ".")
     if not run.ok:
         if "is not in or below" in run.error:
             run.error += (
@@ -141,8 +175,22 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         return result
     found = lint_rendered(run.output, src, read_file, _origins(plan, src), anchor, "kustomize")
     found.linked = [t.abspath for t, _ in plan.files] + [k.abspath for k in plan.kustomization_files]
+    found.linked += [d.abspath for d in plan.data]
     merge(found, result)
     return result
+
+
+def _write_copy(plan: _Plan, src: SourceText, tree: Path) -> Path:
+    """Write every file vlint read for the overlay below ``tree``, at its place relative to the folder
+    that holds them all (real locations: the reader resolved every link); the overlay's folder in the copy."""
+    texts = [src, *plan.kustomization_files, *(t for t, _ in plan.files), *plan.data]
+    reals = [real_path(t.abspath) for t in texts]
+    base = Path(os.path.commonpath([str(r.parent) for r in reals]))
+    for text, real in zip(texts, reals, strict=True):
+        target = tree / real.relative_to(base)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text.text, encoding="utf-8")
+    return tree / reals[0].parent.relative_to(base)
 
 
 def _origins(plan: _Plan, src: SourceText) -> Origins:
@@ -217,9 +265,18 @@ def _kustomization(plan: _Plan, src: SourceText, depth: int) -> None:
 
 
 def _is_remote(ref: str, folder: Path) -> bool:
-    if _URL.match(ref) or ref.startswith(_REMOTE_HOSTS) or "?ref=" in ref or "?version=" in ref:
+    """Whether kustomize may take ``ref`` for a remote resource or git repository. Kustomize
+    (api/internal/git/repospec.go ``NewRepoSpecFromURL``, tried *before* the file system for bases)
+    takes a URL with a scheme, ``git::…``, ``gh:…``, ``github.com/…`` or ``github.com:…``, and any
+    ``user@host:path`` or ``user@host/path`` (scp style: a user name before the first ``/``); a query
+    (``?ref=``, ``?version=``, ``?timeout=``, ``?submodules=``) belongs to those forms only. Anything
+    that may be one of them is remote here, a folder of that name on disk included."""
+    lower = ref.lower()
+    if _URL.match(ref) or lower.startswith(_REMOTE_PREFIXES) or "?" in ref:
         return True
     first = ref.split("/", 1)[0]
+    if "@" in first or (":" in first and not first.endswith(":")):
+        return True
     return "." in first.strip(".") and "/" in ref and not (folder / ref).exists()
 
 
@@ -242,6 +299,9 @@ def _ref(
     if _is_remote(ref, folder):
         plan.blocked.append((f"the remote base or resource {ref} is not fetched (vlint never downloads)", span))
         return
+    if Path(ref).is_absolute() or ref.startswith("~"):
+        plan.blocked.append((f"the absolute path {ref} is not rendered (name it relative to the kustomization)", span))
+        return
     target = folder / ref
     try:
         sub = plan.read_file(target)
@@ -255,7 +315,9 @@ def _ref(
             return
         plan.blocked.append((f"{ref} cannot be read ({e.message})", span))
         return
-    if not data:
+    if data:
+        plan.data.append(sub)
+    else:
         plan.files.append((sub, patch))
 
 

@@ -58,7 +58,7 @@ def tree(draw: st.DrawFn) -> dict:
         namer = draw(st.sampled_from(sorted(NAMERS)))
         if draw(st.booleans()) or draw(st.booleans()):
             k = draw(st.integers(0, len(links) - 1))
-            up = "/".join([".."] + links[k][0].split("/")[1:])
+            up = "/".join(["..", *links[k][0].split("/")[1:]])
             ref = "/".join((up, f"link{k}", *draw(tail)))
         else:
             ref = "/".join(draw(st.lists(segment, min_size=1, max_size=5)))

@@ -23,10 +23,10 @@ import pytest
 
 import vlint.render as render
 import vlint.render.kustomize as kz
+from tests.render.helpers import lint, where, write
 from vlint.render import Budget
 from vlint.render.tools import run_tool, scrubbed_env
 
-from tests.render.helpers import lint, where, write
 from .leaks import invoke_in
 
 KUBECTL = shutil.which("kustomize") or shutil.which("kubectl")
@@ -59,7 +59,7 @@ def loopback() -> Iterator[tuple[str, list[str]]]:
     seen: list[str] = []
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_GET(self) -> None:
             seen.append(self.path)
             self.send_response(200)
             self.end_headers()
@@ -83,7 +83,7 @@ def test_kustomize_gets_a_copy_of_only_the_files_vlint_read(tmp_path: Path, monk
     given: list[tuple[list[str], set[str]]] = []
 
     def fake(argv: list[str], **kw: object) -> object:
-        folder = Path(argv[2] if argv[1] == "kustomize" else argv[2])
+        folder = Path(argv[2])  # [kubectl, kustomize, FOLDER, ...] or [kustomize, build, FOLDER, ...]
         tree = folder.parents[1]  # <tmp>/tree/k8s/prod → <tmp>/tree
         given.append((argv, {p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file()}))
         return render.tools.ToolRun(False, error="stop here")

@@ -168,6 +168,15 @@ def _unix_lines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
+def _resolves(path: Path) -> bool:
+    """Whether every link on ``path`` leads somewhere (a loop does not: that is the file's own error)."""
+    try:
+        os.path.realpath(path, strict=True)
+    except OSError:
+        return False
+    return True
+
+
 #: opening a FIFO for reading must not wait
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 
@@ -246,7 +255,7 @@ class Reader:
         except PermissionError:
             return SourceError("permission denied")
         except OSError as e:
-            if e.errno == errno.ELOOP and beneath is not None:  # a link where the check saw none
+            if e.errno == errno.ELOOP and beneath is not None and _resolves(path):  # a link the check did not see
                 return OutsideRoot(path, shown, "changed into a symbolic link while vlint read it")
             return SourceError(f"cannot read: {e.strerror or e}")
         try:

@@ -261,14 +261,14 @@ def test_an_unreadable_file_with_open_denied(tmp_path: Path, monkeypatch: pytest
     """The same code path where the tests run as root: opening the file raises PermissionError."""
     (tmp_path / "secret.sh").write_text(SEEDS["start.sh"])
     (tmp_path / "ok.sh").write_text(SEEDS["start.sh"])
-    real_open = Path.open
+    real_open = os.open
 
-    def deny(self: Path, *a: object, **kw: object):  # type: ignore[no-untyped-def]
-        if self.name == "secret.sh":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_open(self, *a, **kw)  # type: ignore[arg-type]
+    def deny(path: object, *a: object, **kw: object) -> int:
+        if os.fsdecode(path).endswith("secret.sh"):  # type: ignore[arg-type]
+            raise PermissionError(13, "Permission denied", os.fsdecode(path))  # type: ignore[arg-type]
+        return real_open(path, *a, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Path, "open", deny)
+    monkeypatch.setattr(os, "open", deny)
     run = lint(tmp_path, ".")
     assert run.exit_code == 2 and run.error("secret.sh") == "permission denied"
     assert run.file("ok.sh")["launches"] == 1

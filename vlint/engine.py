@@ -61,11 +61,29 @@ class _Formatter(string.Formatter):
 _FMT = _Formatter()
 
 
-def render_message(template: str, data: dict[str, Any], fallback: str) -> str:
+def render_message(template: str, data: dict[str, Any], fallback: str, limit: int = 2000) -> str:
+    """``template`` filled from ``data`` (else ``fallback``), at most ``limit`` characters: a longer
+    message is cut, ending with "…" and saying so. Fields are formatted one at a time and formatting
+    stops at the limit, so ``{model}`` written a hundred times costs no more than the limit."""
+    pieces: list[str] = []
+    size = 0
     try:
-        return _FMT.vformat(template, (), data)
+        for literal, name, spec, conversion in _FMT.parse(template):
+            pieces.append(literal)
+            size += len(literal)
+            if name is not None and size <= limit:
+                field = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+                pieces.append(_FMT.vformat(field, (), data))
+                size += len(pieces[-1])
+            if size > limit:
+                break
     except (KeyError, IndexError, ValueError, TypeError, AttributeError):
-        return fallback
+        pieces, size = [fallback], len(fallback)
+    text = "".join(pieces)
+    if size <= limit:
+        return text
+    note = f"… (message cut at {limit:,} characters)"
+    return text[: max(0, limit - len(note))] + note
 
 
 class Engine:

@@ -131,8 +131,12 @@ def rule_schema() -> dict[str, Any]:
 
 
 def validate_rule_dict(d: Any, path: Path, *, custom: bool) -> None:
-    """Validate one rule document (jsonschema, imported only here)."""
+    """Validate one rule document (jsonschema and the pattern checks, which load the argument parser,
+    imported only here: listing the bundled rules needs neither)."""
     import jsonschema
+
+    from vlint.linear_regex import UnsupportedPattern
+    from vlint.when import check_patterns
 
     validator = jsonschema.Draft202012Validator(rule_schema())
     errors = sorted(validator.iter_errors(d), key=lambda e: list(e.absolute_path))
@@ -142,7 +146,16 @@ def validate_rule_dict(d: Any, path: Path, *, custom: bool) -> None:
         raise RuleError(f"{path}: {where}: {e.message}")
     if custom and d.get("check"):
         raise RuleError(f"{path}: custom rules use `when:` (a JSON Schema); `check:` is for vlint's own rules")
+    if custom and len(d.get("message", "")) > MAX_MESSAGE_TEMPLATE:
+        raise RuleError(
+            f"{path}: message: {len(d['message']):,} characters; a custom rule's message template "
+            f"may have at most {MAX_MESSAGE_TEMPLATE}"
+        )
     if custom and d.get("when") is not None:
+        try:  # before jsonschema compiles them with `re` (a pattern nested 1000 deep is a RecursionError there)
+            check_patterns(d["when"])
+        except UnsupportedPattern as e:
+            raise RuleError(f"{path}: when: {e}") from None
         try:
             jsonschema.Draft202012Validator.check_schema(d["when"])
         except jsonschema.SchemaError as e:
@@ -152,6 +165,16 @@ def validate_rule_dict(d: Any, path: Path, *, custom: bool) -> None:
 
 #: a custom rule file is a page of YAML; a rules folder may come from the pull request
 MAX_RULE_FILE_BYTES = 1 << 20
+#: a rule document's size with its YAML aliases expanded (what the validators walk): a large rule has
+#: a few hundred nodes, a "billion laughs" of 700 bytes has a billion
+MAX_RULE_NODES = 10_000
+#: aliases (``*name``) to a mapping or a sequence in one rule file
+MAX_RULE_ALIASES = 100
+#: nesting of mappings and sequences in one rule file
+MAX_RULE_DEPTH = 50
+#: characters in a custom rule's ``message:`` (vlint's longest is about 340; the rendered message is
+#: capped too, by :func:`vlint.engine.render_message`)
+MAX_MESSAGE_TEMPLATE = 500
 
 
 def load_rule_file(path: Path, *, custom: bool = False, validate: bool = False) -> Rule:
@@ -163,8 +186,57 @@ def load_rule_file(path: Path, *, custom: bool = False, validate: bool = False) 
         raise RuleError(f"{path}: cannot read rule: {e.strerror or e}") from None
     except (UnicodeDecodeError, yaml.YAMLError) as e:
         raise RuleError(f"{path}: cannot read rule: {e}") from None
+    except RecursionError:
+        raise RuleError(f"{path}: cannot read rule: nested too deeply") from None
+    _Expansion(path).measure(d, 1)
     _check_rule_dict(d, path, custom=custom, validate=validate)
     return _rule_from_dict(d, path, custom)
+
+
+class _Expansion:
+    """A rule document measured as if its YAML aliases were expanded — the tree every validator
+    walks — memoised by object identity, so a "billion laughs" costs only its distinct nodes to
+    measure. Raises :class:`RuleError` past :data:`MAX_RULE_NODES`, :data:`MAX_RULE_ALIASES` or
+    :data:`MAX_RULE_DEPTH`, and for an alias inside the node it names (a recursive structure)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.measured: dict[int, tuple[int, int]] = {}  # id → (nodes, height)
+        self.open: set[int] = set()
+        self.aliases = 0
+
+    def _refuse(self, why: str) -> RuleError:
+        return RuleError(f"{self.path}: {why}: not loaded")
+
+    def measure(self, node: Any, depth: int) -> tuple[int, int]:
+        """(nodes, height) of ``node`` expanded, found at nesting ``depth``."""
+        if not isinstance(node, dict | list):
+            return 1, 1
+        if id(node) in self.open:
+            raise self._refuse("a YAML alias inside the node it names (a recursive structure)")
+        known = self.measured.get(id(node))
+        if known is not None:
+            self.aliases += 1
+            if self.aliases > MAX_RULE_ALIASES:
+                raise self._refuse(f"more than {MAX_RULE_ALIASES} YAML aliases to mappings or sequences")
+        else:
+            self.open.add(id(node))
+            known = self.measured[id(node)] = self._children(node, depth)
+            self.open.discard(id(node))
+        if depth + known[1] - 1 > MAX_RULE_DEPTH:
+            raise self._refuse(f"nested more than {MAX_RULE_DEPTH} levels deep")
+        return known
+
+    def _children(self, node: dict[Any, Any] | list[Any], depth: int) -> tuple[int, int]:
+        if depth > MAX_RULE_DEPTH:
+            raise self._refuse(f"nested more than {MAX_RULE_DEPTH} levels deep")
+        nodes, height = 1, 1
+        for child in (*node.keys(), *node.values()) if isinstance(node, dict) else node:
+            n, h = self.measure(child, depth + 1)
+            nodes, height = nodes + n, max(height, h + 1)
+            if nodes > MAX_RULE_NODES:
+                raise self._refuse(f"more than {MAX_RULE_NODES:,} YAML nodes once its aliases are expanded")
+        return nodes, height
 
 
 def _check_rule_dict(d: Any, path: Path, *, custom: bool, validate: bool) -> None:

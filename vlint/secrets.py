@@ -14,7 +14,9 @@ could leak, and how each is closed:
   (the edited line of a ``fix --diff``).
 
 Shapes of well-known credentials (``hf_…``, ``sk-…``, ``AKIA…``, ``ghp_…``, ``https://user:pass@``,
-``Bearer …``) are masked in every output even where nothing marked them as secrets.
+``Bearer …``, the credentials of every ``Authorization: <scheme> <credentials>`` header, ``Basic``
+credentials, and base64 that decodes to one of those token shapes) are masked in every output even
+where nothing marked them as secrets.
 """
 
 from __future__ import annotations
@@ -60,6 +62,24 @@ TOKEN_SHAPES = re.compile(
 URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@]{0,200}:([^\s/@]{1,200})@")
 #: ``Authorization: Bearer <token>`` (JSON headers, curl lines): the token (group 1)
 BEARER = re.compile(r"\b[Bb]earer[ \t]+([A-Za-z0-9._~+/=-]{8,})")
+#: an auth-param value: a token or a quoted string, its quotes escaped any number of times (``\"…\"``
+#: in a JSON string, ``\\\"…\\\"`` in JSON inside a JSON string)
+_PARAM_VALUE = r'(?:\\*"(?:[^"\\\r\n]|\\+[^"\\\r\n])*\\*"|[a-z0-9._~+/-]+)'
+_PARAM = r"[a-z0-9_-]+[ \t]*=[ \t]*" + _PARAM_VALUE
+#: ``Authorization: <scheme> <credentials>``, any scheme (Basic, Bearer, token, Digest…), any case, as a
+#: YAML key, a JSON member (``"Authorization": "…"``, escaped or not), a curl ``-H`` or ``AUTHORIZATION=``:
+#: the credentials (group 1) — a token68 or an auth-param list (Digest's ``username="…", response="…"``)
+AUTHORIZATION = re.compile(
+    r"\b(?:proxy-)?authorization(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'][ \t]*)?"
+    r"[a-z][a-z0-9._~+/-]*[ \t]+"
+    rf"({_PARAM}(?:[ \t]*,[ \t]*{_PARAM})*|[a-z0-9._~+/-]+=*(?![a-z0-9._~+/=*-]))",
+    re.IGNORECASE,
+)
+#: ``Basic <base64>`` wherever it is written (a header given as ``name:``/``value:`` items): the
+#: credentials (group 1), masked when they decode to ``user:password``
+BASIC = re.compile(r"\bbasic[ \t]+([a-z0-9+/]{4,}={0,2})(?![a-z0-9+/=*])", re.IGNORECASE)
+#: a run that may be base64 (standard or URL-safe) long enough to hold a token shape
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
 #: a reference to a variable, not a value (``${HF_TOKEN}``, ``$HF_TOKEN``)
 _REFERENCE = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -111,13 +131,48 @@ def _looks_secret(name: str, value: str) -> bool:
 
 
 def _embedded(value: str) -> Iterator[str]:
-    """Credentials inside a longer value: URL passwords, bearer tokens, well-known token shapes."""
-    for rx in (URL_CREDENTIALS, BEARER):
+    """Credentials inside a longer value: URL passwords, bearer tokens, ``Authorization`` headers,
+    well-known token shapes, plain or base64-encoded."""
+    for rx in (URL_CREDENTIALS, BEARER, AUTHORIZATION):
         for m in rx.finditer(value):
             if is_secret_value(m.group(1)):
                 yield m.group(1)
+    for m in BASIC.finditer(value):
+        if _is_basic_credentials(m.group(1)):
+            yield m.group(1)
     for m in TOKEN_SHAPES.finditer(value):
         yield m.group(0)
+    for m in _BASE64_RUN.finditer(value):
+        if _encodes_token(m.group(0)):
+            yield m.group(0)
+
+
+def _decoded_run(text: str) -> str | None:
+    """A base64 run (standard or URL-safe, padding optional) decoded as Latin-1, or None."""
+    bare = text.rstrip("=")
+    if len(bare) % 4 == 1:
+        return None
+    padded = bare + "=" * (-len(bare) % 4)
+    try:
+        if "-" in padded or "_" in padded:
+            raw = base64.urlsafe_b64decode(padded)
+        else:
+            raw = base64.b64decode(padded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return raw.decode("latin-1")
+
+
+def _encodes_token(text: str) -> bool:
+    """Is ``text`` base64 of something holding a well-known token shape (``hf_…``, ``user:ghp_…``)?"""
+    decoded = _decoded_run(text)
+    return decoded is not None and TOKEN_SHAPES.search(decoded) is not None
+
+
+def _is_basic_credentials(text: str) -> bool:
+    """Do ``Basic`` credentials decode to ``user:password`` (so ``basic settings`` is left alone)?"""
+    decoded = _decoded_run(text)
+    return decoded is not None and ":" in decoded and decoded.isprintable()
 
 
 def decoded_base64(text: str) -> str | None:
@@ -280,12 +335,17 @@ def _mask_shapes(text: str, *, keep_width: bool) -> str:
         a, b = m.span(1)
         return m.group(0)[: a - m.start()] + hide(m.group(1)) + m.group(0)[b - m.start() :]
 
+    def group1_if(test: Callable[[str], bool]) -> Callable[[re.Match[str]], str]:
+        return lambda m: group1(m) if test(m.group(1)) else m.group(0)
+
+    text = _BASE64_RUN.sub(lambda m: hide(m.group(0)) if _encodes_token(m.group(0)) else m.group(0), text)
     text = TOKEN_SHAPES.sub(lambda m: hide(m.group(0)), text)
     if "@" in text:
         text = URL_CREDENTIALS.sub(group1, text)
+    text = AUTHORIZATION.sub(group1_if(is_secret_value), text)
     if "earer" in text:
         text = BEARER.sub(group1, text)
-    return text
+    return BASIC.sub(group1_if(_is_basic_credentials), text)
 
 
 def redact(text: str, secrets: Iterable[str], *, keep_width: bool = False) -> str:

@@ -4,6 +4,12 @@ A rule with ``when:`` fires when the document *validates* against the schema. Th
 are evaluated here without importing jsonschema (which costs more start-up time than the whole
 lint of a small repository); a schema using any other keyword is handed to jsonschema.
 
+A repository writes its own rules (``rules-dir``), so both a ``pattern`` and the values it meets may be
+hostile: every pattern (``pattern``, ``patternProperties``, and the ``additionalProperties`` that
+depend on them) is searched by :mod:`vlint.linear_regex` in linear time, never by backtracking ``re``,
+here and in jsonschema (:func:`_validator_class`). :func:`check_patterns` refuses, when a rule is
+loaded, a pattern that matcher cannot run.
+
 The document (:func:`settings_document`)::
 
     {"model": "meta-llama/Llama-3.1-8B-Instruct", "vllm_version": "0.19.1", "program": "vllm serve",
@@ -19,11 +25,12 @@ put in their place), so a condition never judges a guess.
 from __future__ import annotations
 
 import math
-import re
-from functools import cache
+from collections.abc import Iterator
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
 from vlint.argspec.parse import UNRESOLVED
+from vlint.linear_regex import UnsupportedPattern, compile_linear
 
 if TYPE_CHECKING:
     from vlint.deployment import Deployment
@@ -142,9 +149,102 @@ def _freeze(schema: Any) -> Any:
 def _jsonschema_validator(frozen: str) -> Any:
     import json
 
+    return _validator_class()(json.loads(frozen))
+
+
+@cache
+def _validator_class() -> Any:
+    """Draft 2020-12 with every keyword that runs a regular expression searched in linear time."""
     import jsonschema
 
-    return jsonschema.Draft202012Validator(json.loads(frozen))
+    return jsonschema.validators.extend(
+        jsonschema.Draft202012Validator,
+        {
+            "pattern": partial(_pattern_keyword, jsonschema.ValidationError),
+            "patternProperties": _pattern_properties_keyword,
+            "additionalProperties": partial(_additional_properties_keyword, jsonschema.ValidationError),
+        },
+    )
+
+
+def search(pattern: str, text: str) -> bool:
+    """``re.search(pattern, text) is not None``, in linear time (:mod:`vlint.linear_regex`)."""
+    return compile_linear(pattern).search(text)
+
+
+# jsonschema keyword functions: (validator, the keyword's value, instance, schema) → errors
+def _pattern_keyword(error: type, validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
+    if validator.is_type(instance, "string") and not search(pattern, instance):
+        yield error(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties_keyword(validator: Any, patterns: dict[str, Any], instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties_keyword(
+    error: type, validator: Any, extra: Any, instance: Any, schema: Any
+) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    known = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    extras = [k for k in instance if k not in known and not any(search(p, k) for p in patterns)]
+    if validator.is_type(extra, "object"):
+        for key in extras:
+            yield from validator.descend(instance[key], extra, path=key)
+    elif not extra and extras:
+        yield error(f"additional properties are not allowed ({', '.join(sorted(map(repr, extras)))} unexpected)")
+
+
+# -- refusing what cannot run, when a rule is loaded ----------------------------------------------------
+#: keywords whose value is data, never a schema (``const: {pattern: …}`` is a value to compare)
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+#: keywords whose value maps names to schemas (``properties: {pattern: {…}}`` names a property)
+_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+def check_patterns(schema: Any) -> None:
+    """Raise :class:`UnsupportedPattern` for a pattern in ``schema`` that the linear-time matcher
+    refuses (a backreference, a lookaround, an invalid or too large pattern), or for
+    ``unevaluatedProperties`` next to ``patternProperties`` (jsonschema matches those with ``re``)."""
+    pattern_maps = unevaluated = False
+    for node in _schemas(schema):
+        if isinstance(node.get("pattern"), str):
+            compile_linear(node["pattern"])
+        if isinstance(node.get("patternProperties"), dict):
+            pattern_maps = True
+            for pattern in node["patternProperties"]:
+                compile_linear(str(pattern))
+        unevaluated = unevaluated or "unevaluatedProperties" in node
+    if pattern_maps and unevaluated:
+        raise UnsupportedPattern(
+            "unevaluatedProperties is not supported in a schema that uses patternProperties "
+            "(jsonschema would match those patterns with backtracking regular expressions)"
+        )
+
+
+def _schemas(schema: Any) -> Iterator[dict[str, Any]]:
+    """Every (sub)schema of ``schema`` that is a mapping, each shared one once."""
+    stack: list[tuple[Any, bool]] = [(schema, False)]
+    seen: set[tuple[int, bool]] = set()
+    while stack:
+        node, names = stack.pop()
+        if (id(node), names) in seen:
+            continue
+        seen.add((id(node), names))
+        if isinstance(node, list):
+            stack.extend((x, False) for x in node)
+        elif isinstance(node, dict) and names:
+            stack.extend((x, False) for x in node.values())
+        elif isinstance(node, dict):
+            yield node
+            stack.extend((v, k in _NAME_MAPS) for k, v in node.items() if k not in _DATA_KEYWORDS)
 
 
 def _type_ok(t: str, v: Any) -> bool:
@@ -204,7 +304,7 @@ def _valid(s: Any, v: Any) -> bool:
             return False
         if "maxLength" in s and len(v) > s["maxLength"]:
             return False
-        if "pattern" in s and not re.search(s["pattern"], v):
+        if "pattern" in s and not search(s["pattern"], v):
             return False
     if isinstance(v, dict):
         for key in s.get("required", ()):

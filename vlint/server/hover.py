@@ -4,6 +4,7 @@ suggested change would give), from the deployment the last lint resolved."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 
 #: settings whose flag or value a hover answers (the model and every input of the memory model)
 HOVER_DESTS = frozenset({"model", *NEEDED})
+_BACKTICKS = re.compile(r"`+")
 
 
 def _contains(span: Span, line: int, column: int) -> bool:
@@ -58,8 +60,16 @@ def hover(report: LintReport, shown: str, lines: Lines, pos: types.Position, mar
     dep, span = found
     text = report.redactor().text(summary(dep)).rstrip("\n")
     if markdown:
-        fence = "````" if "```" in text else "```"
-        content = types.MarkupContent(kind=types.MarkupKind.Markdown, value=f"{fence}text\n{text}\n{fence}")
+        content = types.MarkupContent(kind=types.MarkupKind.Markdown, value=code_block(text))
     else:
         content = types.MarkupContent(kind=types.MarkupKind.PlainText, value=text)
     return types.Hover(contents=content, range=lines.range(span))
+
+
+def code_block(text: str, info: str = "text") -> str:
+    """``text`` as a Markdown fenced code block that no line of it can close or break out of: the
+    fence is one backtick longer than the longest run of backticks in ``text``, and at least three
+    (CommonMark: a closing fence is at least as long as the opening one)."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"

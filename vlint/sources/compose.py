@@ -26,7 +26,7 @@ escapes included), so a token cut out of a ``run: |`` script still points at the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -169,6 +169,9 @@ class _Ctx:
     read_file: ReadFile
     lookup: Lookup
     result: SourceResult
+    #: ``env_file:`` files read for this compose file: path → their variables (a file many services
+    #: share is read and interpolated once)
+    env_files: dict[Path, list[tuple[str, Token]]] = field(default_factory=dict)
 
     @property
     def dir(self) -> Path:
@@ -275,14 +278,17 @@ def _env_files(node: Node | None, ctx: _Ctx) -> list[tuple[str, Token]]:
         if m is None or m.is_unresolved():
             continue
         p = ctx.dir / m.text
-        try:
-            src = ctx.read_file(p)
-        except SourceError as e:
-            refused(e, m.span(ctx.doc.posmap), ctx.result.problems, f"env_file {m.text}")
-            continue
-        ctx.result.linked.append(p)
-        for name, e in dotenv_values(parse_dotenv(src.text, src.path, outer=ctx.lookup)).items():
-            out.append((name, e.token()))
+        known = ctx.env_files.get(p)
+        if known is None:
+            try:
+                src = ctx.read_file(p)
+            except SourceError as e:
+                refused(e, m.span(ctx.doc.posmap), ctx.result.problems, f"env_file {m.text}")
+                continue
+            ctx.result.linked.append(p)
+            entries = dotenv_values(parse_dotenv(src.text, src.path, outer=ctx.lookup))
+            known = ctx.env_files[p] = [(name, e.token()) for name, e in entries.items()]
+        out.extend(known)
     return out
 
 

@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from vlint.invocation import Token
 from vlint.sources.base import ReadFile, SourceResult, SourceText
+from vlint.sources.expansion_budget import ExpansionBudget, current
 from vlint.sources.sniffing import dotenv as sniff  # noqa: F401 - re-exported: callers use dotenv.sniff
 from vlint.sources.sniffing import is_dotenv_name  # noqa: F401 - re-exported: callers use dotenv.is_dotenv_name
 from vlint.span import PositionMap, Span
@@ -136,6 +137,7 @@ def interpolate(
     *,
     escape: str = "$",
     defaults_resolve: bool = True,
+    budget: ExpansionBudget | None = None,
     _depth: int = 0,
 ) -> Mapped:
     """Expand ``$VAR``, ``${VAR}``, ``${VAR:-default}``, ``${VAR-default}``, ``${VAR:+alt}``,
@@ -144,7 +146,9 @@ def interpolate(
     ``escape`` is what protects a ``$``: ``"$"`` for docker compose (``$$`` → ``$``), ``"\\"`` or
     ``"`"`` for Dockerfiles (``\\$`` → ``$``). A variable that is ``unknown`` takes its default when
     it has one (``defaults_resolve``: the default is what runs unless the environment says
-    otherwise); otherwise the expression stays, in its source spelling, as an unresolved range."""
+    otherwise); otherwise the expression stays, in its source spelling, as an unresolved range. So
+    does a substitution past ``budget`` (by default the budget of the file being read)."""
+    budget = budget or current()
     src = text if isinstance(text, Mapped) else Mapped.verbatim(text)
     out = Mapped()
     s = src.text
@@ -166,7 +170,17 @@ def interpolate(
             if close < 0:
                 out.add_mapped(src.slice(i, n))
                 break
-            _expand_braced(src, i, close, lookup, out, escape=escape, defaults_resolve=defaults_resolve, depth=_depth)
+            _expand_braced(
+                src,
+                i,
+                close,
+                lookup,
+                out,
+                escape=escape,
+                defaults_resolve=defaults_resolve,
+                budget=budget,
+                depth=_depth,
+            )
             i = close + 1
             continue
         m = _NAME_RE.match(s, i + 1)
@@ -175,7 +189,7 @@ def interpolate(
             i += 1
             continue
         name = m.group(0)
-        _substitute(name, None, src, i, m.end(), lookup, out)
+        _substitute(name, src, i, m.end(), lookup, out, budget)
         i = m.end()
     return out
 
@@ -209,6 +223,7 @@ def _expand_braced(
     *,
     escape: str,
     defaults_resolve: bool,
+    budget: ExpansionBudget,
     depth: int = 0,
 ) -> None:
     s = src.text
@@ -223,7 +238,7 @@ def _expand_braced(
     name = m.group(0)
     rest = s[m.end() : close]
     if not rest:
-        _substitute(name, None, src, at, close + 1, lookup, out)
+        _substitute(name, src, at, close + 1, lookup, out, budget)
         return
     op = next((o for o in (":-", ":+", ":?", "-", "+", "?") if rest.startswith(o)), None)
     if op is None:
@@ -236,11 +251,13 @@ def _expand_braced(
     whole = src.origin(at, close + 1)
 
     def expand_word() -> Mapped:
-        return interpolate(word, lookup, escape=escape, defaults_resolve=defaults_resolve, _depth=depth + 1)
+        return interpolate(
+            word, lookup, escape=escape, defaults_resolve=defaults_resolve, budget=budget, _depth=depth + 1
+        )
 
     if op in (":-", "-"):
         if state == "set" and not (empty and op == ":-"):
-            _emit_value(value, whole, out)
+            _emit_value(value, whole, out, budget, s[at : close + 1])
         elif state == "unset" or (state == "set" and empty) or defaults_resolve:
             out.add_mapped(expand_word())
         else:
@@ -254,16 +271,18 @@ def _expand_braced(
             out.add_unresolved(s[at : close + 1], *whole)
     else:  # :? / ?  — an error when missing: the value must come from the environment
         if state == "set" and not (empty and op == ":?"):
-            _emit_value(value, whole, out)
+            _emit_value(value, whole, out, budget, s[at : close + 1])
         else:
             out.add_unresolved(s[at : close + 1], *whole)
 
 
-def _substitute(name: str, _op: str | None, src: Mapped, start: int, end: int, lookup: Lookup, out: Mapped) -> None:
+def _substitute(
+    name: str, src: Mapped, start: int, end: int, lookup: Lookup, out: Mapped, budget: ExpansionBudget
+) -> None:
     state, value = lookup(name)
     whole = src.origin(start, end)
     if state == "set":
-        _emit_value(value, whole, out)
+        _emit_value(value, whole, out, budget, src.text[start:end])
     elif state == "unset":
         return
     else:
@@ -275,10 +294,16 @@ def _substitute(name: str, _op: str | None, src: Mapped, start: int, end: int, l
 MAX_VALUE = 64 * 1024
 
 
-def _emit_value(value: str | Mapped | None, whole: tuple[int, int], out: Mapped) -> None:
+def _emit_value(
+    value: str | Mapped | None, whole: tuple[int, int], out: Mapped, budget: ExpansionBudget, spelling: str
+) -> None:
+    """The value where ``spelling`` (``${A}``) is written: unresolved when too long, or past the budget."""
     text = value.text if isinstance(value, Mapped) else value or ""
     if len(text) + len(out.text) > MAX_VALUE:
         out.add_unresolved("${…}", *whole)
+        return
+    if not budget.spend(len(text)):
+        out.add_unresolved(spelling, *whole)
         return
     if isinstance(value, Mapped):
         # a value that is itself (partly) unresolved keeps that mark; it stands for the expression
@@ -384,18 +409,23 @@ def parse_dotenv(text: str, path: str, *, outer: Lookup | None = None) -> list[D
 
     ``outer`` answers for variables the file does not define (compose: the environment, unknown).
     Without one the result depends on the text alone and is parsed once per run, however many files
-    read the same ``.env`` (a thousand compose files beside one large ``.env``)."""
+    read the same ``.env`` (a thousand compose files beside one large ``.env``), with an expansion
+    budget of its own: what it spent is charged to the budget of each file that reads it."""
+    budget = current()
     if outer is None:
-        return list(_parse_plain(text, path))
-    return _parse(text, path, outer)
+        entries, spent = _parse_plain(text, path)
+        budget.absorb(spent)
+        return list(entries)
+    return _parse(text, path, outer, budget)
 
 
 @lru_cache(maxsize=64)
-def _parse_plain(text: str, path: str) -> tuple[DotenvEntry, ...]:
-    return tuple(_parse(text, path, None))
+def _parse_plain(text: str, path: str) -> tuple[tuple[DotenvEntry, ...], ExpansionBudget]:
+    budget = ExpansionBudget()
+    return tuple(_parse(text, path, None, budget)), budget
 
 
-def _parse(text: str, path: str, outer: Lookup | None) -> list[DotenvEntry]:
+def _parse(text: str, path: str, outer: Lookup | None, budget: ExpansionBudget) -> list[DotenvEntry]:
     posmap = PositionMap.for_text(path, text)
     entries: list[DotenvEntry] = []
     known: dict[str, Mapped | str] = {}
@@ -435,7 +465,7 @@ def _parse(text: str, path: str, outer: Lookup | None) -> list[DotenvEntry]:
         v = k + 1
         while v < line_end and text[v] in " \t":
             v += 1
-        value, value_end = _read_value(text, v, line_end, lookup)
+        value, value_end = _read_value(text, v, line_end, lookup, budget)
         entries.append(DotenvEntry(name, value, posmap.span(start, max(value_end, k + 1)), name_span))
         known[name] = value
         nl = text.find("\n", value_end)
@@ -443,7 +473,7 @@ def _parse(text: str, path: str, outer: Lookup | None) -> list[DotenvEntry]:
     return entries
 
 
-def _read_value(text: str, v: int, line_end: int, lookup: Lookup) -> tuple[Mapped, int]:
+def _read_value(text: str, v: int, line_end: int, lookup: Lookup, budget: ExpansionBudget) -> tuple[Mapped, int]:
     """(value, offset after it) for the value starting at ``v``."""
     if v < len(text) and text[v] in "'\"":
         quote = text[v]
@@ -460,14 +490,14 @@ def _read_value(text: str, v: int, line_end: int, lookup: Lookup) -> tuple[Mappe
             raw = text[v:line_end].rstrip()
             return Mapped.verbatim(raw, v), v + len(raw)
         if quote == '"':
-            out = interpolate(out, lookup, escape="\\")
+            out = interpolate(out, lookup, escape="\\", budget=budget)
         return out, j + 1
     end = line_end
     hash_at = _inline_comment(text, v, line_end)
     if hash_at >= 0:
         end = hash_at
     raw = text[v:end].rstrip()
-    return interpolate(Mapped.verbatim(raw, v), lookup), v + len(raw)
+    return interpolate(Mapped.verbatim(raw, v), lookup, budget=budget), v + len(raw)
 
 
 def _inline_comment(text: str, start: int, end: int) -> int:

@@ -18,6 +18,7 @@ from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.compose import YamlDoc, first_mapping, get, items, plain, seq
 from vlint.sources.dockerfile import Container, Piece, merge_result, script_launches
 from vlint.sources.dotenv import Mapped
+from vlint.sources.expansion_budget import current
 from vlint.sources.sniffing import github_actions as sniff  # noqa: F401 - re-exported: callers use github_actions.sniff
 from vlint.sources.sniffing import iter_expressions
 from vlint.sources.yaml_nodes import Node, ScalarNode
@@ -44,7 +45,9 @@ def _scope(node: Node | None, doc: YamlDoc, outer: dict[str, Token], inputs: dic
 
 
 def _expressions(m: Mapped, env: dict[str, Token], inputs: dict[str, Token]) -> Mapped:
-    """``m`` with the ``${{ … }}`` expressions GitHub would substitute."""
+    """``m`` with the ``${{ … }}`` expressions GitHub would substitute, while the file's expansion
+    budget lasts (a job's ``env:`` may repeat the workflow's values, a step's the job's…)."""
+    budget = current()
     pieces: list[Mapped] = []  # joined once (Mapped.concat): appending piece by piece is quadratic
     pos = 0
     for start, end in iter_expressions(m.text):
@@ -54,7 +57,7 @@ def _expressions(m: Mapped, env: dict[str, Token], inputs: dict[str, Token]) -> 
         tok = None
         if simple is not None:
             tok = (env if simple.group(1) == "env" else inputs).get(simple.group(2))
-        if tok is not None and not tok.unresolved:
+        if tok is not None and not tok.unresolved and budget.spend(len(tok.text)):
             pieces.append(Mapped.literal(tok.text, lo, hi))
         else:
             pieces.append(Mapped.unresolved_text(m.text[start:end], lo, hi))

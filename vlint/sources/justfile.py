@@ -21,6 +21,7 @@ from vlint.invocation import Token
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.dockerfile import Container, Piece, merge_result, script_launches
 from vlint.sources.dotenv import Mapped
+from vlint.sources.expansion_budget import ExpansionBudget, current
 from vlint.sources.sniffing import justfile as sniff  # noqa: F401 - re-exported: callers use justfile.sniff
 from vlint.span import PositionMap
 
@@ -79,6 +80,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
             i += 1
         recipes.append((name, params, body))
     posmap = PositionMap.for_text(src.path, src.text)
+    budget = current()
     for name, params, body in recipes:
         scope = {**just.vars, **params}
         env: dict[str, Token] = {}
@@ -97,7 +99,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
                 skip = 0 if shebang else len(text) - len(text.lstrip("@-"))
                 if k:
                     script.add("\n", lstart - 1, lstart)
-                script.add_mapped(_interpolate(Mapped.verbatim(text[skip:], lstart + lead + skip), scope))
+                script.add_mapped(_interpolate(Mapped.verbatim(text[skip:], lstart + lead + skip), scope, budget))
             if "vllm" not in script.text.lower() and "$" not in script.text:
                 continue
             merge_result(script_launches(Piece(script, posmap), c), result)
@@ -172,7 +174,9 @@ def _recipe_header(line: str, start: int) -> tuple[str, dict[str, _Value]] | Non
     return m.group(0), params
 
 
-def _interpolate(m: Mapped, scope: dict[str, _Value]) -> Mapped:
+def _interpolate(m: Mapped, scope: dict[str, _Value], budget: ExpansionBudget) -> Mapped:
+    """``{{name}}`` replaced by the variable's or parameter's value while the file's expansion budget
+    lasts; other expressions, and what is past the budget, unresolved."""
     pieces: list[Mapped] = []  # joined once (Mapped.concat): appending piece by piece is quadratic
     s = m.text
     pos = 0
@@ -190,7 +194,7 @@ def _interpolate(m: Mapped, scope: dict[str, _Value]) -> Mapped:
             expr = s[i + 2 : j].strip()
             lo, hi = m.origin(i, j + 2)
             v = scope.get(expr) if _NAME.fullmatch(expr) else None
-            if v is not None and v.value is not None:
+            if v is not None and v.value is not None and budget.spend(len(v.value.text)):
                 pieces.append(Mapped.literal(v.value.text, lo, hi))
             else:
                 pieces.append(Mapped.unresolved_text(s[i : j + 2], lo, hi))

@@ -20,6 +20,7 @@ from pathlib import Path
 from vlint.invocation import Fact, Invocation, Problem, Token
 from vlint.sources import shell
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
+from vlint.sources.expansion_budget import current
 from vlint.sources.images import default_entrypoint, image_vllm_version, parse_image
 from vlint.sources.shell_eval import Var
 from vlint.sources.sniffing import find_template, has_template, is_vllm_template
@@ -407,11 +408,14 @@ class EnvVar:
 def expand_refs(mt: MappedText, env: dict[str, EnvVar]) -> tuple[MappedText, bool]:
     """Kubernetes ``$(VAR)`` expansion (k8s.io/kubernetes third_party/forked/golang/expansion):
     ``$(NAME)`` becomes the value of an env var defined for the container, ``$$`` becomes ``$``, a
-    reference to an unknown variable stays as written. ``${VAR}`` and ``$VAR`` are not touched.
-    Returns the text and whether a reference could not be resolved."""
+    reference to an unknown variable stays as written, and so does one past the file's expansion
+    budget (an env value may repeat earlier ones: ``B: $(A)$(A)``, ``C: $(B)$(B)``… doubles per
+    variable). ``${VAR}`` and ``$VAR`` are not touched. Returns the text and whether a reference
+    could not be resolved."""
     text = mt.text
     if "$" not in text:
         return mt, False
+    budget = current()
     out_chars: list[str] = []
     out_offs: list[int] = []
     unresolved = False
@@ -428,7 +432,7 @@ def expand_refs(mt: MappedText, env: dict[str, EnvVar]) -> tuple[MappedText, boo
             if close > i + 2:
                 name = text[i + 2 : close]
                 var = env.get(name)
-                if var is not None and var.value is not None:
+                if var is not None and var.value is not None and budget.spend(len(var.value)):
                     ref = mt.offsets[i : close + 1]
                     for k, c in enumerate(var.value):
                         out_chars.append(c)

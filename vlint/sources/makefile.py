@@ -11,7 +11,11 @@ Read the way GNU make reads them (GNU make manual, "Writing Recipes", "How to Us
   from the environment or the command line (``make serve MODEL=…``): unresolved;
 * ``$(shell …)``, ``$(wildcard …)`` and other functions, and automatic variables other than ``$@``,
   are unresolved; ``export``ed variables are the recipe's environment;
-* ``include``/``-include`` files are read (inside the lint root) for their variables.
+* ``include``/``-include`` files are read (inside the lint root) for their variables; a file included
+  again from the same variables is not read again: what it did is replayed.
+
+Expansion draws on the file's expansion budget (:mod:`vlint.sources.expansion_budget`): past it, and
+past its nesting depth, a reference stays unresolved.
 
 Command-line overrides (``make serve MODEL=x``) can change any variable that is not ``override``: the
 values written in the Makefile are what runs by default, like a compose ``${VAR:-default}``.
@@ -27,6 +31,7 @@ from vlint.invocation import Token
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.dockerfile import Container, Piece, merge_result, script_launches
 from vlint.sources.dotenv import Mapped
+from vlint.sources.expansion_budget import ExpansionBudget, current
 from vlint.sources.sniffing import makefile as sniff  # noqa: F401 - re-exported: callers use makefile.sniff
 from vlint.span import PositionMap
 
@@ -37,10 +42,8 @@ _OPERATORS = (":::=", "::=", ":=", "?=", "+=", "!=", "=")
 _MODIFIERS = ("export", "override", "private")
 _INCLUDE = re.compile(r"(-?include|sinclude)[ \t]+(\S.*)$")
 _VAR_NAME = re.compile(r"[A-Za-z_.][A-Za-z0-9_.-]*$")
-#: make expands at most this deep (a variable that names itself would never end)
-_MAX_DEPTH = 10
-#: characters expansion may produce for one file (``A = $(B)$(B)``, ``B = $(C)$(C)``… doubles per level)
-_MAX_EXPANDED = 1_000_000
+#: ``include`` inside included files is followed this deep
+_MAX_INCLUDE_DEPTH = 3
 
 
 @dataclass(slots=True)
@@ -51,6 +54,53 @@ class _Var:
     end: int = 0
 
 
+def _copy(var: _Var) -> _Var:
+    return _Var(var.value, var.exported, var.start, var.end)
+
+
+#: what an include starts from: (included file, include depth, ``export`` of all, the variables)
+_IncludeKey = tuple[Path, int, bool, frozenset[tuple[str, int, bool]]]
+
+
+@dataclass(slots=True)
+class _Included:
+    """What reading an included file did to the variables, replayed when it is included again from
+    the same variables (20 files that include each other were read 20⁴ times)."""
+
+    #: variables it set (copies: a later ``export NAME`` changes the Makefile's own in place)
+    changed: dict[str, _Var]
+    #: variables set before that it exported
+    exported: tuple[str, ...]
+    exported_all: bool
+
+
+@dataclass(slots=True)
+class _Includes:
+    """The includes of one Makefile (and of the files it includes), each read once per starting point."""
+
+    done: dict[_IncludeKey, _Included] = field(default_factory=dict)
+    #: a value's text, origins and unresolved ranges → a number: variables compare by content
+    contents: dict[tuple[str, tuple[int, ...], tuple[int, ...], tuple[tuple[int, int], ...]], int] = field(
+        default_factory=dict
+    )
+    #: id of a value numbered → (the value, kept so that the id stays its own; its number)
+    numbered: dict[int, tuple[Mapped, int]] = field(default_factory=dict)
+
+    def key(self, path: Path, depth: int, mk: _Makefile) -> _IncludeKey:
+        state = frozenset((name, self._number(v.value), v.exported) for name, v in mk.vars.items())
+        return path, depth, mk.exported_all, state
+
+    def _number(self, m: Mapped | None) -> int:
+        if m is None:
+            return -1
+        seen = self.numbered.get(id(m))
+        if seen is None:
+            content = (m.text, tuple(m.lo), tuple(m.hi), tuple(m.unresolved))
+            seen = (m, self.contents.setdefault(content, len(self.contents)))
+            self.numbered[id(m)] = seen
+        return seen[1]
+
+
 @dataclass(slots=True)
 class _Makefile:
     src: SourceText
@@ -58,8 +108,18 @@ class _Makefile:
     vars: dict[str, _Var] = field(default_factory=dict)
     exported_all: bool = False
     result: SourceResult = field(default_factory=SourceResult)
-    #: characters expansion may still produce
-    budget: list[int] = field(default_factory=lambda: [_MAX_EXPANDED])
+    #: the file's expansion budget (shared with the files it includes)
+    budget: ExpansionBudget = field(default_factory=current)
+    includes: _Includes = field(default_factory=_Includes)
+    #: the recipe environment last built: (``export`` of all, the variables it was built from, it)
+    env: tuple[bool, list[tuple[str, _Var, bool]], dict[str, Token]] | None = None
+    _posmap: PositionMap | None = None
+
+    @property
+    def posmap(self) -> PositionMap:
+        if self._posmap is None:
+            self._posmap = PositionMap.for_text(self.src.path, self.src.text)
+        return self._posmap
 
 
 def _logical_lines(text: str) -> list[tuple[int, int]]:
@@ -241,13 +301,13 @@ def _rstrip(m: Mapped) -> Mapped:
 
 
 def _include(mk: _Makefile, names: str, at: int, depth: int, base: Path | None) -> None:
-    if depth > 3 or "$" in names:
+    if depth > _MAX_INCLUDE_DEPTH or "$" in names:
         return
     folder = base or mk.src.abspath.parent
     offset = at
     for name in names.split():
         path = folder / name
-        span = PositionMap.for_text(mk.src.path, mk.src.text).span(offset, offset + len(name))
+        span = mk.posmap.span(offset, offset + len(name))
         offset += len(name) + 1
         try:
             other = mk.read_file(path)
@@ -255,9 +315,33 @@ def _include(mk: _Makefile, names: str, at: int, depth: int, base: Path | None) 
             refused(e, span, mk.result.problems, f"include {name}")
             continue
         mk.result.linked.append(other.abspath)
-        sub = _Makefile(other, mk.read_file, mk.vars, mk.exported_all, budget=mk.budget)
-        _read(sub, other.text, depth + 1, collect_rules=False, base=other.abspath.parent)
-        mk.exported_all = mk.exported_all or sub.exported_all
+        _include_file(mk, other, depth)
+
+
+def _include_file(mk: _Makefile, other: SourceText, depth: int) -> None:
+    """Read an included file's variables into ``mk`` — or replay what reading it did, when it was
+    read from the same variables before (a file is read the same way from the same start)."""
+    key = mk.includes.key(other.abspath, depth, mk)
+    done = mk.includes.done.get(key)
+    if done is None:
+        if not mk.budget.pull():
+            return
+        done = mk.includes.done[key] = _read_included(mk, other, depth)
+    for name in done.exported:
+        mk.vars[name].exported = True
+    for name, var in done.changed.items():
+        mk.vars[name] = _copy(var)
+    mk.exported_all = mk.exported_all or done.exported_all
+
+
+def _read_included(mk: _Makefile, other: SourceText, depth: int) -> _Included:
+    before = dict(mk.vars)
+    unexported = [name for name, var in before.items() if not var.exported]
+    sub = _Makefile(other, mk.read_file, mk.vars, mk.exported_all, budget=mk.budget, includes=mk.includes)
+    _read(sub, other.text, depth + 1, collect_rules=False, base=other.abspath.parent)
+    changed = {name: _copy(var) for name, var in mk.vars.items() if before.get(name) is not var}
+    exported = tuple(name for name in unexported if mk.vars[name] is before[name] and before[name].exported)
+    return _Included(changed, exported, sub.exported_all)
 
 
 def _expand(mk: _Makefile, m: Mapped, depth: int, *, target: str = "") -> Mapped:
@@ -310,10 +394,15 @@ def _reference(mk: _Makefile, name: str, m: Mapped, a: int, b: int, depth: int, 
     if name == "@" and target:
         return Mapped.literal(target, lo, hi)
     var = mk.vars.get(name) if _VAR_NAME.match(name) else None
-    if var is None or var.value is None or depth >= _MAX_DEPTH or mk.budget[0] <= 0:
+    if var is None or var.value is None:
         return Mapped.unresolved_text(spelling, lo, hi)  # the environment, a function, an automatic variable
+    # past the file's expansion budget (a first character, then the rest once expanded) or nested too
+    # deep (``A = $(A)``, which make refuses), the reference stays as written
+    if not mk.budget.nest(depth) or not mk.budget.spend(1):
+        return Mapped.unresolved_text(spelling, lo, hi)
     value = _expand(mk, var.value, depth + 1, target=target)
-    mk.budget[0] -= len(value.text)
+    if not mk.budget.spend(len(value.text) - 1):
+        return Mapped.unresolved_text(spelling, lo, hi)
     # the value stands where the reference is written (its characters all point at the reference)
     piece = Mapped.literal(value.text, lo, hi)
     piece.unresolved = list(value.unresolved)
@@ -335,19 +424,35 @@ def _recipe(mk: _Makefile, text: str, start: int, end: int, target: str) -> None
     if "vllm" not in body.text.lower() and "$" not in body.text:
         return
     script = _expand(mk, body, 0, target=target)
+    env = _recipe_env(mk)
+    c = Container(NAME, f"make target {target}", env, {}, mk.src.abspath.parent, mk.read_file)
+    found = script_launches(Piece(script, mk.posmap), c)
+    merge_result(found, mk.result)
+    for name, tok in env.items():
+        mk.result.assignments.append((name, tok))
+
+
+def _recipe_env(mk: _Makefile) -> dict[str, Token]:
+    """The exported variables, expanded: a recipe line's environment. Built again only when a
+    variable changed since the last recipe line (each line of each rule expanded them all)."""
+    state = [(name, var, var.exported) for name, var in mk.vars.items()]
+    last = mk.env
+    if last is not None and last[0] == mk.exported_all and _same_vars(last[1], state):
+        return dict(last[2])
     env: dict[str, Token] = {}
-    posmap = PositionMap.for_text(mk.src.path, mk.src.text)
     for name, var in mk.vars.items():
         if not (var.exported or mk.exported_all):
             continue
-        span = posmap.span(var.start, var.end)
+        span = mk.posmap.span(var.start, var.end)
         if var.value is None:
             env[name] = Token("$" + name, span, True)
         else:
             value = _expand(mk, var.value, 0)
             env[name] = Token(value.text, span, value.is_unresolved())
-    c = Container(NAME, f"make target {target}", env, {}, mk.src.abspath.parent, mk.read_file)
-    found = script_launches(Piece(script, posmap), c)
-    merge_result(found, mk.result)
-    for name, tok in env.items():
-        mk.result.assignments.append((name, tok))
+    mk.env = (mk.exported_all, state, env)
+    return dict(env)
+
+
+def _same_vars(a: list[tuple[str, _Var, bool]], b: list[tuple[str, _Var, bool]]) -> bool:
+    """The same variables, as the same objects (kept alive in ``a``), with the same ``export``."""
+    return len(a) == len(b) and all(x[0] == y[0] and x[1] is y[1] and x[2] == y[2] for x, y in zip(a, b, strict=True))

@@ -8,17 +8,22 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from vlint.sources import sniffing
+from vlint.sources import expansion_budget, sniffing
 from vlint.sources.base import ReadFile, Source, SourceResult, SourceText
 
 
 def _lazy(module: str, function: str = "extract") -> Callable[[SourceText, ReadFile], SourceResult]:
-    """The source's extract function, imported on first use (sniffing a tree loads no source module)."""
+    """The source's extract function, imported on first use (sniffing a tree loads no source module),
+    run with an expansion budget of its own for the file (reported once when it runs out)."""
 
     def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         name = module if "." in module else f"vlint.sources.{module}"
         fn: Callable[[SourceText, ReadFile], SourceResult] = getattr(importlib.import_module(name), function)
-        return fn(src, read_file)
+        with expansion_budget.opened() as budget:
+            result = fn(src, read_file)
+        if budget.used_up:
+            result.problems.append(budget.notice(src.path))
+        return result
 
     return extract
 

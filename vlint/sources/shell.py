@@ -394,7 +394,7 @@ def _launches_in_string(
         name: _var_token(name, var, ev.posmap, here) for name, var in ev.vars.items() if var.exported
     }
     outer.update({k: _placed(w, ev.posmap) for k, w in env.items()})
-    sub = ShellEvaluator(inner.text, sub_map, env=sub_env)
+    sub = ShellEvaluator(inner.text, sub_map, env=sub_env, budget=ev.budget)
     out: list[_Launch] = []
     try:
         for cmd in sub.commands():

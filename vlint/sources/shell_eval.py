@@ -4,7 +4,11 @@ Nothing is executed. The evaluator walks the script's simple commands in order, 
 variables the script assigns itself (``MODEL=…``, ``export X=…``, arrays), and expands each
 command's words with them. A value that depends on something the file does not say — a variable
 assigned inside an ``if`` branch, a ``$(command)``, a script argument ``$1`` — is *unresolved*:
-the word keeps its source spelling and is flagged, never guessed.
+the word keeps its source spelling and is flagged, never guessed. So is a value past the file's
+expansion budget (:mod:`vlint.sources.expansion_budget`), which every substitution draws on.
+
+A file named by ``source``/``.`` is read once, and evaluated once per set of variables it starts
+from: sourcing it again from the same variables replays what it did.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from vlint.sources.expansion_budget import ExpansionBudget, current
 from vlint.sources.shell_lexer import (
     Arith,
     CmdSubst,
@@ -120,6 +125,43 @@ _DECLARERS = {"export", "declare", "typeset", "local", "readonly"}
 #: ``source a.sh`` inside ``a.sh``…: files sourced deeper than this are not read
 MAX_SOURCE_DEPTH = 3
 
+#: a variable's value as a dictionary key
+_Value = str | tuple[str, ...] | None
+#: what sourcing a file starts from: (its path, the sourcing depth, the variables: name, value, export)
+_SourceKey = tuple[str, int, frozenset[tuple[str, _Value, bool]]]
+
+
+@dataclass(slots=True)
+class _Sourced:
+    """What sourcing a file did to the variables of the script that sourced it."""
+
+    #: variables it set: name → (value, exported)
+    changed: dict[str, tuple[str | list[str] | None, bool]]
+    #: variables set before that it exported (``export NAME`` changes them in place)
+    exported: tuple[str, ...]
+    unset: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class SourcedFiles:
+    """The files one script sources (and that they source): each read once, and evaluated once per
+    starting point — 20 files that source each other were evaluated 20³ times for each of them."""
+
+    texts: dict[str, str | None] = field(default_factory=dict)
+    done: dict[_SourceKey, _Sourced] = field(default_factory=dict)
+
+
+def _scope_key(variables: dict[str, Var]) -> frozenset[tuple[str, _Value, bool]]:
+    """The variables as a key: all a sourced file's evaluation depends on besides its text (it starts
+    with no open compound command, in the script's folder, without ``set -a``)."""
+    return frozenset(
+        (name, tuple(v.value) if isinstance(v.value, list) else v.value, v.exported) for name, v in variables.items()
+    )
+
+
+def _size(value: str | list[str]) -> int:
+    return len(value) if isinstance(value, str) else sum(len(v) for v in value)
+
 
 class ShellEvaluator:
     """Evaluates one script's text (or an embedded ``bash -c`` string)."""
@@ -133,6 +175,8 @@ class ShellEvaluator:
         powershell: bool = False,
         read_sourced: Callable[[str], str | None] | None = None,
         depth: int = 0,
+        budget: ExpansionBudget | None = None,
+        sourced: SourcedFiles | None = None,
     ) -> None:
         self.text = text
         self.posmap = posmap
@@ -141,6 +185,9 @@ class ShellEvaluator:
         #: None when it cannot be read (outside the lint root, missing): its assignments then stay unknown
         self._read_sourced = read_sourced
         self._depth = depth
+        #: the file's expansion budget, shared with the files it sources and the scripts it runs
+        self.budget = budget or current()
+        self._sourced = sourced or SourcedFiles()
         self.vars: dict[str, Var] = dict(env or {})
         self.unset: set[str] = set()
         self.assignments: list[Assignment] = []
@@ -165,7 +212,14 @@ class ShellEvaluator:
 
     def _choose(self, p: Param) -> tuple[str, Any]:
         """Like :meth:`_lookup`, but ("word", parts) when a ``${X:-word}`` / ``${X:+word}`` word is
-        used: its parts keep their own quoting (``${X:-"a b"}`` is one field, ``${X:-a b}`` two)."""
+        used: its parts keep their own quoting (``${X:-"a b"}`` is one field, ``${X:-a b}`` two).
+        A value is substituted while the file's expansion budget lasts; past it, it is unknown."""
+        kind, val = self._select(p)
+        if kind == "value" and val is not None and not self.budget.spend(_size(val)):
+            return "unknown", None
+        return kind, val
+
+    def _select(self, p: Param) -> tuple[str, Any]:
         name = p.name
         if name.startswith("ps:") or name in ("@", "*", "#", "?", "$", "!", "-") or name.isdigit():
             return "unknown", None
@@ -572,25 +626,47 @@ class ShellEvaluator:
         path = fields[0].text
         if not posixpath.isabs(path):  # not normalised: ``link/..`` is the reader's to resolve, as the kernel does
             path = posixpath.join(self.cwd, path)
-        text = self._read_sourced(path)
+        if path not in self._sourced.texts:
+            self._sourced.texts[path] = self._read_sourced(path)
+        text = self._sourced.texts[path]
         if text is None:
             return
+        key = (path, self._depth, _scope_key(self.vars))
+        done = self._sourced.done.get(key)
+        if done is None:
+            if not self.budget.pull():
+                return
+            done = self._sourced.done[key] = self._evaluate_sourced(path, text)
+        self._apply_sourced(done)
+
+    def _evaluate_sourced(self, path: str, text: str) -> _Sourced:
+        """Evaluate a sourced file from this script's variables: what it changed."""
+        unexported = [name for name, var in self.vars.items() if not var.exported]
         sub = ShellEvaluator(
             text,
             PositionMap.for_text(path, text),
             env=self.vars,
             read_sourced=self._read_sourced,
             depth=self._depth + 1,
+            budget=self.budget,
+            sourced=self._sourced,
         )
         try:
             for _ in sub.commands():
                 pass
         except ShellSyntaxError:
             pass  # what came before the error was assigned, as bash would have
-        for name, var in sub.vars.items():
-            if self.vars.get(name) is not var:  # set by the sourced file: its offsets are that file's
-                self.vars[name] = Var(var.value, var.exported or self._auto_export)
-        for name in sub.unset:
+        # set by the sourced file (a Var of its own): its offsets are that file's, not kept
+        changed = {name: (var.value, var.exported) for name, var in sub.vars.items() if self.vars.get(name) is not var}
+        exported = tuple(name for name in unexported if self.vars[name].exported)
+        return _Sourced(changed, exported, tuple(sub.unset))
+
+    def _apply_sourced(self, done: _Sourced) -> None:
+        for name in done.exported:
+            self.vars[name].exported = True
+        for name, (value, exported) in done.changed.items():
+            self.vars[name] = Var(value, exported or self._auto_export)
+        for name in done.unset:
             self.vars.pop(name, None)
             self.unset.add(name)
 

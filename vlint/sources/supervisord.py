@@ -16,6 +16,7 @@ from vlint.invocation import Token
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.dockerfile import Container, Piece, merge_result, script_launches
 from vlint.sources.dotenv import Mapped, split_words
+from vlint.sources.expansion_budget import ExpansionBudget, current
 from vlint.sources.ini import read_ini
 from vlint.sources.sniffing import supervisord as sniff  # noqa: F401 - re-exported: callers use supervisord.sniff
 from vlint.span import PositionMap
@@ -29,6 +30,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     result = SourceResult()
     posmap = PositionMap.for_text(src.path, src.text)
     programs: dict[str, dict[str, Mapped]] = {}
+    budget = current()
     for e in read_ini(src.text, dialect="configparser"):
         if e.section.startswith("program:"):
             programs.setdefault(e.section[len("program:") :].strip(), {})[e.key.lower()] = e.value
@@ -42,12 +44,14 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         if command is None or not command.text.strip():
             continue
         c = Container(NAME, f"program {name}", env, {}, src.abspath.parent, read_file)
-        found = script_launches(Piece(_expand(command, name, src), posmap), c)
+        found = script_launches(Piece(_expand(command, name, src, budget), posmap), c)
         merge_result(found, result)
     return result
 
 
-def _expand(value: Mapped, program: str, src: SourceText) -> Mapped:
+def _expand(value: Mapped, program: str, src: SourceText, budget: ExpansionBudget) -> Mapped:
+    """``%(name)s`` replaced by what supervisord knows (the program's name, its folder…) while the
+    file's expansion budget lasts; ``%(ENV_X)s`` and what is past the budget are unresolved."""
     known = {"program_name": program, "group_name": program, "process_num": "0", "here": str(src.abspath.parent)}
     pieces: list[Mapped] = []  # joined once (Mapped.concat): appending piece by piece is quadratic
     pos = 0
@@ -65,7 +69,7 @@ def _expand(value: Mapped, program: str, src: SourceText) -> Mapped:
                 pos = i + 1
             else:
                 lo, hi = value.origin(i, m.end())
-                if m.group(1) in known:
+                if m.group(1) in known and budget.spend(len(known[m.group(1)])):
                     pieces.append(Mapped.literal(known[m.group(1)], lo, hi))
                 else:
                     pieces.append(Mapped.unresolved_text(m.group(0), lo, hi))

@@ -9,13 +9,14 @@ systemd.service(5) and systemd.exec(5):
   the unit manager's (unresolved here) and ``%%`` is ``%``;
 * ``Environment="A=1" B=2`` assignments, and ``EnvironmentFile=[-]PATH`` (``KEY=VALUE`` lines, read
   only inside the lint root: a path on the target host such as ``/etc/default/vllm`` is reported, not
-  read); variables from the files override ``Environment=`` ones.
+  read); variables from the files override ``Environment=`` ones. A file named again is read once.
 
 A ``/bin/sh -c "…"`` command line is read as the shell script it runs.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vlint.invocation import Problem, Token
@@ -24,18 +25,27 @@ from vlint.sources.dockerfile import Container, Piece, merge_result, script_laun
 from vlint.sources.dotenv import Mapped, parse_dotenv, split_words
 from vlint.sources.ini import IniEntry, read_ini
 from vlint.sources.sniffing import systemd as sniff  # noqa: F401 - re-exported: callers use systemd.sniff
-from vlint.span import PositionMap
+from vlint.span import PositionMap, Span
 
 NAME = "systemd"
 
 _PREFIXES = "@-:+!"
 
 
+@dataclass(slots=True)
+class _EnvFiles:
+    """What the unit's ``EnvironmentFile=`` lines set, in order (a later file overrides)."""
+
+    values: dict[str, Token] = field(default_factory=dict)
+    #: each file read: path as named → its variables (fifty lines naming one file read it once)
+    read: dict[Path, list[tuple[str, Token]]] = field(default_factory=dict)
+
+
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     result = SourceResult()
     posmap = PositionMap.for_text(src.path, src.text)
     env: dict[str, Token] = {}
-    from_files: dict[str, Token] = {}
+    from_files = _EnvFiles()
     starts: list[IniEntry] = []
     for e in read_ini(src.text, dialect="systemd"):
         if e.section != "Service":
@@ -51,7 +61,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
                 starts.clear()  # an empty assignment resets the list
             else:
                 starts.append(e)
-    env.update(from_files)
+    env.update(from_files.values)
     unit = src.abspath.name
     for e in starts:
         command = _command(e.value)
@@ -79,7 +89,7 @@ def _environment_file(
     src: SourceText,
     posmap: PositionMap,
     read_file: ReadFile,
-    out: dict[str, Token],
+    files: _EnvFiles,
     result: SourceResult,
 ) -> None:
     text = e.value.text.strip()
@@ -87,12 +97,26 @@ def _environment_file(
     path_text = text[1:] if optional else text
     if not path_text or "%" in path_text:
         return
-    span = e.value.span(posmap)
+    path = Path(path_text) if Path(path_text).is_absolute() else src.abspath.parent / path_text
+    variables = files.read.get(path)
+    if variables is None:
+        variables = _read_environment_file(path, path_text, optional, e.value.span(posmap), read_file, result)
+        if variables is None:
+            return
+        files.read[path] = variables
+    files.values.update(variables)
+
+
+def _read_environment_file(
+    path: Path, path_text: str, optional: bool, span: Span, read_file: ReadFile, result: SourceResult
+) -> list[tuple[str, Token]] | None:
+    """The variables an ``EnvironmentFile=`` sets, in file order; None (reported unless optional)
+    when it cannot be read."""
     try:
-        other = read_file(Path(path_text) if Path(path_text).is_absolute() else src.abspath.parent / path_text)
+        other = read_file(path)
     except SourceError as err:
         if refused(err, span, result.problems, f"EnvironmentFile={path_text}"):
-            return
+            return None
         if not optional:
             result.problems.append(
                 Problem(
@@ -103,11 +127,11 @@ def _environment_file(
                     {"config": path_text},
                 )
             )
-        return
+        return None
     result.linked.append(other.abspath)
-    for entry in parse_dotenv(other.text, other.path):
-        out[entry.name] = entry.token()
-        result.assignments.append((entry.name, entry.token()))
+    variables = [(entry.name, entry.token()) for entry in parse_dotenv(other.text, other.path)]
+    result.assignments.extend(variables)
+    return variables
 
 
 def _command(value: Mapped) -> Mapped | None:

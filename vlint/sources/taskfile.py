@@ -16,6 +16,7 @@ from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.compose import YamlDoc, get, items, load_yaml, seq
 from vlint.sources.dockerfile import Container, Piece, merge_result, script_launches
 from vlint.sources.dotenv import Mapped
+from vlint.sources.expansion_budget import ExpansionBudget, current
 from vlint.sources.sniffing import taskfile as sniff  # noqa: F401 - re-exported: callers use taskfile.sniff
 from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode
 
@@ -26,16 +27,17 @@ _SIMPLE = re.compile(r"[ \t]*\.([A-Za-z_][A-Za-z0-9_]*)[ \t]*")
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     result = SourceResult()
+    budget = current()
     for doc in load_yaml(src):
         root = doc.root
         if not isinstance(root, MappingNode) or get(root, "tasks") is None:
             continue
-        gvars = _vars(get(root, "vars"), doc, {})
-        genv = _env(get(root, "env"), doc, gvars)
+        gvars = _vars(get(root, "vars"), doc, {}, budget)
+        genv = _env(get(root, "env"), doc, gvars, budget)
         for key, task in items(get(root, "tasks")):
             name = str(key.value)
-            tvars = _vars(get(task, "vars"), doc, gvars)
-            env = {**genv, **_env(get(task, "env"), doc, tvars)}
+            tvars = _vars(get(task, "vars"), doc, gvars, budget)
+            env = {**genv, **_env(get(task, "env"), doc, tvars, budget)}
             for tok_name, tok in env.items():
                 result.assignments.append((tok_name, tok))
             cmds = get(task, "cmds") if isinstance(task, MappingNode) else task
@@ -46,19 +48,21 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
                 if body is None or ("vllm" not in body.text.lower() and "{{" not in body.text):
                     continue
                 c = Container(NAME, f"task {name}", env, {}, src.abspath.parent, read_file)
-                merge_result(script_launches(Piece(_fill(body, tvars), doc.posmap), c), result)
+                merge_result(script_launches(Piece(_fill(body, tvars, budget), doc.posmap), c), result)
     return result
 
 
-def _vars(node: Node | None, doc: YamlDoc, outer: dict[str, Mapped | None]) -> dict[str, Mapped | None]:
+def _vars(
+    node: Node | None, doc: YamlDoc, outer: dict[str, Mapped | None], budget: ExpansionBudget
+) -> dict[str, Mapped | None]:
     out = dict(outer)
     for k, v in items(node):
         m = doc.text(v)
-        out[str(k.value)] = _fill(m, out) if m is not None else None
+        out[str(k.value)] = _fill(m, out, budget) if m is not None else None
     return out
 
 
-def _env(node: Node | None, doc: YamlDoc, tvars: dict[str, Mapped | None]) -> dict[str, Token]:
+def _env(node: Node | None, doc: YamlDoc, tvars: dict[str, Mapped | None], budget: ExpansionBudget) -> dict[str, Token]:
     out: dict[str, Token] = {}
     for k, v in items(node):
         span = doc.key_value_span(k, v)
@@ -66,14 +70,16 @@ def _env(node: Node | None, doc: YamlDoc, tvars: dict[str, Mapped | None]) -> di
         if m is None:
             out[str(k.value)] = Token("$" + str(k.value), span, True)
             continue
-        filled = _fill(m, tvars)
+        filled = _fill(m, tvars, budget)
         out[str(k.value)] = Token(filled.text, span, filled.is_unresolved())
     return out
 
 
-def _fill(m: Mapped, tvars: dict[str, Mapped | None]) -> Mapped:
-    """``{{.NAME}}`` replaced by the variable's value; other expressions kept, unresolved."""
-    out = Mapped()
+def _fill(m: Mapped, tvars: dict[str, Mapped | None], budget: ExpansionBudget) -> Mapped:
+    """``{{.NAME}}`` replaced by the variable's value while the file's expansion budget lasts (a
+    variable may be made of others: ``B: '{{.A}}{{.A}}'`` doubles per line); other expressions, and
+    what is past the budget, kept unresolved."""
+    pieces: list[Mapped] = []  # joined once (Mapped.concat): appending piece by piece is quadratic
     s = m.text
     pos = 0
     i = s.find("{{")
@@ -81,15 +87,15 @@ def _fill(m: Mapped, tvars: dict[str, Mapped | None]) -> Mapped:
         j = s.find("}}", i + 2)
         if j < 0:
             break
-        out.add_mapped(m.slice(pos, i))
+        pieces.append(m.slice(pos, i))
         lo, hi = m.origin(i, j + 2)
         simple = _SIMPLE.fullmatch(s, i + 2, j)
         value = tvars.get(simple.group(1)) if simple is not None else None
-        if value is not None and not value.is_unresolved():
-            out.add(value.text, lo, hi)
+        if value is not None and not value.is_unresolved() and budget.spend(len(value.text)):
+            pieces.append(Mapped.literal(value.text, lo, hi))
         else:
-            out.add_unresolved(s[i : j + 2], lo, hi)
+            pieces.append(Mapped.unresolved_text(s[i : j + 2], lo, hi))
         pos = j + 2
         i = s.find("{{", pos)
-    out.add_mapped(m.slice(pos, len(s)))
-    return out
+    pieces.append(m.slice(pos, len(s)))
+    return Mapped.concat(pieces)

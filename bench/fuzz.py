@@ -2,6 +2,11 @@
 
     python bench/fuzz.py --minutes 30            # all CPUs, every output format
     python bench/fuzz.py --minutes 5 --seed 7 -j 1
+    python bench/fuzz.py --hypothesis            # the property tests with their long budget
+
+``--hypothesis`` runs the suite's property and fuzz tests (tests/reliability/test_fuzz.py,
+tests/sources/test_shell_properties.py) under the ``long`` hypothesis profile of tests/budgets.py:
+10× the examples the CI run draws (3,000 inputs of the fuzz tests instead of ~300).
 
 Each worker draws inputs from the generators and mutations of ``tests/reliability/fuzzing.py``
 (vLLM YAML configs, command lines, Kubernetes/compose/Helm/Dockerfile/Python/SkyPilot/GitHub/Ray
@@ -105,8 +110,26 @@ def worker(args: tuple[int, float, int, list[str], bool, str, float]) -> dict[st
     return {"tried": tried, "kinds": dict(kinds), "failures": failures, "stats": checker.stats}
 
 
+#: the property tests ``--hypothesis`` runs with the long budget
+PROPERTY_TESTS = ("tests/reliability/test_fuzz.py", "tests/sources/test_shell_properties.py")
+
+
+def run_property_tests(extra: list[str]) -> int:
+    """The suite's property tests under the ``long`` hypothesis profile (pytest in a child process)."""
+    import subprocess
+
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:randomly", "--hypothesis-profile=long", *PROPERTY_TESTS, *extra]
+    print("+", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, cwd=ROOT).returncode
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument(
+        "--hypothesis",
+        action="store_true",
+        help="run the suite's property tests with the long budget (other options are passed to pytest)",
+    )
     ap.add_argument("--minutes", type=float, default=1.0, help="time budget (default 1)")
     ap.add_argument("--seed", type=int, default=int(time.time()) % 100_000, help="random seed (default: the clock)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)")
@@ -115,7 +138,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(ROOT / "bench" / "fuzz-failures"), help="where failing inputs are saved")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     ap.add_argument("--input-seconds", type=float, default=20.0, help="longest time one input may take (default 20)")
-    a = ap.parse_args(argv)
+    a, extra = ap.parse_known_args(argv)
+    if a.hypothesis:
+        return run_property_tests(extra)
+    if extra:
+        ap.error(f"unrecognized arguments: {' '.join(extra)}")
     formats = [f for f in a.formats.split(",") if f]
     start = time.time()
     deadline = start + a.minutes * 60

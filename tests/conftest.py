@@ -10,6 +10,48 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """The hypothesis profiles (tests/budgets.py): ``ci`` unless ``$VLINT_HYPOTHESIS_PROFILE`` names
+    another; ``--hypothesis-profile=long`` is loaded after this by hypothesis's own plugin. And the
+    session's temporary files in RAM where that is possible (:func:`ram_temp_root`)."""
+    import budgets
+
+    budgets.register()
+    ram = ram_temp_root()
+    if ram is not None:
+        import tempfile
+
+        tempfile.tempdir = ram
+        os.environ["TMPDIR"] = ram  # the child processes the tests start (vlint, pip, git, pre-commit)
+
+
+#: free space a RAM folder needs to hold the session's temporary files (the largest tests write ~10 MB)
+RAM_TEMP_MIN_FREE = 1 << 30
+
+
+def ram_temp_root() -> str | None:
+    """``/dev/shm`` when no ``TMPDIR`` is set and it is a writable tmpfs with 1 GiB free, else None (the
+    system's temporary folder). The tests make thousands of scratch folders (``tmp_path``, and the oracle
+    replay one per recorded launch, through ``tempfile``); on a disk file system mounted with ``discard``
+    each ``rmdir`` costs milliseconds (2.6 ms measured on the CI machine: ~15 s of the oracle replay alone),
+    on tmpfs microseconds. What the tests check does not depend on where the folders are."""
+    if os.environ.get("TMPDIR") or os.environ.get("VLINT_TEST_DISK_TMP"):
+        return None
+    root = "/dev/shm"
+    try:
+        with open("/proc/mounts", encoding="utf-8") as f:
+            mounts = {line.split()[1]: line.split()[2] for line in f if len(line.split()) > 2}
+        st = os.statvfs(root)
+    except OSError:
+        return None
+    if mounts.get(root) != "tmpfs" or not os.access(root, os.W_OK | os.X_OK):
+        return None
+    if st.f_bavail * st.f_frsize < RAM_TEMP_MIN_FREE:
+        return None
+    return root
+
+
 def shared_dir() -> Path | None:
     """The shared data folder (corpus, calibration): $VLINT_SHARED or ../shared next to the repo."""
     env = os.environ.get("VLINT_SHARED")

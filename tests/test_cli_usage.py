@@ -133,7 +133,7 @@ def test_progress_on_a_terminal_only(repo: Repo) -> None:
     env = vlint_env({"VLINT_PROGRESS_AFTER": "0"})
     env.pop("CI", None)
     # on a pipe: nothing
-    piped = repo.vlint("-q", "many", env={"VLINT_PROGRESS_AFTER": "0"})
+    piped = repo.vlint("-q", "many", env={"VLINT_PROGRESS_AFTER": "0"}, process=True)
     assert "%" not in piped.err
     # on a terminal: the progress line on stderr, cleared at the end
     main_fd, child_fd = pty.openpty()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from userrepo import invoke
 
 from vlint.argspec.spec import bundled_versions
 from vlint.cli import main
@@ -19,17 +20,11 @@ SCRIPT = "vllm serve Qwen/Qwen2.5-7B-Instruct --gpu-memory-utilization 0.97 --no
 
 
 def lint(cwd: Path, *args: str) -> tuple[int, dict, str]:
-    """Run vlint in ``cwd``; return exit code, the JSON report (if any) and stderr."""
-    res = subprocess.run(
-        [sys.executable, "-m", "vlint.cli", "--format", "json", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-        timeout=120,
-    )
-    doc = json.loads(res.stdout) if res.stdout.startswith("{") else {}
-    return res.returncode, doc, res.stderr
+    """Run vlint in ``cwd`` (in this process, as the command); return exit code, the JSON report (if
+    any) and stderr."""
+    res = invoke(cwd, ["--format", "json", *args])
+    doc = json.loads(res.out) if res.out.startswith("{") else {}
+    return res.code, doc, res.err
 
 
 def codes(doc: dict) -> list[str]:

@@ -113,24 +113,14 @@ def test_bar_segments_legend_colour_and_columns(tmp_path: Path) -> None:
     """Issue 17 item 10: distinct glyphs without colour, colour on terminals / FORCE_COLOR (never with
     NO_COLOR), CUDA graphs drawn where vLLM puts them (outside the budget on 0.10.2, after `|`), a
     legend of what is drawn, and labelled columns."""
-    import subprocess
-    import sys
-
-    from userrepo import ROOT, vlint_env
+    from userrepo import ROOT, invoke
 
     manifest = ROOT / "examples" / "k8s" / "llama-l4.yaml"
 
     def explain(*args: str, env: dict[str, str] | None = None) -> str:
-        res = subprocess.run(
-            [sys.executable, "-m", "vlint", "explain", "--isolated", *args],
-            capture_output=True,
-            text=True,
-            env=vlint_env(env),
-            cwd=tmp_path,
-            timeout=120,
-        )
-        assert res.returncode == 0, res.stderr
-        return res.stdout
+        res = invoke(tmp_path, ["explain", "--isolated", *args], env=env)  # stdout is not a terminal
+        assert res.code == 0, res.err
+        return res.out
 
     plain = explain(str(manifest)).splitlines()
     bar_line = plain[2].strip()

@@ -12,6 +12,7 @@ a comment says why.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import Any
@@ -476,6 +477,7 @@ SPANS = [
 ]
 
 
+@functools.cache
 def _index(shared: Path) -> dict[int, Path]:
     root = shared / "corpus" / "real"
     rows: dict[int, Path] = {}
@@ -487,13 +489,18 @@ def _index(shared: Path) -> dict[int, Path]:
 
 
 def _lint(path: Path, monkeypatch: pytest.MonkeyPatch, *, only_mine: bool) -> LintReport:
-    if only_mine:
-        mine = tuple(s for s in registry.SOURCES if s.name in MY_SOURCES)
-        monkeypatch.setattr(registry, "SOURCES", mine)
-    try:
+    """The file's report, with every source or with these sources alone: linted once per session (the
+    tests of one file read the same report; they never change it)."""
+    return _linted(path, only_mine)
+
+
+@functools.cache
+def _linted(path: Path, only_mine: bool) -> LintReport:
+    with pytest.MonkeyPatch.context() as mp:
+        if only_mine:
+            mine = tuple(s for s in registry.SOURCES if s.name in MY_SOURCES)
+            mp.setattr(registry, "SOURCES", mine)
         return lint_paths([path], Engine(load_catalog()), LintOptions(root=path.parent))
-    finally:
-        monkeypatch.undo()
 
 
 def _written(dep: Deployment, dest: str) -> Any:

@@ -201,3 +201,74 @@ def lint_bounded(
     assert "Traceback" not in r.stderr, r.stderr[-3000:]
     assert r.returncode in (0, 1, 2), (r.returncode, r.stderr[-3000:])
     return Run(r.returncode, json.loads(r.stdout), seconds, r.stderr)
+
+
+def _case(cwd: Path, args: list[str] | str) -> dict[str, Any]:
+    return {"cwd": str(cwd), "python": args} if isinstance(args, str) else {"cwd": str(cwd), "args": args}
+
+
+def lint_bounded_many(
+    cases: dict[str, tuple[Path, list[str] | str]],
+    *,
+    cpu_seconds: int,
+    memory: int = MEMORY_LIMIT,
+    timeout: float = 600.0,
+) -> dict[str, Run | str]:
+    """Case id → the :class:`Run` of ``vlint --format json --isolated -j 1 ARGS`` from ``cwd``, or why
+    it has none ("over the CPU deadline of N s", a traceback, an exit status that is not 0/1/2); ``ARGS``
+    given as a string is Python code run instead (to test the deadline itself). All the
+    cases run in **one** child process (``reliability/bounded_child.py``) whose address space is capped at
+    ``memory`` bytes, each under its own CPU-time deadline of ``cpu_seconds``; a case that passes its
+    deadline kills the child, and the cases after it get a new one. ``timeout`` is the wall-clock limit
+    of each child."""
+    import resource
+
+    def cap() -> None:  # runs in the child before exec
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU's default action dumps core: no core file
+        total = cpu_seconds * (len(cases) + 1) + 10
+        resource.setrlimit(resource.RLIMIT_CPU, (total, total))
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    child = Path(__file__).resolve().with_name("bounded_child.py")
+    todo = list(cases)
+    out: dict[str, Run | str] = {}
+    while todo:
+        job = {"cpu_seconds": cpu_seconds, "cases": [{"id": i, **_case(*cases[i])} for i in todo]}
+        r = subprocess.run(
+            [sys.executable, str(child)],
+            input=json.dumps(job),
+            cwd=ROOT,
+            env=env,
+            preexec_fn=cap,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        started = None
+        for line in r.stdout.splitlines():
+            msg = json.loads(line)
+            if "start" in msg:
+                started = msg["start"]
+                continue
+            started = None
+            res = msg["id"]
+            if "Traceback" in msg["stderr"]:
+                out[res] = "Traceback in the child:\n" + msg["stderr"][-3000:]
+            elif msg["exit_code"] not in (0, 1, 2):
+                out[res] = f"exit status {msg['exit_code']}: {msg['stderr'][-3000:]}"
+            else:
+                out[res] = Run(msg["exit_code"], json.loads(msg["stdout"]), msg["seconds"], msg["stderr"])
+        done = [i for i in todo if i in out]
+        if started is not None:  # the child died in this case
+            if r.returncode == -signal.SIGXCPU:
+                out[started] = f"over the CPU deadline of {cpu_seconds} s"
+            else:
+                out[started] = f"the child process died (status {r.returncode}): {r.stderr[-3000:]}"
+            done.append(started)
+        elif len(done) < len(todo):
+            raise AssertionError(
+                f"the child process stopped before any case started: {r.returncode} {r.stderr[-3000:]}"
+            )
+        todo = [i for i in todo if i not in done]
+    return out

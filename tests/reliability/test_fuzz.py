@@ -1,4 +1,6 @@
-"""Fuzzing, short budget (about 30 s; ``bench/fuzz.py --minutes N`` is the long run).
+"""Fuzzing: a small, fixed budget in CI (about 300 examples, a few seconds: the ``ci`` hypothesis
+profile of tests/budgets.py); the long budget (3,000 examples) with ``--hypothesis-profile=long`` or
+``python bench/fuzz.py --hypothesis``, and ``bench/fuzz.py --minutes N`` fuzzes for as long as asked.
 
 Property: for every generated or mutated input, linting returns 0, 1 or 2 with a well-formed report in
 every output format (text, json, sarif, github, gitlab) and never an exception or an internal error
@@ -15,6 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
+from budgets import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -33,9 +36,9 @@ from .fuzzing import (
 from .seeds import SEEDS
 
 
-def fuzz_settings(examples: int) -> settings:
+def fuzz_settings(ci: int, long: int) -> settings:
     return settings(
-        max_examples=examples,
+        max_examples=examples(ci=ci, long=long),
         deadline=None,
         derandomize=not os.environ.get("VLINT_FUZZ_RANDOM"),
         database=None,
@@ -146,14 +149,14 @@ STRUCTURED = {
 
 
 @pytest.mark.parametrize("name", sorted(STRUCTURED))
-@fuzz_settings(300)
+@fuzz_settings(25, 300)
 @given(data=st.data(), mutated=st.booleans(), r=st.randoms(use_true_random=False))
 def test_structured_inputs(checker: Checker, name: str, data: st.DataObject, mutated: bool, r: random.Random) -> None:
     text = data.draw(STRUCTURED[name])
     holds(checker, {name: mutate(r, text) if mutated else text})
 
 
-@fuzz_settings(800)
+@fuzz_settings(80, 800)
 @given(generator=st.sampled_from(sorted(GENERATORS)), mutated=st.booleans(), r=st.randoms(use_true_random=False))
 def test_generated_inputs(checker: Checker, generator: str, mutated: bool, r: random.Random) -> None:
     case = GENERATORS[generator](r)
@@ -163,14 +166,14 @@ def test_generated_inputs(checker: Checker, generator: str, mutated: bool, r: ra
     holds(checker, case)
 
 
-@fuzz_settings(400)
+@fuzz_settings(40, 400)
 @given(r=st.randoms(use_true_random=False))
 def test_mutated_seed_files(checker: Checker, r: random.Random) -> None:
     """Byte flips, line drops, token swaps… of the built-in seed files (one per source)."""
     holds(checker, mutated_corpus_case(r, corpus_files(None)))
 
 
-@fuzz_settings(600)
+@fuzz_settings(60, 600)
 @given(r=st.randoms(use_true_random=False))
 def test_mutated_corpus_files(checker: Checker, shared: Path, r: random.Random) -> None:
     """The same on the 150 real deployment files of ``../shared/corpus/real``."""

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from userrepo import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
 #: what an attacker wants the runner to read as a command of its own
@@ -15,15 +13,10 @@ INJECTIONS = ("::add-mask::", "::stop-commands::", "::set-output", "::error file
 
 
 def run(cwd: Path, *args: str, **env: str) -> str:
-    r = subprocess.run(
-        [sys.executable, "-m", "vlint.cli", "--isolated", *args],
-        cwd=cwd,
-        env=dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8", **env),
-        capture_output=True,
-        timeout=300,
-    )
-    assert b"Traceback" not in r.stderr, r.stderr[-2000:]
-    return (r.stdout + r.stderr).decode("utf-8")
+    """What ``vlint --isolated ARGS`` prints (stdout, then stderr), run in this process as the command."""
+    r = invoke(cwd, ["--isolated", *args], env=env)
+    assert "Traceback" not in r.err, r.err[-2000:]
+    return r.out + r.err
 
 
 def _assert_clean(out: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from budgets import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +21,7 @@ from vlint.sources.shell_eval import ShellEvaluator
 from vlint.sources.shell_lexer import ShellSyntaxError, lex
 from vlint.span import PositionMap
 
-SETTINGS = settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(ci=50, long=1000), suppress_health_check=[HealthCheck.too_slow])
 
 #: characters that need no quoting anywhere in a word
 _SAFE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+-,")
@@ -194,7 +195,7 @@ def mutated_script(draw: st.DrawFn) -> str:
     return text
 
 
-@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(ci=100, long=2000), suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_script(), st.booleans())
 def test_damaged_scripts_never_crash(text: str, powershell: bool) -> None:
     try:

@@ -42,20 +42,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fit_constants import Sample, fit  # noqa: E402
 
+from vlint.core.version import Version  # noqa: E402
+from vlint.hardware.gpus import gpu_from_memory, lookup_gpu  # noqa: E402
 from vlint.memory import estimate_memory, inputs_from_resolved  # noqa: E402
 from vlint.memory.constants import overridden  # noqa: E402
 from vlint.memory.estimate import MemoryEstimate  # noqa: E402
 from vlint.resolve.defaults import resolve_defaults  # noqa: E402
-from vlint.resolve.gpus import gpu_from_memory, lookup_gpu  # noqa: E402
 from vlint.resolve.model_arch import ModelArch  # noqa: E402
 from vlint.resolve.model_sources import lookup_catalog  # noqa: E402
-from vlint.version import Version  # noqa: E402
 
 GIB = float(2**30)
 
 #: model types whose attention or weight format the memory model does not reproduce (reported, not scored)
-from vlint.resolve.memory_inputs import NOT_MODELLED as UNMODELLED  # noqa: E402 - the product's own table
-from vlint.resolve.memory_inputs import unmodelled_type  # noqa: E402
+from vlint.launch.memory_inputs import NOT_MODELLED as UNMODELLED  # noqa: E402 - the product's own table
+from vlint.launch.memory_inputs import unmodelled_type  # noqa: E402
 
 #: (name, observed key, estimate attribute)
 QUANTITIES = (

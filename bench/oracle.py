@@ -169,7 +169,7 @@ def gpu_persona(name: str | None) -> dict[str, Any] | None:
     if not name:
         return None
     sys.path.insert(0, str(ROOT))
-    from vlint.resolve.gpus import lookup_gpu
+    from vlint.hardware.gpus import lookup_gpu
 
     g = lookup_gpu(name)
     if g is None:
@@ -546,12 +546,12 @@ def vlint_outcome(rec: dict[str, Any], engine: Any = None) -> dict[str, Any]:
     """Run vlint on one record's launch: its error findings, file errors and explain-JSON settings."""
     import tempfile
 
-    from vlint.engine import Engine
-    from vlint.lint import LintOptions, lint_paths
+    from vlint.core.version import Version
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
+    from vlint.launch.resolver import ResolveOptions
     from vlint.report.explain import explain_dict
-    from vlint.resolve.resolver import ResolveOptions
-    from vlint.rules import load_catalog
-    from vlint.version import Version
+    from vlint.run.lint import LintOptions, lint_paths
 
     engine = engine or Engine(load_catalog())
     opts = ResolveOptions(vllm_version=Version.parse(rec["release"]), vllm_version_source="oracle record")
@@ -772,8 +772,8 @@ Time to record the data (seconds per release, one release after the other, 2 sha
 def agreement_table(data: Path = DATA) -> str:
     """Per release: vLLM's refusals vlint reports as errors with a consistent message, vLLM's acceptances
     vlint passes, and the resolved settings ``vlint explain`` shows equal to vLLM's."""
-    from vlint.engine import Engine
-    from vlint.rules import load_catalog
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
 
     engine = Engine(load_catalog())
     rows: dict[str, list[int]] = {}

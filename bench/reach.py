@@ -7,7 +7,7 @@
 A launch is *answered* when ``vlint explain --format json`` gives it ``memory`` (the full estimate on the
 GPU the files name) or ``gpu_fit`` (no GPU named: the estimate over the reference GPUs). Every other
 launch carries ``memory_unavailable``, a reason with its fix; the tables count them per kind of
-reason (:mod:`vlint.memory_status`) and per format (the corpus folder of the file). The run is what
+reason (:mod:`vlint.launch.memory_status`) and per format (the corpus folder of the file). The run is what
 ``vlint explain`` does with no configuration: offline, the bundled catalog, no Hugging Face cache (the
 bench points ``HF_HUB_CACHE`` at an empty folder so that the machine's own downloads do not count).
 """
@@ -36,9 +36,9 @@ def measure(corpus: Path) -> dict[str, Any]:
     """Explain every launch of ``corpus`` and count the answers: per kind of reason, per format."""
     from vlint.commands.explain import _collect
     from vlint.commands.settings import CliSettings, RunSettings
-    from vlint.lint_root import find_root
-    from vlint.memory_status import GROUP, memory_status
+    from vlint.launch.memory_status import GROUP, memory_status
     from vlint.report.explain import explain_dict
+    from vlint.security.lint_root import find_root
 
     # as `vlint explain --isolated --format json CORPUS` (no configuration: what vlint knows on its own)
     settings = RunSettings(CliSettings(isolated=True))

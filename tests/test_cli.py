@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from vlint.cli import main
-from vlint.discover import DiscoverOptions, discover
-from vlint.lint import decode
+from vlint.config.discover import DiscoverOptions, discover
+from vlint.run.lint import decode
 from vlint.sources.base import SourceError
 
 ROOT = Path(__file__).resolve().parent.parent

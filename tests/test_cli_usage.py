@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from userrepo import Repo, vlint_env
 
-import vlint.lint as lint_module
+import vlint.run.lint as lint_module
 from vlint.cli import main
 from vlint.commands import common
 

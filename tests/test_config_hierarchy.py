@@ -236,7 +236,7 @@ def test_the_guides_example_repository_behaves_as_the_guide_says(repo: Repo) -> 
 
 
 def test_per_path_keys_match_the_schema() -> None:
-    from vlint.config import PER_PATH_KEYS
+    from vlint.config.files import PER_PATH_KEYS
 
     schema = json.loads((ROOT / "schemas" / "config.schema.json").read_text(encoding="utf-8"))
     assert set(schema["properties"]["per-path"]["additionalProperties"]["properties"]) == PER_PATH_KEYS
@@ -262,7 +262,7 @@ def test_rule_options_in_config(repo: Repo) -> None:
         repo.write("b/.vlint.toml", text)
         res = repo.lint_json(".")
         assert res.code == 2 and message in res.err and "b/.vlint.toml" in res.err, res.err
-    from vlint.rules import load_catalog
+    from vlint.engine.catalog import load_catalog
 
     guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
     table = guide.split("### Rule options", 1)[1].split("```", 1)[0]
@@ -332,7 +332,8 @@ def test_a_baseline_that_is_not_a_regular_file_is_an_error_not_a_hang(repo: Repo
 
 
 def test_an_oversized_config_or_baseline_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from vlint import baseline, config
+    from vlint.config import files as config
+    from vlint.suppression import baseline
 
     b = tmp_path / "b.json"
     b.write_text('{"tool": "vlint", "format_version": 1, "findings": []}' + " " * 200)

@@ -431,11 +431,11 @@ def test_suppressed_findings_are_not_fixed(work: Path) -> None:
 def test_vl210_fix_relints_clean_and_names_the_largest_that_starts(work: Path) -> None:
     """VL210's fix is the longest max_model_len that starts with nothing else to report (room for two
     requests: no VL211); the largest that starts at all is offered as another way, not applied."""
-    from vlint.engine import Engine
-    from vlint.lint import LintOptions, lint_paths
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
+    from vlint.launch.resolver import ResolveOptions
     from vlint.memory import estimate_memory, inputs_from_resolved
-    from vlint.resolve.resolver import ResolveOptions
-    from vlint.rules import load_catalog
+    from vlint.run.lint import LintOptions, lint_paths
 
     (work / "run.sh").write_text("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 131072\n")
     (f,) = [f for f in findings("run.sh", "--gpu", "L4") if f["code"] == "VL210"]
@@ -497,8 +497,8 @@ def test_removed_flag_fix_rules() -> None:
     """Mechanical renames keep the value; a "nothing replaces it" flag is removed safely; else unsafe."""
     from vlint.argspec.fixes import removed_flag_fix
     from vlint.argspec.spec import load_spec
-    from vlint.span import Span
-    from vlint.version import V
+    from vlint.core.span import Span
+    from vlint.core.version import V
 
     spec = load_spec(V("0.33.0"))
     flag, value = Span("a.sh", 1, 10, 1, 36), Span("a.sh", 1, 37, 1, 38)
@@ -544,10 +544,10 @@ def test_corpus_fixes_parse_and_clear_their_findings(
 ) -> None:
     """Every corpus file with a fixable finding: after `vlint fix --unsafe-fixes`, vLLM's parser (the
     bundled schema) accepts the file (no new VL0xx, no parse error) and the fixed findings are gone."""
-    from vlint.engine import Engine
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
     from vlint.fix.apply import fix_paths
-    from vlint.lint import LintOptions, lint_paths
-    from vlint.rules import load_catalog
+    from vlint.run.lint import LintOptions, lint_paths
 
     corpus = tmp_path / "corpus"
     shutil.copytree(shared / "corpus" / "real", corpus)

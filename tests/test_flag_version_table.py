@@ -12,9 +12,9 @@ import pytest
 from vlint.argspec.history import history
 from vlint.argspec.parse import parse_invocation
 from vlint.argspec.spec import bundled_versions, load_spec
-from vlint.invocation import Invocation, Token
-from vlint.span import Span
-from vlint.version import V, Version
+from vlint.core.invocation import Invocation, Token
+from vlint.core.span import Span
+from vlint.core.version import V, Version
 
 S = Span("start.sh", 1, 1, 1, 2)
 

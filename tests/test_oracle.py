@@ -34,8 +34,8 @@ ACCEPTANCES_NEEDED = 0.98
 
 @cache
 def _engine() -> Any:
-    from vlint.engine import Engine
-    from vlint.rules import load_catalog
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
 
     return Engine(load_catalog())
 

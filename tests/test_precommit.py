@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from vlint.discover import DEFAULT_INCLUDE
+from vlint.config.discover import DEFAULT_INCLUDE
 
 ROOT = Path(__file__).resolve().parent.parent
 HOOKS = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from vlint.cli import main
-from vlint.gpu_fit import DEFAULT_REFERENCE_GPUS, reference_gpus
+from vlint.launch.gpu_fit import DEFAULT_REFERENCE_GPUS, reference_gpus
 
 
 @pytest.fixture

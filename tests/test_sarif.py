@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 from jsonschema import Draft4Validator
 
-from vlint.baseline import FINGERPRINT_KEY
 from vlint.cli import main
+from vlint.engine.catalog import load_catalog
 from vlint.report.sarif import RULE_DOCS_URL
-from vlint.rules import load_catalog
+from vlint.suppression.baseline import FINGERPRINT_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "tests" / "data" / "sarif-2.1.0.json"

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from vlint.argspec.spec import ArgSpec, Argument, bundled_versions
 from vlint.cli import main
 from vlint.commands.schema import diff_specs
-from vlint.version import V
+from vlint.core.version import V
 
 
 def test_versions_lists_every_bundled_schema() -> None:

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from vlint.paths import schemas_dir
-from vlint.version import V
+from vlint.core.paths import schemas_dir
+from vlint.core.version import V
 
 
 def _packer():

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from vlint.cli import main
-from vlint.sizing import CHARS_PER_TOKEN, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, percentile, workload_from_requests
+from vlint.fix.sizing import CHARS_PER_TOKEN, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, percentile, workload_from_requests
 
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"
 

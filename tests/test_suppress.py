@@ -9,12 +9,12 @@ import pytest
 from click.testing import CliRunner
 
 from vlint.cli import main
-from vlint.engine import Engine
-from vlint.invocation import Fact
-from vlint.lint import LintOptions, lint_paths
-from vlint.rules import load_catalog
-from vlint.span import Span
-from vlint.suppress import parse_directives, scan_comments
+from vlint.core.invocation import Fact
+from vlint.core.span import Span
+from vlint.engine.catalog import load_catalog
+from vlint.engine.runner import Engine
+from vlint.run.lint import LintOptions, lint_paths
+from vlint.suppression.inline import parse_directives, scan_comments
 
 
 def comments(text: str, path: str) -> list[tuple[int, int, str]]:
@@ -151,7 +151,7 @@ def test_a_string_that_looks_like_a_directive_suppresses_nothing(tmp_path: Path)
 def _linted_with_fact(tmp_path: Path, value: str) -> tuple[list[str], list[str]]:
     """Lint a script whose launch carries a ``suppress`` fact, as the Kubernetes source sets it from
     the vlint.dev/disable annotation (patched in here: this test is about the suppression side)."""
-    import vlint.lint as lint_mod
+    import vlint.run.lint as lint_mod
 
     script = tmp_path / "start.sh"
     script.write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --gpu-memory-utilization 0.97 --no-enable-chunked-prefill\n")

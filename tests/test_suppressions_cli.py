@@ -131,7 +131,7 @@ def test_add_suppressions_then_nothing_is_reported(repo: Repo) -> None:
 def test_the_guide_names_every_off_by_default_rule() -> None:
     from userrepo import ROOT
 
-    from vlint.rules import load_catalog
+    from vlint.engine.catalog import load_catalog
 
     guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
     para = guide.split("**off-by-default**", 1)[1].split("\n\n", 1)[0]

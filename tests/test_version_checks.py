@@ -8,9 +8,9 @@ import pytest
 from vlint.argspec import history as history_mod
 from vlint.argspec.parse import parse_invocation
 from vlint.argspec.spec import ArgSpec, Argument
-from vlint.invocation import Invocation, Token
-from vlint.span import Span
-from vlint.version import V
+from vlint.core.invocation import Invocation, Token
+from vlint.core.span import Span
+from vlint.core.version import V
 
 S = Span("start.sh", 1, 1, 1, 2)
 

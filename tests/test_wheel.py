@@ -63,7 +63,8 @@ def _vlint(bindir: Path) -> str:
 def test_the_installed_package_is_not_the_source_tree(installed: Path, tmp_path: Path) -> None:
     python = installed / ("python.exe" if os.name == "nt" else "python")
     p = _run(
-        [str(python), "-c", "import vlint, vlint.paths as p; print(vlint.__file__); print(p.rules_dir())"], tmp_path
+        [str(python), "-c", "import vlint, vlint.core.paths as p; print(vlint.__file__); print(p.rules_dir())"],
+        tmp_path,
     )
     assert p.returncode == 0, p.stderr
     module, rules = p.stdout.split()

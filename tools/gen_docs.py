@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate ``docs/rules/<CODE>.md`` (one page per bundled rule) and ``docs/rules/index.md``.
 
-Each page is exactly what ``vlint rule CODE`` prints (:func:`vlint.docs.rule_page`): summary, why,
+Each page is exactly what ``vlint rule CODE`` prints (:func:`vlint.commands.rule_pages.rule_page`): summary, why,
 the rule's bad/good cases with vlint's actual output on them, references. SARIF ``helpUri`` links
 to these pages. Run it after adding or changing a rule; ``--check`` exits 1 when the files on disk
 differ from what it would write (``tests/test_docs.py`` does the same in memory).
@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from vlint.docs import config_schema_with_rules, rule_page  # noqa: E402
-from vlint.rules import Rule, load_catalog  # noqa: E402
+from vlint.commands.rule_pages import config_schema_with_rules, rule_page  # noqa: E402
+from vlint.engine.catalog import Rule, load_catalog  # noqa: E402
 
 OUT = ROOT / "docs" / "rules"
 #: its ``$defs.key-rules`` (the rules' options) is generated from rules/*.yaml

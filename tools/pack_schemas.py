@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vlint.argspec.bundle import to_ranges  # noqa: E402
-from vlint.version import Version  # noqa: E402
+from vlint.core.version import Version  # noqa: E402
 
 FOLDER = ROOT / "schemas" / "vllm"
 #: keys of a record that are not compared when deciding an alias

@@ -1,4 +1,4 @@
-"""Structured changes for fixes: :class:`~vlint.finding.SettingChange` objects built from a resolved
+"""Structured changes for fixes: :class:`~vlint.core.finding.SettingChange` objects built from a resolved
 deployment, with the spans ``vlint fix`` edits.
 
 Checks call these helpers; each returns ``None`` (or an empty tuple) when the change cannot be
@@ -11,14 +11,14 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from vlint.finding import Fix, SettingChange
-from vlint.span import Span
+from vlint.core.finding import Fix, SettingChange
+from vlint.core.span import Span
 
 if TYPE_CHECKING:
     from vlint.argspec.parse import Setting
     from vlint.argspec.spec import ArgSpec
-    from vlint.deployment import Deployment
-    from vlint.invocation import Entry, Invocation
+    from vlint.core.invocation import Entry, Invocation
+    from vlint.launch.deployment import Deployment
 
 #: origins of settings whose text vlint can edit (not ``kwargs`` or ``override``)
 _EDITABLE = {"cli": "cli", "config": "config"}

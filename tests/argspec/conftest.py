@@ -10,10 +10,10 @@ import pytest
 
 from vlint.argspec.parse import ParsedArgs, parse_invocation
 from vlint.argspec.spec import ArgSpec, Argument
-from vlint.invocation import Invocation, Token
+from vlint.core.invocation import Invocation, Token
+from vlint.core.span import Span
+from vlint.core.version import Version
 from vlint.sources.vllm_yaml import load_config
-from vlint.span import Span
-from vlint.version import Version
 
 
 def arg(dest: str, *opts: str, **kw: Any) -> Argument:

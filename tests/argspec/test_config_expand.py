@@ -230,8 +230,8 @@ def test_no_key_written_as_true(parse) -> None:
 
 def test_bare_config_file_launch(spec_factory) -> None:
     from vlint.argspec.parse import parse_invocation
-    from vlint.invocation import Invocation
-    from vlint.span import Span
+    from vlint.core.invocation import Invocation
+    from vlint.core.span import Span
 
     inv = Invocation(
         "vllm-config",
@@ -246,8 +246,8 @@ def test_bare_config_file_launch(spec_factory) -> None:
 
 def test_unresolved_heredoc_value_through_the_parser(parse, spec_factory) -> None:
     from vlint.argspec.parse import parse_invocation
-    from vlint.invocation import Invocation, Token
-    from vlint.span import Span
+    from vlint.core.invocation import Invocation, Token
+    from vlint.core.span import Span
 
     text = "max-model-len: $LEN\n"
     inv = Invocation(

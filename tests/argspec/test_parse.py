@@ -14,9 +14,9 @@ import pytest
 
 from vlint.argspec.parse import UNRESOLVED, ParsedArgs, parse_invocation
 from vlint.argspec.spec import bundled_versions, load_spec
-from vlint.invocation import Invocation, Token
-from vlint.span import Span
-from vlint.version import Version
+from vlint.core.invocation import Invocation, Token
+from vlint.core.span import Span
+from vlint.core.version import Version
 
 
 def values(parsed: ParsedArgs) -> dict[str, Any]:

@@ -13,9 +13,9 @@ from vlint.argspec.bundle import expand, index
 from vlint.argspec.parse import parse_invocation
 from vlint.argspec.spec import Argument, bundled_versions, load_spec, resolve_release
 from vlint.cli import main
-from vlint.invocation import Invocation, Token
-from vlint.span import Span
-from vlint.version import V, Version
+from vlint.core.invocation import Invocation, Token
+from vlint.core.span import Span
+from vlint.core.version import V, Version
 
 ROOT = Path(__file__).resolve().parents[2]
 S = Span("start.sh", 1, 1, 1, 2)

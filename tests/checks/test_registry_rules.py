@@ -11,10 +11,10 @@ import pytest
 from vlint.argspec.bundle import contains, registries_doc
 from vlint.argspec.spec import load_spec
 from vlint.checks import CheckContext, get_check
-from vlint.invocation import Invocation, Token
-from vlint.resolve.resolver import ResolveOptions, resolve
-from vlint.span import Span
-from vlint.version import V
+from vlint.core.invocation import Invocation, Token
+from vlint.core.span import Span
+from vlint.core.version import V
+from vlint.launch.resolver import ResolveOptions, resolve
 
 S = Span("start.sh", 1, 1, 1, 2)
 

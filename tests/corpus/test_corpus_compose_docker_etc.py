@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 
 from vlint.argspec.parse import UNRESOLVED
-from vlint.deployment import Deployment
-from vlint.engine import Engine
-from vlint.lint import FileResult, LintOptions, LintReport, lint_paths
-from vlint.rules import load_catalog
+from vlint.engine.catalog import load_catalog
+from vlint.engine.runner import Engine
+from vlint.launch.deployment import Deployment
+from vlint.run.lint import FileResult, LintOptions, LintReport, lint_paths
 
 FOLDERS = (
     "docker-compose",

@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 from vlint.argspec.parse import UNRESOLVED
-from vlint.deployment import Deployment
-from vlint.engine import Engine
-from vlint.lint import LintOptions, LintReport, lint_paths
-from vlint.rules import load_catalog
+from vlint.engine.catalog import load_catalog
+from vlint.engine.runner import Engine
+from vlint.launch.deployment import Deployment
+from vlint.run.lint import LintOptions, LintReport, lint_paths
 from vlint.sources import registry
 
 FOLDERS = ("k8s", "k8s-crd", "kserve", "helm-other", "helm-production-stack", "helm-templates", "templates-other")
@@ -350,7 +350,7 @@ EXPECTED: dict[int, tuple[list[tuple[Any, ...]], list[str]]] = {
         ["VL603"],
     ),
     # No VL502 on `hf_token: HUGGINGFACE_TOKEN`: an ALL-CAPS name is a placeholder, not a credential
-    # (vlint/secrets.py); INDEX only asks for a softer note about plain-string hf_token, which no rule makes.
+    # (vlint/security/secrets.py); INDEX only asks for a softer note about plain-string hf_token, which no rule makes.
     # helm-production-stack/vllm-project__production-stack__deployment_on_cloud__aws__production_stack_specification.y…
     34: (
         [

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from vlint.argspec.parse import UNRESOLVED
-from vlint.engine import Engine
-from vlint.lint import FileResult, LintOptions, lint_paths
-from vlint.rules import load_catalog
+from vlint.engine.catalog import load_catalog
+from vlint.engine.runner import Engine
+from vlint.run.lint import FileResult, LintOptions, lint_paths
 
 U = UNRESOLVED
 #: the findings compared here: parse/argument rules and the first rules of the catalog. Newer

@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
+from vlint.core.version import V
+from vlint.hardware.gpus import gpu_from_memory, lookup_gpu
 from vlint.memory import MemoryInputs, estimate_memory, max_model_len_that_fits
-from vlint.resolve.gpus import gpu_from_memory, lookup_gpu
 from vlint.resolve.model_sources import lookup_catalog
-from vlint.version import V
 
 GIB = 2**30
 

@@ -176,8 +176,8 @@ def test_context_parallel_spreads_a_request_over_ranks():
 
 
 def _sparse_per_token(model: str, version: str) -> float:
+    from vlint.core.version import V
     from vlint.memory.estimate import INDEXER_SKIP_SINCE
-    from vlint.version import V
 
     specs = _all_layers(lookup_catalog(model), tp=8, indexer_skips=V(version) >= V(INDEXER_SKIP_SINCE))
     return sum(s.bytes_per_token for s in specs)

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from vlint.cli import main
+from vlint.core.version import Version
+from vlint.hardware.accelerators import lookup_accelerator, reference_accelerators
 from vlint.memory.platforms import HPU_UNAVAILABLE_GIB, cpu_kv_space, hpu_kv_space, tpu_kv_space
-from vlint.resolve.accelerators import lookup_accelerator, reference_accelerators
-from vlint.version import Version
 
 GIB = 2**30
 

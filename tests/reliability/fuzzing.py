@@ -606,8 +606,8 @@ class Checker:
     stats: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from vlint.engine import Engine, Selection
-        from vlint.rules import load_catalog
+        from vlint.engine.catalog import load_catalog
+        from vlint.engine.runner import Engine, Selection
 
         if self.engine is None:
             self.engine = Engine(load_catalog(), Selection(extend_select=("ALL",)))
@@ -630,9 +630,9 @@ class Checker:
             return ["exception: " + traceback.format_exc()]
 
     def _check(self, case: Case) -> list[str]:
-        from vlint.baseline import SourceLines, fingerprints
         from vlint.commands.check import exit_code, render
-        from vlint.lint import LintOptions, lint_paths
+        from vlint.run.lint import LintOptions, lint_paths
+        from vlint.suppression.baseline import SourceLines, fingerprints
 
         report = lint_paths([self.root], self.engine, LintOptions(root=self.root, jobs=1))
         failures = [

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from vlint import rules
-from vlint.paths import cache_dir, rules_dir
+from vlint.core.paths import cache_dir, rules_dir
+from vlint.engine import catalog as rules
 
 
 @pytest.fixture

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from vlint.lint import DEFAULT_MAX_FILE_SIZE, MAX_LAUNCH_WORDS
-from vlint.sources import shell_eval, shell_lexer, yaml_nodes
+from vlint.run.lint import DEFAULT_MAX_FILE_SIZE, MAX_LAUNCH_WORDS
+from vlint.sources import yaml_nodes
+from vlint.sources.scripts import shell_eval, shell_lexer
 
 from .hostile import (
     OTHER_PAYLOADS,

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from vlint import lint as lint_module
 from vlint.cli import main
-from vlint.sources import registry, shell
+from vlint.run import lint as lint_module
+from vlint.sources import registry
 from vlint.sources.base import Source
+from vlint.sources.scripts import shell
 
 from .hostile import inject, lint, write_tree
 from .seeds import SEEDS
@@ -189,7 +190,7 @@ def test_a_crashing_check_is_one_files_internal_error(tmp_path: Path, monkeypatc
 
         return wrapped
 
-    monkeypatch.setattr("vlint.engine.get_check", crashing_for_a)
+    monkeypatch.setattr("vlint.engine.runner.get_check", crashing_for_a)
     run = lint(tmp_path, ".")
     assert run.exit_code == 2
     assert (run.error("a.sh") or "").startswith("internal error while checking this file: ZeroDivisionError")

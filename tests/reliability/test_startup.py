@@ -60,5 +60,5 @@ def test_the_default_path_imports_nothing_heavy(target: str) -> None:
     doc = json.loads(r.stdout.strip().splitlines()[-1])
     assert doc["code"] in (0, 1)
     loaded = set(doc["modules"])
-    assert "vlint.lint" in loaded and "vlint.commands.check" in loaded
+    assert "vlint.run.lint" in loaded and "vlint.commands.check" in loaded
     assert sorted(m for m in NOT_IMPORTED if m in loaded) == []

@@ -5,11 +5,11 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from vlint.engine import Engine
-from vlint.finding import Finding
-from vlint.lint import LintOptions, lint_paths
-from vlint.lint_root import LintRoot
-from vlint.rules import load_catalog
+from vlint.core.finding import Finding
+from vlint.engine.catalog import load_catalog
+from vlint.engine.runner import Engine
+from vlint.run.lint import LintOptions, lint_paths
+from vlint.security.lint_root import LintRoot
 
 
 def write(root: Path, files: dict[str, str]) -> None:

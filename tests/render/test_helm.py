@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from vlint.engine import Engine
-from vlint.lint import LintOptions
-from vlint.lint_root import LintRoot
-from vlint.rules import load_catalog
+from vlint.engine.catalog import load_catalog
+from vlint.engine.runner import Engine
+from vlint.run.lint import LintOptions
+from vlint.security.lint_root import LintRoot
 
 from .helpers import lint, where, write
 
@@ -117,7 +117,7 @@ def test_a_template_named_on_its_own_points_at_its_chart(tmp_path: Path) -> None
 
 
 def test_dependencies_that_are_not_vendored_are_not_fetched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import vlint.render.helm as hm
+    import vlint.sources.render.helm as hm
 
     monkeypatch.setattr(hm, "find_tool", lambda name: "/usr/bin/helm-that-must-not-run")
     monkeypatch.setattr(hm, "run_tool", lambda argv, **kw: pytest.fail("helm ran"))
@@ -138,7 +138,7 @@ def test_dependencies_that_are_not_vendored_are_not_fetched(tmp_path: Path, monk
 
 
 def test_a_chart_file_linked_outside_the_root_stops_the_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import vlint.render.helm as hm
+    import vlint.sources.render.helm as hm
 
     monkeypatch.setattr(hm, "find_tool", lambda name: "/usr/bin/helm-that-must-not-run")
     monkeypatch.setattr(hm, "run_tool", lambda argv, **kw: pytest.fail("helm ran"))
@@ -236,14 +236,14 @@ def test_helm_output_maps_to_values_and_template_lines(tmp_path: Path) -> None:
     """The mapping alone, on the text helm prints (no helm needed): each rendered value points at the
     values line it came from, a value built in the template (``--max-model-len={{ … }}``) at the
     template's flag and the values file's number."""
-    from vlint.render import configured
-    from vlint.render.helm import _Chart, _collect, _origins
-    from vlint.render.output import lint_rendered
+    from vlint.core.span import Span
     from vlint.sources.base import SourceResult
-    from vlint.span import Span
+    from vlint.sources.render import configured
+    from vlint.sources.render.helm import _Chart, _collect, _origins
+    from vlint.sources.render.output import lint_rendered
 
     write(tmp_path, CHART)
-    from vlint.lint import Reader
+    from vlint.run.lint import Reader
 
     opts = LintOptions(root=tmp_path, lint_root=LintRoot(tmp_path.resolve()))
     reader = Reader(opts)
@@ -268,7 +268,7 @@ def test_helm_output_maps_to_values_and_template_lines(tmp_path: Path) -> None:
     # --max-model-len={{ .Values.model.maxModelLen }}: the word points at the value that was set
     flag = next(t for t in inv.args if t.text.startswith("--max-model-len"))
     assert (flag.span.path, flag.span.line, flag.span.column) == (small, 3, 16)
-    from vlint.resolve.resolver import ResolveOptions, resolve
+    from vlint.launch.resolver import ResolveOptions, resolve
 
     got = {where(f) for f in Engine(load_catalog()).run_deployment(resolve(inv, ResolveOptions()))}
     assert f"VL204 {small}:3:16" in got, got  # 300000 over Qwen2.5-7B's 32768

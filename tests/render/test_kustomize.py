@@ -135,7 +135,7 @@ def test_tool_missing_is_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
 def test_remote_bases_plugins_and_helm_are_not_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[list[str]] = []
-    import vlint.render.kustomize as kz
+    import vlint.sources.render.kustomize as kz
 
     monkeypatch.setattr(kz, "run_tool", lambda argv, **kw: calls.append(argv))  # must never be reached
     write(tmp_path, BASE)
@@ -166,7 +166,7 @@ def test_remote_bases_plugins_and_helm_are_not_run(tmp_path: Path, monkeypatch: 
 
 
 def test_references_outside_the_lint_root_are_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import vlint.render.kustomize as kz
+    import vlint.sources.render.kustomize as kz
 
     monkeypatch.setattr(kz, "run_tool", lambda argv, **kw: pytest.fail("the tool ran"))
     outside = tmp_path / "outside"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from vlint.core.version import V
+from vlint.hardware.gpus import lookup_gpu
 from vlint.resolve.defaults import resolve_defaults, resolve_engine
-from vlint.resolve.gpus import lookup_gpu
 from vlint.resolve.model_sources import lookup_catalog
-from vlint.version import V
 
 LLAMA = lookup_catalog("meta-llama/Llama-3.1-8B-Instruct")
 

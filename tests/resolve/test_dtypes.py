@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from vlint.core.version import V
 from vlint.resolve.dtypes import float16_refusal, refuses_float16
-from vlint.version import V
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from vlint.resolve.gpus import all_gpus, gpu_from_memory, lookup_gpu
+from vlint.hardware.gpus import all_gpus, gpu_from_memory, lookup_gpu
 
 
 @pytest.mark.parametrize(

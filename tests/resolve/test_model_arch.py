@@ -4,6 +4,7 @@ import json
 import struct
 from pathlib import Path
 
+from vlint.core.version import V
 from vlint.resolve.model_arch import (
     CHUNKED,
     FULL,
@@ -20,7 +21,6 @@ from vlint.resolve.model_sources import (
     lookup_catalog,
     read_safetensors_header,
 )
-from vlint.version import V
 
 LLAMA = {
     "architectures": ["LlamaForCausalLM"],

@@ -82,7 +82,7 @@ def test_plain_import_does_not_read_the_catalog():
         "opened = []\n"
         "real = builtins.open\n"
         "builtins.open = lambda f, *a, **k: (opened.append(str(f)), real(f, *a, **k))[1]\n"
-        "import vlint.lint\n"
+        "import vlint.run.lint\n"
         "print(any('models.' in p for p in opened))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from vlint.lint_root import LintRoot
 from vlint.resolve.hf_cache import hub_cache_dir, repo_folder, snapshot, valid_repo_id
 from vlint.resolve.model_sources import find_model, local_weight_bytes
+from vlint.security.lint_root import LintRoot
 
 REV = "0123456789abcdef0123456789abcdef01234567"
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from vlint.core.version import Version
 from vlint.memory.weights import loaded_weights
 from vlint.resolve import model_names
 from vlint.resolve.model_names import SUFFIXES, candidates, infer_arch, match
 from vlint.resolve.model_sources import catalog_record, find_model, resolve_catalog_id
-from vlint.version import Version
 
 GIB = float(2**30)
 
@@ -171,7 +171,7 @@ def test_never_a_guess_among_several(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_find_model_says_it_inferred(tmp_path) -> None:
-    from vlint.lint_root import LintRoot
+    from vlint.security.lint_root import LintRoot
 
     r = find_model("/models/Qwen3-32B", root=LintRoot(tmp_path))
     assert r.origin == "name" and r.arch is not None

@@ -2,7 +2,7 @@
 :func:`recording` block runs, so a test can assert on what vlint *opened*, not only on what it printed.
 
 Audit hooks cannot be removed; the one hook is installed once per process and records only inside
-a :func:`recording` block. ``open`` events of :func:`vlint.lint_root.open_beneath` carry a single
+a :func:`recording` block. ``open`` events of :func:`vlint.security.lint_root.open_beneath` carry a single
 path component opened from a folder's descriptor (``dir_fd``); the hook cannot see that folder, so
 the primitive's own checked target is recorded instead through the ``vlint.open_beneath`` event it
 raises.
@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from vlint.paths import cache_dir
+from vlint.core.paths import cache_dir
 
 _RECORDING: list[list[str]] = []
 _INSTALLED = False

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from reliability.hostile import Run, lint_bounded, lint_bounded_many
 
-from vlint.globs import compile_glob
+from vlint.config.globs import compile_glob
 
 #: CPU seconds each case may use (a CPU-time limit, so a loaded machine does not make it flaky)
 DEADLINE = 20

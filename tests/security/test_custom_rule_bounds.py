@@ -4,7 +4,7 @@ rule could take the run down, each bounded:
 
 - a ``pattern`` (or ``patternProperties``) that backtracks: ``^(a+)+$`` against ``"a" * 28 + "!"``
   took 7 s with ``re``, doubling per character; patterns are now searched by a linear-time NFA
-  (:mod:`vlint.linear_regex`), and constructs it cannot run are refused when the rule is loaded;
+  (:mod:`vlint.engine.linear_regex`), and constructs it cannot run are refused when the rule is loaded;
 - a ``when:`` built from YAML aliases (a 500-byte "billion laughs" the validators walked for minutes):
   a rule file is measured with its aliases expanded, and refused past 10,000 nodes or 100 aliases;
 - ``{model}`` written a hundred times in a message (a 100 MB finding): templates are capped at load,
@@ -27,8 +27,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vlint.engine import render_message
-from vlint.linear_regex import MAX_PROGRAM, compile_linear
+from vlint.engine.linear_regex import MAX_PROGRAM, compile_linear
+from vlint.engine.runner import render_message
 
 ROOT = Path(__file__).resolve().parents[2]
 #: CPU seconds a child may use: each case takes well under one with the bounds, hours without

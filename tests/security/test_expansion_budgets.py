@@ -27,8 +27,9 @@ from typing import Any
 
 import pytest
 
-from vlint.sources import dotenv, makefile
-from vlint.sources.shell_eval import ShellEvaluator
+from vlint.sources.containers import dotenv
+from vlint.sources.scripts import makefile
+from vlint.sources.scripts.shell_eval import ShellEvaluator
 
 from .leaks import invoke_in, write_tree
 

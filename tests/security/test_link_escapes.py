@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from vlint.lint_root import LintRoot, Refused
+from vlint.security.lint_root import LintRoot, Refused
 
 from .leaks import invoke_in, leaked, outputs, write_tree
 from .opened import escapes, recording
@@ -92,7 +92,7 @@ def test_the_root_resolves_links_in_the_kernels_order(ci: tuple[Path, Path]) -> 
 def test_a_link_swapped_in_after_the_check_is_not_followed(ci: tuple[Path, Path], tmp_path: Path) -> None:
     """The open walks the checked real path component by component without following links: a link
     that appears between the check and the open (a race) fails the open instead of leading out."""
-    from vlint.lint_root import open_beneath
+    from vlint.security.lint_root import open_beneath
 
     repo, work = ci
     (repo / "cfg").mkdir()

@@ -170,7 +170,7 @@ def test_paths_in_different_work_trees_do_not_open_the_folder_between_them(tmp_p
     """`vlint repoA/x repoB/y` (pre-commit in a monorepo checkout next to another, or a CI step that
     lints the checkout and a file in /tmp) must not make the common parent — often / — the root:
     each work tree is a folder of the root, and a file may not read between them."""
-    from vlint.lint_root import find_root
+    from vlint.security.lint_root import find_root
 
     a, b = tmp_path / "a", tmp_path / "b"
     write_tree(a, {"serve.sh": "vllm serve m/x --config ../secret.yaml\n"})
@@ -188,7 +188,7 @@ def test_paths_in_different_work_trees_do_not_open_the_folder_between_them(tmp_p
 
 
 def test_folders_without_a_work_tree_share_their_common_folder_but_never_the_machine(tmp_path: Path) -> None:
-    from vlint.lint_root import find_root
+    from vlint.security.lint_root import find_root
 
     write_tree(tmp_path, {"x/a.sh": "", "y/b.sh": ""})
     assert find_root([tmp_path / "x" / "a.sh", tmp_path / "y" / "b.sh"]).folders == (tmp_path.resolve(),)

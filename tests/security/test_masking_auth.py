@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from vlint.secrets import redact
+from vlint.security.secrets import redact
 
 from .leaks import leaked, outputs, write_tree
 

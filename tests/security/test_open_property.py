@@ -19,10 +19,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vlint.engine import Engine
-from vlint.lint import LintOptions, lint_paths
-from vlint.lint_root import find_root
-from vlint.rules import load_catalog
+from vlint.engine.catalog import load_catalog
+from vlint.engine.runner import Engine
+from vlint.run.lint import LintOptions, lint_paths
+from vlint.security.lint_root import find_root
 
 from .opened import escapes, recording
 

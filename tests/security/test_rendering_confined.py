@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-import vlint.render as render
-import vlint.render.kustomize as kz
+import vlint.sources.render as render
+import vlint.sources.render.kustomize as kz
 from tests.render.helpers import lint, where, write
-from vlint.render import Budget
-from vlint.render.tools import run_tool, scrubbed_env
+from vlint.sources.render import Budget
+from vlint.sources.render.tools import run_tool, scrubbed_env
 
 from .leaks import invoke_in
 

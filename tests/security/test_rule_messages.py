@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from vlint.cli import main
-from vlint.engine import render_message
+from vlint.engine.runner import render_message
 
 RULE = """code: EVIL001
 name: evil

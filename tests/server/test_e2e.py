@@ -179,7 +179,7 @@ def test_fix_all_is_resolved_when_chosen(tmp_path: Path, client: LspClient) -> N
 
 CRASHING_SERVER = """
 import sys
-import vlint.suppress as suppress
+import vlint.suppression.inline as suppress
 
 real = suppress.apply_suppressions
 

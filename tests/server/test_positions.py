@@ -8,9 +8,9 @@ require_pygls()
 
 from lsprotocol import types  # noqa: E402
 
+from vlint.core.span import Span  # noqa: E402
 from vlint.server.positions import UTF8, UTF16, UTF32, Lines, char_index, units  # noqa: E402
 from vlint.server.session import text_edit  # noqa: E402
-from vlint.span import Span  # noqa: E402
 
 LINE = 'NOTE="🦙é" vllm serve m --max-num-seq 8'
 

@@ -16,10 +16,10 @@ require_pygls()
 from lsprotocol import types  # noqa: E402
 
 from tests.server.lsp_client import apply_edits  # noqa: E402
-from vlint.engine import Engine  # noqa: E402
-from vlint.lint import LintOptions, lint_paths  # noqa: E402
-from vlint.lint_root import LintRoot, real_path  # noqa: E402
-from vlint.rules import load_catalog  # noqa: E402
+from vlint.engine.catalog import load_catalog  # noqa: E402
+from vlint.engine.runner import Engine  # noqa: E402
+from vlint.run.lint import LintOptions, lint_paths  # noqa: E402
+from vlint.security.lint_root import LintRoot, real_path  # noqa: E402
 from vlint.server.session import Session  # noqa: E402
 from vlint.server.setup import EditorSettings  # noqa: E402
 
@@ -431,7 +431,7 @@ def test_the_editor_never_runs_kubectl_or_helm(tmp_path: Path, monkeypatch: pyte
     import textwrap
 
     from tests.render.test_kustomize import BASE, OVERLAY
-    from vlint.render import tools
+    from vlint.sources.render import tools
 
     def no_tool(*args: object, **kwargs: object) -> None:
         raise AssertionError("the language server ran an outside tool")

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from vlint.engine import Engine
-from vlint.finding import Finding
-from vlint.invocation import Invocation, Token
-from vlint.lint import LintOptions, Reader, lint_paths
-from vlint.rules import load_catalog
-from vlint.sources import compose
+from vlint.core.finding import Finding
+from vlint.core.invocation import Invocation, Token
+from vlint.engine.catalog import load_catalog
+from vlint.engine.runner import Engine
+from vlint.run.lint import LintOptions, Reader, lint_paths
 from vlint.sources.base import SourceResult
+from vlint.sources.containers import compose
 from vlint.sources.registry import sources_for
 
 

@@ -10,16 +10,16 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from vlint.engine import Engine
-from vlint.invocation import Invocation, Token
-from vlint.lint import LintOptions, Reader, lint_paths
-from vlint.rules import load_catalog
-from vlint.sources import dockerfile
+from vlint.core.invocation import Invocation, Token
+from vlint.core.span import Span
+from vlint.engine.catalog import load_catalog
+from vlint.engine.runner import Engine
+from vlint.run.lint import LintOptions, Reader, lint_paths
 from vlint.sources.base import SourceResult
-from vlint.sources.dockerfile import exec_form, parse_instructions
-from vlint.sources.dotenv import Mapped
+from vlint.sources.containers import dockerfile
+from vlint.sources.containers.dockerfile import exec_form, parse_instructions
+from vlint.sources.containers.dotenv import Mapped
 from vlint.sources.registry import sources_for
-from vlint.span import Span
 
 
 def extract(tmp_path: Path, text: str, name: str = "Dockerfile", **files: str) -> SourceResult:

@@ -8,13 +8,13 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from vlint.engine import Engine
-from vlint.lint import LintOptions, Reader, lint_paths
-from vlint.rules import load_catalog
-from vlint.sources import dotenv
-from vlint.sources.dotenv import Mapped, interpolate, mapping_lookup, parse_dotenv, split_words
+from vlint.core.span import PositionMap
+from vlint.engine.catalog import load_catalog
+from vlint.engine.runner import Engine
+from vlint.run.lint import LintOptions, Reader, lint_paths
+from vlint.sources.containers import dotenv
+from vlint.sources.containers.dotenv import Mapped, interpolate, mapping_lookup, parse_dotenv, split_words
 from vlint.sources.registry import sources_for
-from vlint.span import PositionMap
 
 
 def values(text: str) -> dict[str, tuple[str, bool]]:

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from vlint.invocation import Invocation
-from vlint.lint import LintOptions, Reader
-from vlint.resolve.resolver import ResolveOptions, resolve
-from vlint.sources import helm
+from vlint.core.invocation import Invocation
+from vlint.core.span import Span
+from vlint.launch.resolver import ResolveOptions, resolve
+from vlint.run.lint import LintOptions, Reader
 from vlint.sources.base import SourceResult, SourceText
+from vlint.sources.kube import helm
 from vlint.sources.registry import sources_for
 from vlint.sources.yaml_nodes import ScalarNode, compose_all, mapping_get
-from vlint.span import Span
 
 
 def sp(s: Span | None) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.render.helpers import lint, write
-from vlint.sources import kubernetes
 from vlint.sources.base import SourceText
+from vlint.sources.kube import kubernetes
 
 FIXTURE = (Path(__file__).parent / "kaito_workspace.yaml").read_text()
 

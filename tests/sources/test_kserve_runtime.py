@@ -14,8 +14,8 @@ FIXTURE = (Path(__file__).parent / "kserve_runtime_isvc.yaml").read_text()
 
 def test_runtime_and_inference_service_are_one_launch(tmp_path: Path) -> None:
     write(tmp_path, {"kserve/llama.yaml": FIXTURE})
-    from vlint.sources import kubernetes
     from vlint.sources.base import SourceText
+    from vlint.sources.kube import kubernetes
 
     path = tmp_path / "kserve/llama.yaml"
     result = kubernetes.extract(SourceText("kserve/llama.yaml", path, FIXTURE), lambda p: None)  # type: ignore[arg-type,return-value]

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from vlint.invocation import Invocation, Token
-from vlint.lint import LintOptions, Reader
-from vlint.sources import kubernetes
+from vlint.core.invocation import Invocation, Token
+from vlint.core.span import Span
+from vlint.run.lint import LintOptions, Reader
 from vlint.sources.base import SourceResult, SourceText
-from vlint.sources.k8s_common import LineIndex, MappedText, compose_documents, expand_refs, scalar_text
+from vlint.sources.kube import kubernetes
+from vlint.sources.kube.k8s_common import LineIndex, MappedText, compose_documents, expand_refs, scalar_text
 from vlint.sources.registry import sources_for
 from vlint.sources.yaml_nodes import ScalarNode, mapping_get
-from vlint.span import Span
 
 
 def sp(s: Span | None) -> str:
@@ -703,7 +703,7 @@ def test_scalar_text_maps_every_character_back_to_its_source(yaml_text: str, val
 
 
 def test_expand_refs_the_kubernetes_way() -> None:
-    from vlint.sources.k8s_common import EnvVar
+    from vlint.sources.kube.k8s_common import EnvVar
 
     lines = LineIndex("f", "$(A)-$(B)-$$(A)-$(C")
     mt = MappedText.at(lines.text, lines, 0, len(lines.text))

@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from vlint.cli import main
-from vlint.sources.images import (
+from vlint.core.version import V
+from vlint.sources.containers.images import (
     VENDOR_RELEASES,
     image_vllm_version,
     parse_image,
@@ -18,7 +19,6 @@ from vlint.sources.images import (
     vendor_release,
 )
 from vlint.sources.pins import pin_in_file, pin_in_script, project_root
-from vlint.version import V
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from vlint.invocation import LLM_CLASS, Entry, Invocation, Token
-from vlint.lint import LintOptions, Reader
+from vlint.core.invocation import LLM_CLASS, Entry, Invocation, Token
+from vlint.run.lint import LintOptions, Reader
 from vlint.sources import python_ast
 from vlint.sources.base import SourceResult
 from vlint.sources.registry import sources_for

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.render.helpers import lint, write
-from vlint.engine import keyword_wording
+from vlint.engine.runner import keyword_wording
 
 RUN = """\
     from vllm import LLM

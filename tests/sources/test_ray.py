@@ -10,10 +10,10 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from vlint.engine import Engine
-from vlint.invocation import SERVER, Entry, Invocation
-from vlint.lint import LintOptions, Reader, lint_paths
-from vlint.rules import load_catalog
+from vlint.core.invocation import SERVER, Entry, Invocation
+from vlint.engine.catalog import load_catalog
+from vlint.engine.runner import Engine
+from vlint.run.lint import LintOptions, Reader, lint_paths
 from vlint.sources import python_ast, ray_serve
 from vlint.sources.base import SourceResult
 from vlint.sources.registry import sources_for

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from vlint.invocation import Invocation
-from vlint.lint import LintOptions, Reader
-from vlint.sources import shell
+from vlint.core.invocation import Invocation
+from vlint.core.span import PositionMap, Span
+from vlint.run.lint import LintOptions, Reader
 from vlint.sources.base import SourceError, SourceResult, SourceText
-from vlint.span import PositionMap, Span
+from vlint.sources.scripts import shell
 
 
 def sp(s: Span | None) -> str:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from vlint.sources.shell_eval import HeredocFile, ShellEvaluator, Word, _eval_int
-from vlint.sources.shell_lexer import ShellSyntaxError
-from vlint.span import PositionMap
+from vlint.core.span import PositionMap
+from vlint.sources.scripts.shell_eval import HeredocFile, ShellEvaluator, Word, _eval_int
+from vlint.sources.scripts.shell_lexer import ShellSyntaxError
 
 
 def evaluate(text: str) -> tuple[ShellEvaluator, list[list[Word]]]:
@@ -267,7 +267,7 @@ def test_which_variables_are_exported(script: str, exported: set[str]) -> None:
 
 
 def test_initial_environment_is_used() -> None:
-    from vlint.sources.shell_eval import Var
+    from vlint.sources.scripts.shell_eval import Var
 
     ev = ShellEvaluator("cmd $M ${N:-d}", PositionMap.at("t", 1, 1), env={"M": Var("model", exported=True)})
     (cmd,) = [c for c in ev.commands() if c.words]
@@ -313,7 +313,7 @@ def test_heredoc_config_expands_variables_and_maps_positions() -> None:
 
 
 def _span(line: int, col: int, end_line: int, end_col: int) -> object:
-    from vlint.span import Span
+    from vlint.core.span import Span
 
     return Span("run.sh", line, col, end_line, end_col)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from vlint.sources.shell_lexer import (
+from vlint.sources.scripts.shell_lexer import (
     Arith,
     CmdSubst,
     Lit,

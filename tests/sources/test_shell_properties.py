@@ -15,11 +15,11 @@ from budgets import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vlint.sources import shell
+from vlint.core.span import PositionMap
 from vlint.sources.base import SourceError, SourceText
-from vlint.sources.shell_eval import ShellEvaluator
-from vlint.sources.shell_lexer import ShellSyntaxError, lex
-from vlint.span import PositionMap
+from vlint.sources.scripts import shell
+from vlint.sources.scripts.shell_eval import ShellEvaluator
+from vlint.sources.scripts.shell_lexer import ShellSyntaxError, lex
 
 SETTINGS = settings(max_examples=examples(ci=50, long=1000), suppress_health_check=[HealthCheck.too_slow])
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from vlint.invocation import Invocation, Token
-from vlint.lint import LintOptions, Reader
+from vlint.core.invocation import Invocation, Token
+from vlint.run.lint import LintOptions, Reader
 from vlint.sources import github_actions, skypilot
 from vlint.sources.base import SourceResult
 from vlint.sources.registry import sources_for

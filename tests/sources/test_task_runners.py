@@ -7,12 +7,12 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from vlint.invocation import Invocation, Token
-from vlint.lint import LintOptions, Reader
-from vlint.lint_root import LintRoot
-from vlint.sources import justfile, makefile, procfile, supervisord, systemd, taskfile
+from vlint.core.invocation import Invocation, Token
+from vlint.run.lint import LintOptions, Reader
+from vlint.security.lint_root import LintRoot
 from vlint.sources.base import SourceResult
 from vlint.sources.registry import sources_for
+from vlint.sources.scripts import justfile, makefile, procfile, supervisord, systemd, taskfile
 
 
 def extract(tmp_path: Path, module: object, text: str, name: str, files: dict[str, str] | None = None) -> SourceResult:

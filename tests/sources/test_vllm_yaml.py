@@ -10,11 +10,11 @@ import pytest
 import yaml
 
 from vlint.argspec.history import is_known_option
+from vlint.core.span import PositionMap, Span
 from vlint.sources import vllm_yaml
 from vlint.sources.base import SourceError, SourceText
 from vlint.sources.registry import sources_for
 from vlint.sources.yaml_nodes import MAX_ALIAS_EXPANSIONS, compose_all, to_python
-from vlint.span import PositionMap, Span
 
 
 def sp(s: Span) -> str:

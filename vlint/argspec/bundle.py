@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from vlint.paths import schemas_dir
+from vlint.core.paths import schemas_dir
 
 Ranges = list[list[int]]
 

@@ -19,9 +19,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from vlint.argspec.spec import ArgSpec
-from vlint.invocation import ConfigFile, Entry
-from vlint.span import Span
-from vlint.version import V, Version
+from vlint.core.invocation import ConfigFile, Entry
+from vlint.core.span import Span
+from vlint.core.version import V, Version
 
 LISTS_SINCE = V("0.10.2")
 MAPPINGS_AS_JSON_SINCE = V("0.16.0")

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from vlint.finding import Fix, SettingChange
+from vlint.core.finding import Fix, SettingChange
+from vlint.core.span import Span
 from vlint.setting_changes import remove_words, rename
-from vlint.span import Span
 
 if TYPE_CHECKING:
     from vlint.argspec.spec import ArgSpec, Argument
@@ -43,7 +43,7 @@ def abbreviation_fix(span: Span, written: str, full: str, dest: str, origin: str
 def _old_argument(option: str, last_in: str) -> Argument | None:
     """The flag as the last bundled release that had it defined it (for its arity)."""
     from vlint.argspec.spec import bundled_versions, load_spec
-    from vlint.version import Version
+    from vlint.core.version import Version
 
     v = Version.try_parse(last_in)
     if v is None or v not in bundled_versions():

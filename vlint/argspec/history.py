@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from vlint.version import Version
+from vlint.core.version import Version
 
 
 @dataclass(frozen=True, slots=True)

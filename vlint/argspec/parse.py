@@ -1,4 +1,4 @@
-"""Parse an :class:`~vlint.invocation.Invocation` the way vLLM's ``FlexibleArgumentParser`` would.
+"""Parse an :class:`~vlint.core.invocation.Invocation` the way vLLM's ``FlexibleArgumentParser`` would.
 
 The steps mirror ``FlexibleArgumentParser.parse_args`` (vllm/utils/argparse_utils.py, 0.33.0
 lines 313-502) and then argparse itself:
@@ -27,10 +27,10 @@ from vlint.argspec import config_expand
 from vlint.argspec.fixes import abbreviation_fix, removed_flag_fix
 from vlint.argspec.spec import ArgSpec, Argument
 from vlint.argspec.values import ArgValueError, convert, human_readable_int
-from vlint.finding import Fix
-from vlint.invocation import Entry, Invocation
-from vlint.span import Span
-from vlint.version import V
+from vlint.core.finding import Fix
+from vlint.core.invocation import Entry, Invocation
+from vlint.core.span import Span
+from vlint.core.version import V
 
 
 class _Unresolved:

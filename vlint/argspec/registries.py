@@ -14,7 +14,7 @@ import difflib
 from dataclasses import dataclass
 from functools import cache
 
-from vlint.version import Version
+from vlint.core.version import Version
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from vlint.version import Version
+from vlint.core.version import Version
 
 #: actions that take no value on the command line
 NO_VALUE_ACTIONS = {

@@ -11,13 +11,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from vlint.finding import Fix
-from vlint.span import Span
+from vlint.core.finding import Fix
+from vlint.core.span import Span
 
 if TYPE_CHECKING:
-    from vlint.deployment import Deployment
-    from vlint.file_context import FileContext
-    from vlint.rules import Rule
+    from vlint.engine.catalog import Rule
+    from vlint.launch.deployment import Deployment
+    from vlint.launch.file_context import FileContext
 
 
 @dataclass(slots=True)
@@ -54,7 +54,7 @@ _MODULES = (
     "prefill",
     "memory_settings",
     "memory_model",
-    "gpu_fit",
+    "reference_gpus",
     "security",
     "hygiene",
     "environment",

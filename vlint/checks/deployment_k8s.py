@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from vlint.argspec.parse import UNRESOLVED, Setting
 from vlint.checks import CheckContext, Hit, check
-from vlint.deployment import Deployment
-from vlint.finding import Fix
-from vlint.sources.images import parse_image
-from vlint.span import Span
+from vlint.core.finding import Fix
+from vlint.core.span import Span
+from vlint.launch.deployment import Deployment
+from vlint.sources.containers.images import parse_image
 
 #: below this a /dev/shm is "small" for tensor/pipeline-parallel workers (NCCL's shared-memory
 #: transport and PyTorch's inter-process tensors live there; Docker's default is 64 MiB)

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from vlint.argspec.parse import UNRESOLVED
 from vlint.checks import CheckContext, Hit, check
-from vlint.finding import Fix
+from vlint.core.finding import Fix
 
 if TYPE_CHECKING:
-    from vlint.deployment import Deployment
+    from vlint.launch.deployment import Deployment
 
 _EPS = 1e-9
 

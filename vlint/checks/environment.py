@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from vlint.argspec.history import history
 from vlint.checks import CheckContext, Hit, check
-from vlint.finding import Fix
-from vlint.version import V
+from vlint.core.finding import Fix
+from vlint.core.version import V
 
 #: from this release vLLM itself warns "Unknown vLLM environment variable detected: %s"
 #: (vllm/platforms/interface.py:1457-1471 in 0.33.0; present since [0.17.0] vllm/envs.py:1704-1710)

@@ -6,12 +6,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
-from vlint.finding import Fix
+from vlint.core.finding import Fix
 from vlint.setting_changes import add_option, remove_entry, remove_setting, with_changes
 
 if TYPE_CHECKING:
-    from vlint.deployment import Deployment
-    from vlint.invocation import Entry
+    from vlint.core.invocation import Entry
+    from vlint.launch.deployment import Deployment
 
 
 @check("hygiene.enforce_eager")

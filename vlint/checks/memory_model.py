@@ -1,7 +1,7 @@
 """Rules on the memory model's estimate (VL21x): will it start, how many requests fit, what eats the memory.
 
 All numbers are per GPU rank, GiB = 2**30 bytes, like vLLM's logs. The estimate is computed once per
-deployment (:attr:`vlint.deployment.Deployment.memory`); these checks only read it. They stay silent
+deployment (:attr:`vlint.launch.deployment.Deployment.memory`); these checks only read it. They stay silent
 when the model or the GPU is unknown (``vlint explain`` says why).
 """
 
@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, check
-from vlint.finding import Fix
-from vlint.fix import memory as fixes
+from vlint.checks import memory_fixes as fixes
+from vlint.core.finding import Fix
 
 if TYPE_CHECKING:
-    from vlint.deployment import Deployment
+    from vlint.launch.deployment import Deployment
     from vlint.memory import MemoryEstimate
 
 GIB = 2**30
@@ -238,8 +238,8 @@ def large_activation_peak(ctx: CheckContext) -> Iterator[Hit]:
     tokens = dep.value("max_num_batched_tokens")
     if not isinstance(tokens, int) or tokens < 4 * REFERENCE_CHUNK:
         return
+    from vlint.launch.memory_inputs import gpu_inputs
     from vlint.memory import estimate_memory
-    from vlint.resolve.memory_inputs import gpu_inputs
 
     assert dep.gpu is not None
     base = gpu_inputs(dep, arch)

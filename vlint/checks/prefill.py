@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 from vlint.argspec.parse import UNRESOLVED
 from vlint.checks import CheckContext, Hit, check
-from vlint.finding import Fix
+from vlint.core.finding import Fix
 from vlint.setting_changes import remove_setting, set_value, with_changes
 
 if TYPE_CHECKING:
-    from vlint.deployment import Deployment
+    from vlint.launch.deployment import Deployment
 
 #: a max_model_len at or above this is "long context": V0 turned chunked prefill on by itself above
 #: 32768 tokens ([0.6.6.post1] vllm/engine/arg_utils.py:1080-1110)
@@ -66,7 +66,7 @@ MATERIAL_KV_GIB = 0.25
 
 def _chunk_cost(dep: Deployment, chunk: int) -> tuple[float, float] | None:
     """(KV GiB lost to the larger activation peak, KV GiB with the default chunk)."""
-    from vlint.fix.memory import base_inputs, estimate
+    from vlint.checks.memory_fixes import base_inputs, estimate
 
     m = dep.memory
     base = base_inputs(dep)
@@ -92,7 +92,7 @@ def budget_covers_context(ctx: CheckContext) -> Iterator[Hit]:
     mml = _int(dep.value("max_model_len"))
     if mnbt is None or mml is None or mnbt < mml:
         return
-    from vlint.fix.memory import default_chunk
+    from vlint.checks.memory_fixes import default_chunk
 
     chunk = default_chunk(dep)
     cost = _chunk_cost(dep, chunk) if chunk and chunk < mnbt else None

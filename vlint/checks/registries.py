@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from vlint.argspec.parse import UNRESOLVED
 from vlint.argspec.registries import Registry, registry
 from vlint.checks import CheckContext, Hit, check
-from vlint.deployment import Deployment
-from vlint.finding import Fix
+from vlint.core.finding import Fix
+from vlint.launch.deployment import Deployment
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterator
 
 from vlint.checks import CheckContext, Hit, check
-from vlint.finding import Fix
-from vlint.secrets import find_secrets
+from vlint.core.finding import Fix
+from vlint.security.secrets import find_secrets
 from vlint.setting_changes import remove_setting
 
 

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from vlint.argspec.parse import UNRESOLVED
 from vlint.checks import CheckContext, Hit, check
-from vlint.version import V, Version
+from vlint.core.version import V, Version
 
 if TYPE_CHECKING:
-    from vlint.deployment import Deployment
+    from vlint.launch.deployment import Deployment
 
 
 # -- reading settings ------------------------------------------------------------------------------
@@ -676,7 +676,7 @@ EPLB_EVEN_VALUE_ERROR_SINCE = "0.22.0"
 
 @check("startup.eplb_layout")
 def eplb_layout(ctx: CheckContext) -> Iterator[Hit]:
-    from vlint.resolve.memory_inputs import redundant_experts
+    from vlint.launch.memory_inputs import redundant_experts
 
     dep = ctx.dep
     assert dep is not None

@@ -34,14 +34,14 @@ from vlint.commands.common import (
     target_options,
     use_color,
 )
-from vlint.finding import SEVERITY_RANK, Finding
-from vlint.report.escape import printable
+from vlint.core.escape import printable
+from vlint.core.finding import SEVERITY_RANK, Finding
 
 if TYPE_CHECKING:
     from vlint.commands.settings import RunSettings
-    from vlint.engine import Engine
-    from vlint.lint import LintReport
-    from vlint.rules import Catalog
+    from vlint.engine.catalog import Catalog
+    from vlint.engine.runner import Engine
+    from vlint.run.lint import LintReport
 
 __all__ = ["EXIT_CLEAN", "EXIT_ERROR", "EXIT_FINDINGS", "check_cmd", "default_format", "exit_code", "render"]
 
@@ -207,9 +207,9 @@ def check_cmd(
         )
         return
     from vlint.commands.settings import CliSettings, RunSettings, SettingsError
-    from vlint.config import ConfigError
-    from vlint.lint import LintOptions, display_path, lint_paths
-    from vlint.lint_root import find_root
+    from vlint.config.files import ConfigError
+    from vlint.run.lint import LintOptions, display_path, lint_paths
+    from vlint.security.lint_root import find_root
 
     stdin = _read_stdin(paths, stdin_filename, max_file_size)
     targets = [stdin[0]] if stdin is not None else list(paths) or [Path(".")]
@@ -342,7 +342,7 @@ def _read_stdin(paths: tuple[Path, ...], name: str | None, max_file_size: int | 
         if name is not None:
             raise click.UsageError("--stdin-filename goes with the path `-` (read the file from stdin)")
         return None
-    from vlint.lint import decode
+    from vlint.run.lint import decode
     from vlint.sources.base import SourceError
 
     limit = (max_file_size or 10) * 2**20
@@ -374,9 +374,9 @@ def guess_stdin_name(text: str) -> str:
 
 def _show_files(targets: list[Path], opts: Any, settings: RunSettings) -> int:
     """``--show-files``: each file the run would lint, and the configuration that applies to it."""
-    from vlint.config import display_config
-    from vlint.discover import discover
-    from vlint.lint import display_path
+    from vlint.config.discover import discover
+    from vlint.config.files import display_config
+    from vlint.run.lint import display_path
 
     found = list(discover(targets, replace(opts.discover, lint_root=opts.lint_root)))
     for d in sorted(found, key=lambda d: display_path(d.path, opts.root)):
@@ -396,7 +396,7 @@ def _show_files(targets: list[Path], opts: Any, settings: RunSettings) -> int:
 def _nothing_to_lint(paths: list[Path], settings: RunSettings, root: Path) -> tuple[str, int]:
     """What an empty run says, and its exit code: 0 when nothing was named or everything named is
     excluded by the configuration, 2 when the folders named hold no file vlint reads."""
-    from vlint.lint import display_path
+    from vlint.run.lint import display_path
 
     excluded = len(settings.excluded_paths)
     named = ", ".join(display_path(p, root) for p in paths)
@@ -416,8 +416,8 @@ def _nothing_to_lint(paths: list[Path], settings: RunSettings, root: Path) -> tu
 def _add_suppressions(report: LintReport, engine: Engine, opts: Any, settings: RunSettings) -> int:
     """``--add-suppressions``: comment every finding, each file checked by linting it again."""
     from vlint.fix.apply import FixOutcome, OverlayReader, write_fixed
-    from vlint.lint import Reader, lint_paths
-    from vlint.suppress_add import plan
+    from vlint.run.lint import Reader, lint_paths
+    from vlint.suppression.add import plan
 
     used_by = {fr.path: fr.used_by for fr in report.files}
 
@@ -456,7 +456,7 @@ def _add_suppressions(report: LintReport, engine: Engine, opts: Any, settings: R
 
 def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False, color: bool = False) -> int:
     """Baseline, render, write; return the exit code."""
-    from vlint.baseline import (
+    from vlint.suppression.baseline import (
         BaselineError,
         Scope,
         SourceLines,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 if TYPE_CHECKING:
-    from vlint.rules import Catalog
+    from vlint.engine.catalog import Catalog
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 FORMATS = ("text", "json", "sarif", "github", "gitlab")
@@ -42,7 +42,7 @@ def use_color(no_color: bool, stream: Any = None) -> bool:
 
 
 def known_gpu_names() -> list[str]:
-    from vlint.resolve.gpus import all_gpus
+    from vlint.hardware.gpus import all_gpus
 
     return sorted({g.name for g in all_gpus()})
 
@@ -51,7 +51,7 @@ def unknown_gpu_message(name: str) -> str:
     """``unknown GPU 'FOO'``, the closest known names, and every name vlint knows."""
     import difflib
 
-    from vlint.resolve.gpus import all_gpus
+    from vlint.hardware.gpus import all_gpus
 
     names = known_gpu_names()
     spellings = {a.lower(): g.name for g in all_gpus() for a in (g.name, *g.aliases)}
@@ -72,7 +72,7 @@ def parse_gpu(value: str | None, *, hint: str = "--gpu", check_known: bool = Fal
     if count and (not count.isdigit() or int(count) < 1):
         raise click.BadParameter(f"GPU count must be a positive integer, not {count!r}", param_hint=hint)
     if check_known and name:
-        from vlint.resolve.gpus import lookup_gpu
+        from vlint.hardware.gpus import lookup_gpu
 
         if lookup_gpu(name) is None:
             raise click.BadParameter(unknown_gpu_message(name), param_hint=hint)
@@ -113,13 +113,13 @@ class SettingsError(Exception):
 
 def load_rules(rules_dirs: tuple[Path, ...]) -> Catalog:
     """The bundled rules and those of ``rules_dirs``. Raises :class:`SettingsError`."""
-    from vlint.rules import RuleError, load_catalog
+    from vlint.engine.catalog import RuleError, load_catalog
 
     try:
         return load_catalog(extra_dirs=rules_dirs)
     except RuleError as e:
         raise SettingsError(str(e)) from None
-    except Exception as e:  # an invalid when: schema raises jsonschema's SchemaError from vlint.rules
+    except Exception as e:  # an invalid when: schema raises jsonschema's SchemaError from vlint.engine.catalog
         from jsonschema.exceptions import SchemaError
 
         if not isinstance(e, SchemaError):
@@ -143,7 +143,7 @@ def load_user_config(paths: list[Path], config_file: Path | None, isolated: bool
     per-file settings (``vlint rules``)."""
     if isolated:
         return None
-    from vlint.config import ConfigError, find_config, load_config
+    from vlint.config.files import ConfigError, find_config, load_config
 
     found = config_file or find_config(paths)
     if found is None:
@@ -171,7 +171,7 @@ def config_options(f: F) -> F:
 
 
 def root_option(f: F) -> F:
-    """``--root DIR``: the lint root (:mod:`vlint.lint_root`)."""
+    """``--root DIR``: the lint root (:mod:`vlint.security.lint_root`)."""
     return click.option(
         "--root",
         "lint_root",
@@ -240,7 +240,7 @@ def exclude_options(f: F) -> F:
 def exit_code(report: Any, fail_on: str | Callable[[Any], str]) -> int:
     """2 when a file could not be read or parsed, else 1 when a finding is at or above its
     ``fail-on`` (one for all, or each finding's own: that of its file's configuration), else 0."""
-    from vlint.finding import SEVERITY_RANK
+    from vlint.core.finding import SEVERITY_RANK
 
     if any(fr.error is not None for fr in report.files):
         return EXIT_ERROR

@@ -21,7 +21,7 @@ from vlint.commands.common import (
 
 if TYPE_CHECKING:
     from vlint.commands.settings import RunSettings
-    from vlint.deployment import Deployment
+    from vlint.launch.deployment import Deployment
     from vlint.report.explain import WhatIf
 
 
@@ -37,9 +37,9 @@ def _parse_sets(values: tuple[str, ...]) -> dict[str, str]:
 
 def what_ifs(dep: Deployment) -> list[WhatIf]:
     """The memory model re-run with each change vlint would suggest for this deployment."""
+    from vlint.launch.memory_inputs import gpu_inputs
     from vlint.memory import estimate_memory
     from vlint.report.explain import WhatIf
-    from vlint.resolve.memory_inputs import gpu_inputs
     from vlint.resolve.parallel import tp_splits
 
     m = dep.memory
@@ -110,11 +110,11 @@ def explain_cmd(
     With --set KEY=VALUE (repeatable) each launch is shown as written and with the changes, the two
     memory bars side by side and the numbers that move."""
     from vlint.commands.settings import CliSettings, RunSettings, SettingsError
-    from vlint.config import ConfigError
-    from vlint.lint_root import find_root
+    from vlint.config.files import ConfigError
+    from vlint.launch.resolver import OverrideError
     from vlint.report.explain import compare_dict, explain_dict, render_compare, render_text
     from vlint.report.text import Styler
-    from vlint.resolve.resolver import OverrideError
+    from vlint.security.lint_root import find_root
 
     if not paths and not model:
         raise click.UsageError("give files to explain, or --model NAME")
@@ -177,10 +177,10 @@ def _what_if_doc(dep: Deployment) -> dict[str, Any]:
 
 def _collect(paths: tuple[Path, ...], model: str | None, settings: RunSettings) -> tuple[list[Deployment], list[str]]:
     """The deployments to explain (``--model`` first, then every launch in PATHS) and file errors."""
-    from vlint.invocation import Invocation, Token
-    from vlint.lint import LintOptions, lint_paths
-    from vlint.resolve.resolver import resolve
-    from vlint.span import Span
+    from vlint.core.invocation import Invocation, Token
+    from vlint.core.span import Span
+    from vlint.launch.resolver import resolve
+    from vlint.run.lint import LintOptions, lint_paths
 
     deployments: list[Deployment] = []
     errors: list[str] = []

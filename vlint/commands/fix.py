@@ -20,8 +20,8 @@ from vlint.commands.common import (
     split_list,
     target_options,
 )
-from vlint.finding import Finding
-from vlint.report.escape import printable
+from vlint.core.escape import printable
+from vlint.core.finding import Finding
 
 
 @click.command("fix")
@@ -72,10 +72,10 @@ def fix_cmd(
     never touched. Each file is fixed with the settings of its nearest configuration.
     """
     from vlint.commands.settings import CliSettings, RunSettings, SettingsError
-    from vlint.config import ConfigError
+    from vlint.config.files import ConfigError
     from vlint.fix.apply import fix_paths, write_fixed
-    from vlint.lint import LintOptions
-    from vlint.lint_root import find_root
+    from vlint.run.lint import LintOptions
+    from vlint.security.lint_root import find_root
 
     targets = list(paths) or [Path(".")]
     cli = CliSettings(

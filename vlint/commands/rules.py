@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from vlint.commands.common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, build_catalog, fail, load_user_config
-from vlint.rules import Catalog, Rule, RuleCase
+from vlint.engine.catalog import Catalog, Rule, RuleCase
 
 _RULES_DIR = click.option(
     "--rules-dir",
@@ -77,7 +77,7 @@ class CaseResult:
 
 def run_rule_case(rule: Rule, case: RuleCase, catalog: Catalog) -> CaseResult:
     """Lint one case and compare the findings *of this rule* with ``expect`` (``CODE`` or ``CODE line:col``)."""
-    from vlint.docs import run_case
+    from vlint.commands.rule_pages import run_case
 
     expected = sorted(case.expect)
     try:
@@ -98,7 +98,7 @@ def rules_test_cmd(dirs: tuple[Path, ...], verbose: bool) -> None:
     Each case's file is linted with every rule; the findings of the case's own rule must be exactly
     its ``expect`` list. Exit 1 when a case fails, 2 when a rule file is invalid.
     """
-    from vlint.rules import RuleError, load_rules_from
+    from vlint.engine.catalog import RuleError, load_rules_from
 
     folders = _config_rules_dirs(dirs)
     if not folders:
@@ -138,8 +138,8 @@ def rules_test_cmd(dirs: tuple[Path, ...], verbose: bool) -> None:
 @click.argument("ref")
 def rule_cmd(ref: str) -> None:
     """Print one rule's documentation (by code or name)."""
-    from vlint.docs import rule_page
-    from vlint.rules import load_catalog
+    from vlint.commands.rule_pages import rule_page
+    from vlint.engine.catalog import load_catalog
 
     catalog = load_catalog()
     rule = catalog.find(ref)

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from vlint.argspec.spec import ArgSpec, Argument, bundled_versions, load_spec, resolve_release
-from vlint.version import Version
+from vlint.core.version import Version
 
 
 @click.group("schema")

@@ -1,10 +1,10 @@
 """The settings of a run, file by file: the command line over the nearest configuration.
 
 For each linted file, :meth:`RunSettings.for_file` folds the tables that apply to it — its nearest
-config file (:mod:`vlint.config`), the files that one extends, their ``per-path`` tables whose glob
+config file (:mod:`vlint.config.files`), the files that one extends, their ``per-path`` tables whose glob
 matches — and then the command line on top, into the engine (rule selection, severities, rule
 options), the resolver's options (command-line facts, and the config's defaults for what the files
-do not state: :mod:`vlint.precedence`), ``fail-on`` and the per-file ignores. ``check``, ``fix``,
+do not state: :mod:`vlint.config.precedence`), ``fail-on`` and the per-file ignores. ``check``, ``fix``,
 ``explain`` and ``size`` all get their settings here, so they agree on every file.
 
 Engines, catalogs and resolver options are built once per distinct combination and shared.
@@ -22,18 +22,18 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from vlint.commands.common import SettingsError, load_rules, parse_gpu, unknown_gpu_message
-from vlint.config import Config, ConfigError, ConfigFinder, Layer, display_config, glob_match
-from vlint.lint_root import is_within
-from vlint.precedence import ConfigDefaults
+from vlint.config.files import Config, ConfigError, ConfigFinder, Layer, display_config, glob_match
+from vlint.config.precedence import ConfigDefaults
+from vlint.security.lint_root import is_within
 
 if TYPE_CHECKING:
-    from vlint.engine import Engine
-    from vlint.finding import Finding
-    from vlint.lint import LintReport
-    from vlint.lint_root import LintRoot
-    from vlint.resolve.resolver import ResolveOptions
-    from vlint.rules import Catalog
-    from vlint.version import Version
+    from vlint.core.finding import Finding
+    from vlint.core.version import Version
+    from vlint.engine.catalog import Catalog
+    from vlint.engine.runner import Engine
+    from vlint.launch.resolver import ResolveOptions
+    from vlint.run.lint import LintReport
+    from vlint.security.lint_root import LintRoot
 
 DEFAULT_FAIL_ON = "warning"
 DEFAULT_MAX_FILE_SIZE = 10  # MiB
@@ -114,7 +114,7 @@ class RunSettings:
         self.finder.guard = None if root is None else _inside_root_guard(root)
 
     def _cli_version(self) -> Version | None:
-        from vlint.version import Version
+        from vlint.core.version import Version
 
         if not self.cli.vllm_version:
             return None
@@ -173,12 +173,12 @@ class RunSettings:
         return hit
 
     def engine_and_resolve(self, path: Path) -> tuple[Engine, ResolveOptions]:
-        """For :class:`vlint.lint.LintOptions.settings_for`."""
+        """For :class:`vlint.run.lint.LintOptions.settings_for`."""
         s = self.for_file(path)
         return s.engine, s.resolve
 
     def _build(self, path: Path) -> FileSettings:
-        from vlint.engine import Selection
+        from vlint.engine.runner import Selection
 
         cfg = self.finder.for_file(path)
         layers = cfg.layers_for(path) if cfg is not None else []
@@ -232,8 +232,8 @@ class RunSettings:
         return FileSettings(cfg, engine, resolve, fail_on, ignored, origin)
 
     def _engine(self, catalog: Catalog, rules_dirs: tuple[Path, ...], sel: Any) -> Engine:
-        from vlint.engine import Engine
-        from vlint.rules import RuleError
+        from vlint.engine.catalog import RuleError
+        from vlint.engine.runner import Engine
 
         key = json.dumps([list(map(str, rules_dirs)), _selection_key(sel)], default=str)
         hit = self._engines.get(key)
@@ -250,7 +250,7 @@ class RunSettings:
     ) -> tuple[ConfigDefaults, dict[str, str], dict[str, str]]:
         """The config's vllm-version / gpu / gpu-memory-gib / reference-gpus defaults, the model-paths
         mapping and the models mapping (merged key by key, the later table wins)."""
-        from vlint.version import Version
+        from vlint.core.version import Version
 
         version = version_source = None
         gpu_layer: Layer | None = None
@@ -290,7 +290,7 @@ class RunSettings:
             except click.BadParameter as e:
                 raise ConfigError(gpu_layer.file, f"gpu: {e.message}") from None
             if memory is None and name is not None:
-                from vlint.resolve.gpus import lookup_gpu
+                from vlint.hardware.gpus import lookup_gpu
 
                 if lookup_gpu(name) is None:
                     raise ConfigError(gpu_layer.file, f"gpu: {unknown_gpu_message(name)}")
@@ -306,7 +306,7 @@ class RunSettings:
         if memory is not None and memory_layer is not None and self.cli.gpu_memory_gib is None:
             origin.append(("gpu-memory-gib", f"{memory} (with the config's gpu)", memory_layer.where))
         if reference is not None and reference.reference_gpus is not None:
-            from vlint.resolve.gpus import lookup_gpu
+            from vlint.hardware.gpus import lookup_gpu
 
             for name in reference.reference_gpus:
                 if lookup_gpu(name) is None:
@@ -325,7 +325,7 @@ class RunSettings:
     def _resolve_options(
         self, defaults: ConfigDefaults, model_paths: dict[str, str], models: dict[str, str]
     ) -> ResolveOptions:
-        from vlint.resolve.resolver import ResolveOptions
+        from vlint.launch.resolver import ResolveOptions
 
         key = (defaults, tuple(sorted(model_paths.items())), tuple(sorted(models.items())))
         hit = self._resolves.get(key)
@@ -397,7 +397,7 @@ class RunSettings:
 
     # -- what is linted -----------------------------------------------------------------------------
     def excluded(self, path: Path, is_dir: bool) -> bool | None:
-        """For :class:`vlint.discover.DiscoverOptions.excluded`: True to skip ``path``; False to keep
+        """For :class:`vlint.config.discover.DiscoverOptions.excluded`: True to skip ``path``; False to keep
         it even where vlint's default folder list would skip it (an ``exclude`` was stated, which
         replaces that list); None for the default."""
         abspath = Path(os.path.abspath(path))
@@ -506,7 +506,7 @@ class RunSettings:
         return lines
 
     def _launches(self, path: Path) -> list[str]:
-        from vlint.lint import LintOptions, lint_paths
+        from vlint.run.lint import LintOptions, lint_paths
 
         s = self.for_file(path)
         opts = LintOptions(resolve=s.resolve, lint_root=self.lint_root, settings_for=self.engine_and_resolve)

@@ -1,4 +1,4 @@
-"""``vlint size``: the GPU options and settings that serve a workload (see :mod:`vlint.sizing`)."""
+"""``vlint size``: the GPU options and settings that serve a workload (see :mod:`vlint.fix.sizing`)."""
 
 from __future__ import annotations
 
@@ -86,8 +86,8 @@ def size_cmd(
     max_model_len = P99(prompt) + max_tokens, max_num_seqs, max_num_batched_tokens, KV tokens,
     concurrency and headroom, from vLLM's own startup arithmetic."""
     from vlint.commands.settings import CliSettings, RunSettings, SettingsError
-    from vlint.config import ConfigError
-    from vlint.sizing import SizingError, Workload, config_yaml, parse_gpu_options, result_dict, size
+    from vlint.config.files import ConfigError
+    from vlint.fix.sizing import SizingError, Workload, config_yaml, parse_gpu_options, result_dict, size
 
     # the configuration of the current folder: its vllm-version (a default), model mappings and rules
     settings = RunSettings(
@@ -105,14 +105,14 @@ def size_cmd(
         fail(str(e))
     opts = here.resolve
     if not gpus:  # the reference GPUs: the config's reference-gpus, else vlint's list
-        from vlint.gpu_fit import DEFAULT_REFERENCE_GPUS
+        from vlint.launch.gpu_fit import DEFAULT_REFERENCE_GPUS
 
         gpus = ",".join(opts.reference_gpus or DEFAULT_REFERENCE_GPUS)
     stated = concurrency is not None
     try:
         options = parse_gpu_options(gpus)
         if requests_file is not None:
-            from vlint.sizing import workload_from_requests
+            from vlint.fix.sizing import workload_from_requests
 
             workload = workload_from_requests(
                 requests_file, model, max_tokens=max_tokens, concurrency=concurrency or 1, tokenizer=tokenizer
@@ -147,8 +147,8 @@ def size_cmd(
 
 
 def render(result: object, *, show_all: bool = False, color: bool = False) -> str:
+    from vlint.fix.sizing import SizingResult
     from vlint.report.text import Styler
-    from vlint.sizing import SizingResult
 
     assert isinstance(result, SizingResult)
     st = Styler(color)

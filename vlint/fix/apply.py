@@ -27,13 +27,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vlint.engine import Engine
-from vlint.finding import Finding
+from vlint.core.finding import Finding
+from vlint.engine.runner import Engine
 from vlint.fix.editor import CannotApply, Text, TextEdit, apply_edits, edits_for
-from vlint.lint import LintOptions, LintReport, Reader, display_path, lint_paths
-from vlint.lint_root import LintRoot, real_path
+from vlint.run.lint import LintOptions, LintReport, Reader, display_path, lint_paths
+from vlint.security.lint_root import LintRoot, real_path
 from vlint.sources.base import SourceError, SourceText
-from vlint.suppress import UNUSED
+from vlint.suppression.inline import UNUSED
 
 MAX_ROUNDS = 10
 #: formats whose text ``vlint fix`` edits (Python sources and Helm templates are left alone: an
@@ -425,7 +425,7 @@ def write_fixed(outcome: FixOutcome, root: LintRoot | None = None) -> list[str]:
     Each file is checked again just before it is written (inside the root, no symbolic link, a
     single hard link, unchanged since it was read), written to a temporary file beside it with the
     original's mode (and owner, where allowed), flushed to disk, and moved over it atomically."""
-    from vlint.lint import decode
+    from vlint.run.lint import decode
 
     errors: list[str] = []
     for p, (shown, old, new) in sorted(outcome.changed.items(), key=lambda kv: kv[1][0]):

@@ -1,4 +1,4 @@
-"""Turn :class:`~vlint.finding.SettingChange` objects into text edits of the original file.
+"""Turn :class:`~vlint.core.finding.SettingChange` objects into text edits of the original file.
 
 Edits are made by span on the file's text, so comments, quoting, key order and layout stay as they
 were; nothing is re-serialised. Where a word lives decides how it is written:
@@ -22,8 +22,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from vlint.finding import SettingChange
-from vlint.span import Span, line_starts
+from vlint.core.finding import SettingChange
+from vlint.core.span import Span, line_starts
 
 _YAML_SUFFIXES = (".yaml", ".yml")
 _SHELL_SAFE = re.compile(r"[\w@%+=:,./-]+")

@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
-from vlint.paths import data_dir
-from vlint.version import Version
+from vlint.core.paths import data_dir
+from vlint.core.version import Version
 
 #: (block, engine or "", since) → values replacing that entry's keys
 _OVERRIDES: dict[tuple[str, str, str], dict[str, Any]] = {}

@@ -13,8 +13,8 @@ import json
 from functools import cache
 from typing import Any
 
-from vlint.paths import data_dir
-from vlint.version import Version
+from vlint.core.paths import data_dir
+from vlint.core.version import Version
 
 
 @cache

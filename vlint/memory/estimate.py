@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from vlint.core.version import V, Version
+from vlint.hardware.gpus import GpuSpec
 from vlint.memory.constants import constants, switches
 from vlint.memory.encoder_tp import supports_encoder_data_parallel
 from vlint.memory.extras import draft_estimate, draft_kv_arch, lora_bytes
@@ -40,9 +42,7 @@ from vlint.memory.kv import (
     request_bytes,
 )
 from vlint.memory.weights import loaded_weights, moe_split
-from vlint.resolve.gpus import GpuSpec
 from vlint.resolve.model_arch import ModelArch, dtype_bytes
-from vlint.version import V, Version
 
 GIB = float(2**30)
 

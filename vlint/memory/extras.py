@@ -23,10 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from vlint.core.version import V
 from vlint.memory.weights import moe_split
 from vlint.resolve.model_arch import FULL, ModelArch, dtype_bytes
 from vlint.resolve.weight_sizes import checkpoint_layout, layer_linears
-from vlint.version import V
 
 if TYPE_CHECKING:
     from vlint.memory.estimate import MemoryInputs

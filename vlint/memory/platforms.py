@@ -39,6 +39,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from vlint.core.version import V, Version
 from vlint.memory.constants import constants, switches
 from vlint.memory.estimate import (
     GIB,
@@ -61,10 +62,9 @@ from vlint.memory.kv import (
 )
 from vlint.memory.weights import WeightEstimate, loaded_weights, moe_split
 from vlint.resolve.model_arch import dtype_bytes
-from vlint.version import V, Version
 
 if TYPE_CHECKING:
-    from vlint.resolve.accelerators import Accelerator
+    from vlint.hardware.accelerators import Accelerator
 
 #: ``VLLM_CPU_KVCACHE_SPACE`` unset (or 0 up to 0.9.x): 4 GiB, until 0.13.0 made it half the host memory
 DEFAULT_SPACE_GIB = 4

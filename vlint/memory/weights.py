@@ -12,14 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from vlint.core.version import V, Version
 from vlint.resolve.model_arch import ModelArch, dtype_bytes
 from vlint.resolve.quant_scheme import FP8, NF4, QuantScheme
 from vlint.resolve.weight_sizes import checkpoint_layout, layer_linears
-from vlint.version import V, Version
 
 if TYPE_CHECKING:
+    from vlint.hardware.gpus import GpuSpec
     from vlint.memory.estimate import MemoryInputs
-    from vlint.resolve.gpus import GpuSpec
 
 GIB = float(2**30)
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vlint.resolve.memory_inputs import NEEDED, blocked_by
+from vlint.launch.memory_inputs import NEEDED, blocked_by
 
 if TYPE_CHECKING:
-    from vlint.deployment import Deployment
+    from vlint.launch.deployment import Deployment
     from vlint.memory import MemoryEstimate
 
 BAR_WIDTH = 64
@@ -92,14 +92,14 @@ def explain_dict(dep: Deployment, whatifs: list[WhatIf] | None = None) -> dict[s
 
 
 def memory_unavailable(dep: Deployment) -> str | None:
-    """Why the full memory estimate did not run, with the fix (:mod:`vlint.memory_status`)."""
-    from vlint.memory_status import memory_status
+    """Why the full memory estimate did not run, with the fix (:mod:`vlint.launch.memory_status`)."""
+    from vlint.launch.memory_status import memory_status
 
     return memory_status(dep).explained or blocked_by(dep)
 
 
 def _gpu_fit(dep: Deployment) -> list[dict[str, Any]] | None:
-    from vlint.gpu_fit import fit_dict, gpu_fit
+    from vlint.launch.gpu_fit import fit_dict, gpu_fit
 
     fits = gpu_fit(dep)
     return [fit_dict(f) for f in fits] if fits else None
@@ -107,12 +107,12 @@ def _gpu_fit(dep: Deployment) -> list[dict[str, Any]] | None:
 
 def render_gpu_fit(dep: Deployment, style: Any) -> list[str]:
     """The reference-GPU table of a launch that names no GPU."""
-    from vlint.gpu_fit import gpu_fit, label
+    from vlint.launch.gpu_fit import gpu_fit, label
 
     fits = gpu_fit(dep) or []
     if not fits:
         return []
-    from vlint.memory_status import memory_status
+    from vlint.launch.memory_status import memory_status
 
     kind = fits[0].kind
     why = memory_status(dep).reason or ""
@@ -385,7 +385,7 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
 
 
 def _platform_name(dep: Deployment) -> str:
-    from vlint.resolve.platform import CPU, DISPLAY, platform_of
+    from vlint.launch.platform import CPU, DISPLAY, platform_of
 
     plat = platform_of(dep)
     if plat is None:

@@ -10,8 +10,8 @@ way the Actions runner unescapes them (``%``, CR, LF everywhere; ``:`` and ``,``
 
 from __future__ import annotations
 
-from vlint.lint import LintReport
-from vlint.report.escape import printable
+from vlint.core.escape import printable
+from vlint.run.lint import LintReport
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 

@@ -13,8 +13,8 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from vlint.lint import LintReport
-from vlint.report.escape import json_text
+from vlint.core.escape import json_text
+from vlint.run.lint import LintReport
 
 _SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
 

@@ -7,11 +7,11 @@ import math
 from typing import Any
 
 from vlint import __version__
-from vlint.finding import Finding, SettingChange
-from vlint.lint import LintReport
-from vlint.report.escape import json_text
-from vlint.secrets import Redactor
-from vlint.span import Span
+from vlint.core.escape import json_text
+from vlint.core.finding import Finding, SettingChange
+from vlint.core.span import Span
+from vlint.run.lint import LintReport
+from vlint.security.secrets import Redactor
 
 FORMAT_VERSION = 1
 
@@ -79,7 +79,7 @@ def finding_dict(f: Finding, red: Redactor | None = None) -> dict[str, Any]:
 
 def launch_dict(dep: Any, red: Redactor | None = None) -> dict[str, Any]:
     """One launch of a file: where it is, its model and whether the memory model answered."""
-    from vlint.memory_status import memory_status
+    from vlint.launch.memory_status import memory_status
 
     st = memory_status(dep)
     inv = dep.invocation
@@ -139,7 +139,7 @@ def report_dict(report: LintReport) -> dict[str, Any]:
 def memory_counts(report: LintReport) -> dict[str, int]:
     """Launches the memory model answered (``checked``: on their GPU, ``gpu_fit``: over the reference
     GPUs) and those it did not (``unavailable``)."""
-    from vlint.memory_status import memory_status
+    from vlint.launch.memory_status import memory_status
 
     out = {"checked": 0, "gpu_fit": 0, "unavailable": 0}
     for fr in report.files:

@@ -3,7 +3,7 @@
 One run: ``tool.driver`` lists every rule of the catalog (bundled and ``--rules-dir``) with its
 docs page as ``helpUri``; each finding is a result with ``ruleId``/``ruleIndex``, level, message,
 one physical location (paths relative to ``%SRCROOT%``, the folder vlint ran in) and
-``partialFingerprints`` (see :mod:`vlint.baseline`). Files that could not be read are
+``partialFingerprints`` (see :mod:`vlint.suppression.baseline`). Files that could not be read are
 ``invocations[0].toolExecutionNotifications`` (level ``error``), and so are launches the memory model
 could not check (level ``note``, ``descriptor.id`` ``memory-unavailable``, with the reason and fix).
 Secrets are masked as in every other format.
@@ -17,14 +17,14 @@ from typing import Any
 from urllib.parse import quote
 
 from vlint import __version__
-from vlint.baseline import FINGERPRINT_KEY
-from vlint.finding import Finding
-from vlint.lint import LintReport
-from vlint.report.escape import json_text
+from vlint.core.escape import json_text
+from vlint.core.finding import Finding
+from vlint.core.span import Span
+from vlint.engine.catalog import Catalog, Rule
 from vlint.report.json_report import jsonable, memory_counts
-from vlint.rules import Catalog, Rule
-from vlint.secrets import Redactor
-from vlint.span import Span
+from vlint.run.lint import LintReport
+from vlint.security.secrets import Redactor
+from vlint.suppression.baseline import FINGERPRINT_KEY
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://github.com/vlint-dev/vlint"
@@ -203,7 +203,7 @@ def sarif_document(
 
 def _memory_notifications(report: LintReport, red: Redactor) -> list[dict[str, Any]]:
     """A note per launch the memory model could not check (``memory-unavailable``), with the fix."""
-    from vlint.memory_status import memory_status
+    from vlint.launch.memory_status import memory_status
 
     out = []
     for fr in report.files:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from vlint.finding import Finding
-from vlint.lint import LintReport
-from vlint.report.escape import printable
-from vlint.secrets import Redactor
+from vlint.core.escape import printable
+from vlint.core.finding import Finding
+from vlint.run.lint import LintReport
+from vlint.security.secrets import Redactor
 
 _SEV_COLOR = {"error": "red", "warning": "yellow", "info": "blue"}
 
@@ -91,9 +91,9 @@ def render(
 
 
 def memory_line(report: LintReport, red: Redactor | None = None) -> str | None:
-    """``memory model: 5 of 7 launches; not checked: 2 — …`` (:mod:`vlint.memory_status`): secrets masked,
+    """``memory model: 5 of 7 launches; not checked: 2 — …`` (:mod:`vlint.launch.memory_status`): secrets masked,
     control characters of the model names and paths it quotes shown as escapes."""
-    from vlint.memory_status import summary_line
+    from vlint.launch.memory_status import summary_line
 
     line = summary_line(d for fr in report.files for d in fr.deployments)
     return None if line is None else printable((red or report.redactor()).text(line))
@@ -101,7 +101,7 @@ def memory_line(report: LintReport, red: Redactor | None = None) -> str | None:
 
 def all_checked(report: LintReport) -> bool:
     """The memory model answered for every launch (``No problems found`` may then be said plainly)."""
-    from vlint.memory_status import memory_status
+    from vlint.launch.memory_status import memory_status
 
     return all(memory_status(d).answer is not None for fr in report.files for d in fr.deployments)
 

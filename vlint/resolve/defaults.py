@@ -17,8 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from vlint.core.version import V, Version
+from vlint.hardware.gpus import GpuSpec
 from vlint.resolve.dtypes import AUTO_DTYPE_FALLBACK_SINCE, refuses_float16
-from vlint.resolve.gpus import GpuSpec
 from vlint.resolve.model_arch import (
     MAMBA,
     ModelArch,
@@ -27,7 +28,6 @@ from vlint.resolve.model_arch import (
     dtype_bytes,
     normalize_dtype,
 )
-from vlint.version import V, Version
 
 #: ``user``: as the launch wrote it; ``default``: the release's default; ``forced``: vLLM replaces what the
 #: launch wrote (V1 before 0.11.1 turns chunked prefill back on); ``resolved``: what the launch's value

@@ -16,7 +16,7 @@ The model type is the top-level ``model_type`` of ``config.json`` (``config.mode
 
 from __future__ import annotations
 
-from vlint.version import V, Version
+from vlint.core.version import V, Version
 
 #: model type → (first bundled release that refuses float16, last one that does or None)
 _REFUSES_FLOAT16: dict[str, tuple[str, str | None]] = {

@@ -23,8 +23,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from vlint.bounded_read import NotReadable
-from vlint.lint_root import LintRoot, Refused, real_path
+from vlint.security.bounded_read import NotReadable
+from vlint.security.lint_root import LintRoot, Refused, real_path
 
 #: huggingface_hub's REPO_ID_REGEX (utils/_validators.py:28-38), ASCII only
 _REPO_ID = re.compile(r"(\b[\w\-.]{1,96}\b/)?\b[\w\-.]{1,96}\b", re.ASCII)

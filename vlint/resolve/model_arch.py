@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from vlint.core.version import V, Version
 from vlint.resolve.quant_scheme import QuantScheme, scheme_from_config
 from vlint.resolve.vision_params import vision_tower_params
-from vlint.version import V, Version
 
 # --------------------------------------------------------------------------------------------
 # dtypes

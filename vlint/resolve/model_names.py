@@ -21,7 +21,7 @@ for the unquantized model, and several catalog models of different shapes never 
 
 What comes back is an inference and says so everywhere: the facts carry confidence ``low``, the
 launch's model origin is ``name``, every error that rests on them is reported as a warning
-(:meth:`vlint.engine.Engine.run_deployment`), and the report names the catalog model it was taken for
+(:meth:`vlint.engine.runner.Engine.run_deployment`), and the report names the catalog model it was taken for
 and how to confirm it (``[tool.vlint] models``). The quantization method itself is never asserted to
 vLLM-facing checks (``--quantization`` mismatches, GPU capability): only the weight sizes use it.
 Pure: bundled data only.

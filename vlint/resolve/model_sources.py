@@ -19,9 +19,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from vlint.lint_root import LintRoot, Refused
-from vlint.paths import data_dir
+from vlint.core.paths import data_dir
 from vlint.resolve.model_arch import ModelArch, model_arch_from_config
+from vlint.security.lint_root import LintRoot, Refused
 
 # --------------------------------------------------------------------------------------------
 # reading a local model folder: regular files only, size-checked, and (for a folder a linted file
@@ -39,7 +39,7 @@ class ModelFileError(ValueError):
 
 def _open_regular(path: Path, root: LintRoot | None) -> BinaryIO:
     """``path`` opened for reading: beneath ``root`` by its real location when there is one
-    (:meth:`vlint.lint_root.LintRoot.open`), as named otherwise (the user's own configuration)."""
+    (:meth:`vlint.security.lint_root.LintRoot.open`), as named otherwise (the user's own configuration)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = root.open(path, flags) if root is not None else os.open(path, flags)

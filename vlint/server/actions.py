@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from vlint.sources.base import SourceError
-from vlint.suppress import UNUSED
+from vlint.suppression.inline import UNUSED
 
 if TYPE_CHECKING:
-    from vlint.finding import Finding
-    from vlint.secrets import Redactor
+    from vlint.core.finding import Finding
+    from vlint.security.secrets import Redactor
 from vlint.server.session import Buffer, DocResult, Entry, Session
 
 _CONTINUED = re.compile(r"(?<!\\)\\$")
@@ -94,7 +94,7 @@ def has_safe_fix(result: DocResult, buf: Buffer) -> bool:
 
 
 def _shown(result: DocResult, buf: Buffer) -> str:
-    from vlint.lint import display_path
+    from vlint.run.lint import display_path
 
     assert result.scope is not None
     return display_path(buf.path, result.scope.folder)
@@ -166,7 +166,7 @@ def _disable(session: Session, result: DocResult, f: Finding) -> tuple[str, type
 
 
 def _read(result: DocResult, path: Path) -> str:
-    from vlint.lint import Reader
+    from vlint.run.lint import Reader
 
     assert result.setup is not None
     return Reader(result.setup.opts).read(path).text
@@ -175,7 +175,7 @@ def _read(result: DocResult, path: Path) -> str:
 def _placements(text: str, f: Finding, result: DocResult) -> list[tuple[str, str]]:
     """Candidate texts with the suppression, best first."""
     from vlint.sources.sniffing import is_dockerfile_name
-    from vlint.suppress import flavor_of, parse_directives
+    from vlint.suppression.inline import flavor_of, parse_directives
 
     code, line = f.code, f.span.line
     lines = text.split("\n")

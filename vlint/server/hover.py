@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from vlint.resolve.memory_inputs import NEEDED
+from vlint.launch.memory_inputs import NEEDED
 
 if TYPE_CHECKING:
-    from vlint.deployment import Deployment
-    from vlint.lint import LintReport
+    from vlint.core.span import Span
+    from vlint.launch.deployment import Deployment
+    from vlint.run.lint import LintReport
     from vlint.server.positions import Lines
-    from vlint.span import Span
 
 #: settings whose flag or value a hover answers (the model and every input of the memory model)
 HOVER_DESTS = frozenset({"model", *NEEDED})

@@ -1,7 +1,7 @@
 """The language server's state and answers, without the protocol plumbing (:mod:`vlint.server.app`).
 
 A :class:`Session` holds the open buffers and, per buffer, the last lint. Every lint goes through
-:func:`vlint.lint.lint_paths`, the pipeline ``vlint check`` runs, with a reader that serves open
+:func:`vlint.run.lint.lint_paths`, the pipeline ``vlint check`` runs, with a reader that serves open
 buffers from memory and every other file from disk (:class:`BufferReader`); the config filters and
 the baseline ``vlint check`` applies are applied too. So the editor shows what CI reports.
 
@@ -20,14 +20,14 @@ from typing import Any
 
 from lsprotocol import types
 
-from vlint.finding import Finding
-from vlint.lint import LintReport, Reader, decode, display_path, lint_paths
-from vlint.lint_root import LintRoot, is_within, real_path
-from vlint.secrets import Redactor
+from vlint.core.finding import Finding
+from vlint.core.span import Span
+from vlint.run.lint import LintReport, Reader, decode, display_path, lint_paths
+from vlint.security.lint_root import LintRoot, is_within, real_path
+from vlint.security.secrets import Redactor
 from vlint.server.positions import UTF16, Lines
 from vlint.server.setup import EditorSettings, Setup, SetupError, build_setup, config_file_for, single_file_root
 from vlint.sources.base import SourceError, SourceText
-from vlint.span import Span
 
 SOURCE = "vlint"
 FIX_ALL_KIND = "source.fixAll.vlint"
@@ -67,7 +67,7 @@ class Buffer:
 
 
 class BufferReader(Reader):
-    """:class:`vlint.lint.Reader` that serves open buffers from memory (same size limit and decoding
+    """:class:`vlint.run.lint.Reader` that serves open buffers from memory (same size limit and decoding
     as a file on disk) and records every file the lint asked for, read or missing."""
 
     def __init__(self, opts: Any, buffers: Mapping[Path, str]) -> None:
@@ -202,7 +202,7 @@ class Session:
         include = setup.opts.discover.include
         if not any(fnmatch(p.name, pat) for pat in include):
             return f"{p.name} is not a file vlint reads (it reads {', '.join(include)})"
-        from vlint.discover import DEFAULT_EXCLUDE_DIRS
+        from vlint.config.discover import DEFAULT_EXCLUDE_DIRS
 
         try:
             parts = p.parent.relative_to(scope.folder).parts
@@ -234,7 +234,7 @@ class Session:
         if setup.post is not None:
             setup.post(report)
         if setup.baseline:
-            from vlint.baseline import apply_baseline, fingerprints
+            from vlint.suppression.baseline import apply_baseline, fingerprints
 
             def lines(shown: str) -> list[str] | None:
                 if shown not in report.read_paths:
@@ -511,7 +511,7 @@ def _walk_drops(fr: Any, buf: Buffer) -> bool:
     """Is ``fr.error`` the "broken YAML" error that ``vlint check`` gives a YAML file named on its
     command line but not one found by the folder walk (a file that is not about vLLM)? The editor
     reports what the walk of the workspace reports."""
-    from vlint.lint import _unreadable_yaml
+    from vlint.run.lint import _unreadable_yaml
 
     if fr.sources or buf.path.suffix.lower() not in (".yaml", ".yml"):
         return False
@@ -521,7 +521,7 @@ def _walk_drops(fr: Any, buf: Buffer) -> bool:
 
 
 def _deployment_of(fr: Any, f: Finding) -> Any:
-    from vlint.engine import describe
+    from vlint.engine.runner import describe
 
     return next((d for d in fr.deployments if f.context and describe(d) == f.context), None)
 

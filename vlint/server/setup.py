@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vlint.config import Config
-from vlint.engine import Engine
-from vlint.lint import DEFAULT_MAX_FILE_SIZE, LintOptions, LintReport
-from vlint.lint_root import LintRoot, is_within, real_path
+from vlint.config.files import Config
+from vlint.engine.runner import Engine
+from vlint.run.lint import DEFAULT_MAX_FILE_SIZE, LintOptions, LintReport
+from vlint.security.lint_root import LintRoot, is_within, real_path
 
 #: milliseconds between the last keystroke and the lint (a lint of a typical file takes a few ms)
 DEFAULT_DEBOUNCE_MS = 75
@@ -145,7 +145,7 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 def config_file_for(path: Path, folder: Path) -> Path | None:
     """The config file that applies to ``path``: the nearest one from its folder up to ``folder``
     (the workspace folder), never above it."""
-    from vlint.config import config_in  # the lookup ``vlint check`` uses, one folder at a time
+    from vlint.config.files import config_in  # the lookup ``vlint check`` uses, one folder at a time
 
     start = path.parent
     if not is_within(Path(os.path.abspath(start)), Path(os.path.abspath(folder))):
@@ -168,7 +168,7 @@ def build_setup(folder: Path, root: LintRoot, config_path: Path | None, settings
 
     from vlint.commands.common import SettingsError, split_list
     from vlint.commands.settings import CliSettings, RunSettings
-    from vlint.config import ConfigError
+    from vlint.config.files import ConfigError
 
     cli = CliSettings(
         select=split_list(settings.select) if settings.select is not None else None,
@@ -209,7 +209,7 @@ def build_setup(folder: Path, root: LintRoot, config_path: Path | None, settings
     setup.post = lambda report: run.apply_filters(report, folder)
     baseline = run.baseline(cfg)
     if baseline is not None:
-        from vlint.baseline import BaselineError, read_baseline
+        from vlint.suppression.baseline import BaselineError, read_baseline
 
         stamps.append((str(baseline), _stamp(baseline)))
         try:

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vlint.invocation import Invocation, Problem, Token
-from vlint.span import Span
+from vlint.core.invocation import Invocation, Problem, Token
+from vlint.core.span import Span
 
 
 class SourceError(Exception):
@@ -22,7 +22,7 @@ class SourceError(Exception):
 
 class OutsideRoot(SourceError):
     """A file a linted file refers to that vlint does not read: outside the lint root, or in a
-    version-control folder (:mod:`vlint.lint_root`). The message names the path, never its content."""
+    version-control folder (:mod:`vlint.security.lint_root`). The message names the path, never its content."""
 
     def __init__(self, path: Path, shown: str, why: str) -> None:
         super().__init__(f"{shown} {why}: not read")

@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from vlint.invocation import Problem
-from vlint.span import Span
+from vlint.core.invocation import Problem
+from vlint.core.span import Span
 
 #: characters substitution may produce for one file and the files it pulls in, all expanders together
 #: (the Makefile reader's own budget was this size before). Real deployment files stay far below it:

@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from vlint.invocation import Token
+from vlint.core.invocation import Token
 from vlint.sources.base import ReadFile, SourceResult, SourceText
-from vlint.sources.compose import YamlDoc, first_mapping, get, items, plain, seq
-from vlint.sources.dockerfile import Container, Piece, merge_result, script_launches
-from vlint.sources.dotenv import Mapped
+from vlint.sources.containers.compose import YamlDoc, first_mapping, get, items, plain, seq
+from vlint.sources.containers.dockerfile import Container, Piece, merge_result, script_launches
+from vlint.sources.containers.dotenv import Mapped
 from vlint.sources.expansion_budget import current
 from vlint.sources.sniffing import github_actions as sniff  # noqa: F401 - re-exported: callers use github_actions.sniff
 from vlint.sources.sniffing import iter_expressions

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from vlint.invocation import Fact
-from vlint.span import Span
+from vlint.core.invocation import Fact
+from vlint.core.span import Span
 
 #: ``pip install … vllm==0.9.2`` / ``uv pip install "vllm[audio]==0.10.2"`` / ``pip3 install -U vllm==0.6.6.post1``
 _INSTALL = re.compile(
@@ -147,7 +147,7 @@ def attach_pins(invocations: list, src: object, read_file: Callable[[Path], obje
     A launch inside an image that ships vLLM runs that image's vLLM, whatever a requirements file
     beside it says: only launches without such an image get a pin (a script, a Python launch, a
     ``python:3.11`` image that pip-installs vLLM)."""
-    from vlint.sources.images import parse_image, unknown_version_reason
+    from vlint.sources.containers.images import parse_image, unknown_version_reason
 
     todo = []
     for inv in invocations:

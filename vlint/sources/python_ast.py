@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vlint.invocation import LLM_CLASS, Entry, Invocation, Token
+from vlint.core.invocation import LLM_CLASS, Entry, Invocation, Token
+from vlint.core.span import PositionMap, Span
 from vlint.sources import ray_serve
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
-from vlint.sources.dockerfile import Container, Piece, container_launches, merge_result, script_launches
-from vlint.sources.dotenv import Mapped
+from vlint.sources.containers.dockerfile import Container, Piece, container_launches, merge_result, script_launches
+from vlint.sources.containers.dotenv import Mapped
 from vlint.sources.sniffing import python as sniff  # noqa: F401 - re-exported: callers use python_ast.sniff
-from vlint.span import PositionMap, Span
 
 NAME = "python"
 ENGINE_CONTEXT = "ENGINE_CONTEXT"
@@ -683,7 +683,7 @@ def _secret_literals(mod: _Module) -> list[tuple[str, Token]]:
     arguments (``OpenAI(api_key="sk-…")``, ``login(token=…)``) and assignments (``HF_TOKEN = "hf_…"``).
     They are the file's assignments for secret scanning (and masking); implicit concatenation
     (``"sk-" "abc"``) is one literal whose span covers every piece."""
-    from vlint.secrets import SECRET_ENV
+    from vlint.security.secrets import SECRET_ENV
 
     out: list[tuple[str, Token]] = []
     for node in ast.walk(mod.tree):

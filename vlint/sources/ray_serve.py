@@ -6,7 +6,7 @@ Ray builds the engine as ``AsyncEngineArgs(**engine_kwargs)`` with ``model`` set
 ``usage_context=OPENAI_API_SERVER`` (ray ``python/ray/llm/_internal/serve/engines/vllm/vllm_engine.py``,
 ``_get_vllm_engine_config``); every key must be an ``AsyncEngineArgs`` or ``FrontendArgs`` field
 (``vllm_models.py``, ``VLLMEngineConfig.from_llm_config``: "Unknown engine argument"). So a Ray
-launch is an :class:`~vlint.invocation.Invocation` of program ``ray-serve`` whose settings are
+launch is an :class:`~vlint.core.invocation.Invocation` of program ``ray-serve`` whose settings are
 keyword arguments, with the server's defaults. Each replica gets one GPU per TP×PP worker, of
 ``accelerator_type``.
 
@@ -22,12 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from vlint.invocation import SERVER, Entry, Fact, Invocation, Token
+from vlint.core.invocation import SERVER, Entry, Fact, Invocation, Token
+from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
-from vlint.sources.compose import YamlDoc, get, items, load_yaml, nested_yaml, plain, seq
+from vlint.sources.containers.compose import YamlDoc, get, items, load_yaml, nested_yaml, plain, seq
 from vlint.sources.sniffing import ray_serve as sniff  # noqa: F401 - re-exported: callers use ray_serve.sniff
 from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode, to_python
-from vlint.span import Span
 
 NAME = "ray-serve"
 PROGRAM = "ray-serve"

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import re
 
-from vlint.invocation import Fact, Token
+from vlint.core.invocation import Fact, Token
+from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceResult, SourceText
-from vlint.sources.compose import YamlDoc, get, items, load_yaml, plain, seq
-from vlint.sources.dockerfile import Container, Piece, image_facts, merge_result, script_launches
-from vlint.sources.images import parse_image
+from vlint.sources.containers.compose import YamlDoc, get, items, load_yaml, plain, seq
+from vlint.sources.containers.dockerfile import Container, Piece, image_facts, merge_result, script_launches
+from vlint.sources.containers.images import parse_image
 from vlint.sources.sniffing import skypilot as sniff  # noqa: F401 - re-exported: callers use skypilot.sniff
 from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode
-from vlint.span import Span
 
 NAME = "skypilot"
 
@@ -106,7 +106,7 @@ def _task(doc: YamlDoc, src: SourceText, read_file: ReadFile, result: SourceResu
         facts["gpu_type"] = Fact(next(iter(types)), acc_span, "resources.accelerators")
     options = list(dict.fromkeys((t, c) for t, c in alts if c is not None))
     if len(options) > 1:
-        # SkyPilot launches on one of these: the memory model answers for each (vlint.gpu_fit)
+        # SkyPilot launches on one of these: the memory model answers for each (vlint.launch.gpu_fit)
         facts["accelerator_options"] = Fact(options, acc_span, "resources.accelerators")
     nodes_node = get(root, "num_nodes")
     nodes = plain(nodes_node)

@@ -235,7 +235,7 @@ def chart_of(path: Path) -> Path | None:
 
 
 def helm_chart(src: SourceText) -> bool:
-    """A chart's ``Chart.yaml`` (rendered with its templates and values: :mod:`vlint.render.helm`)."""
+    """A chart's ``Chart.yaml`` (rendered with its templates and values: :mod:`vlint.sources.render.helm`)."""
     return src.abspath.name in ("Chart.yaml", "Chart.yml")
 
 

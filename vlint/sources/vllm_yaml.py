@@ -3,7 +3,7 @@
 ``vllm serve --config cfg.yaml`` turns each key into command-line arguments (see
 :mod:`vlint.argspec.config_expand` for the exact, version-dependent rules). This module only reads
 the file: keys, values and their spans. A bare config file found on its own in a repository becomes
-an :class:`~vlint.invocation.Invocation` of program ``config``.
+an :class:`~vlint.core.invocation.Invocation` of program ``config``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from vlint.invocation import ConfigFile, Entry, Invocation, Problem
+from vlint.core.invocation import ConfigFile, Entry, Invocation, Problem
+from vlint.core.span import PositionMap, Span
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.yaml_nodes import (
     MappingNode,
@@ -23,7 +24,6 @@ from vlint.sources.yaml_nodes import (
     node_span,
     to_python,
 )
-from vlint.span import PositionMap, Span
 
 NAME = "vllm-config"
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
+from vlint.core.span import Span
 from vlint.sources.base import SourceError
-from vlint.span import Span
 
 try:
     _Loader: type = yaml.CSafeLoader

@@ -1,0 +1,130 @@
+"""What a source extracts from a file: one :class:`Invocation` per vLLM launch.
+
+An invocation is the argv vLLM would see (after the entry point: ``serve MODEL --flag value``), the
+structured settings that come from a ``--config`` YAML file or from Python keyword arguments, the
+environment, and facts about the surroundings (GPU count and type, image tag, /dev/shm…). Every
+token keeps the :class:`~vlint.core.span.Span` it came from. Nothing is guessed: a value that depends on
+something vlint cannot see (``$VAR`` with no default, ``{{ .Values.x }}``) is marked unresolved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from vlint.core.span import Span
+
+#: vLLM's usage contexts: ``vllm serve`` / the OpenAI server vs ``LLM(...)`` in Python.
+SERVER = "OPENAI_API_SERVER"
+LLM_CLASS = "LLM_CLASS"
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One argv word.
+
+    ``text`` is what the program would receive. When ``unresolved`` is true the word depends on a
+    value vlint cannot know, and ``text`` holds the source spelling (``$MODEL``) instead.
+    """
+
+    text: str
+    span: Span
+    unresolved: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A structured setting: a key of a vLLM ``--config`` YAML file, or a Python keyword argument."""
+
+    key: str
+    value: Any
+    key_span: Span
+    value_span: Span
+    unresolved: bool = False
+    #: spans of list items, when the value is a list
+    item_spans: tuple[Span, ...] = ()
+
+
+@dataclass(slots=True)
+class ConfigFile:
+    """A vLLM ``--config`` YAML file as loaded (entries in file order)."""
+
+    path: str
+    entries: list[Entry]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """Something known about the launch's surroundings, with where it was read."""
+
+    value: Any
+    span: Span | None
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something a source noticed while reading a launch (rule code, where, what, numbers)."""
+
+    code: str
+    span: Span
+    message: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Invocation:
+    """One vLLM launch found in a file."""
+
+    #: the source format that found it (``shell``, ``vllm-config``, ``kubernetes``…)
+    source: str
+    #: ``vllm serve``, ``api_server`` (``python -m vllm.entrypoints.openai.api_server``),
+    #: ``legacy-api-server`` (``vllm.entrypoints.api_server``), ``config`` (a bare ``--config`` file)
+    #: ``LLM`` (Python), ``image`` (an image's own entry point, either of the first two) or
+    #: ``ray-serve`` (Ray Serve LLM ``engine_kwargs``: keyword arguments with the server's defaults)
+    program: str
+    #: where the launch starts (the ``vllm`` word, the first key of a config file…)
+    span: Span
+    #: argv after the entry point, e.g. ``[MODEL, --max-model-len, 8192]``
+    args: list[Token] = field(default_factory=list)
+    #: the ``--config`` file (or the file itself for a bare vLLM YAML config)
+    config: ConfigFile | None = None
+    #: Python keyword arguments (``LLM(...)``, ``EngineArgs(...)``, Ray ``engine_kwargs``)
+    kwargs: list[Entry] = field(default_factory=list)
+    #: environment variables visible to the process (name → value token)
+    env: dict[str, Token] = field(default_factory=dict)
+    #: surroundings: ``gpu_count``, ``gpu_type``, ``image``, ``vllm_version``, ``shm_size``…
+    #: Kubernetes/Helm sources add: ``gpu_resource`` (``nvidia.com/gpu``), ``gpu_count_text`` (a GPU
+    #: count vlint cannot read, ``${N}``), ``tpu_count``, ``accelerator_count`` (Gaudi…), ``gpu_label``
+    #: (a node label value naming an accelerator the GPU catalog does not know), ``replicas`` (int or
+    #: the raw text), ``group_size`` and ``cluster_gpu_count`` (pods and GPUs of a multi-node group:
+    #: LeaderWorkerSet, KubeRay, production-stack Ray), ``shm_mounted`` (bool: a volume at /dev/shm),
+    #: ``shm_medium``, ``shm_size`` (``sizeLimit`` text or ``unlimited``), ``ipc`` (``host``),
+    #: ``privileged``, ``secret_env`` / ``env_from`` (names of env vars from Secrets, ``envFrom``
+    #: refs), ``k8s_unexpanded_env`` (env values with ``${VAR}`` Kubernetes leaves literal),
+    #: ``resource_profile`` (KubeAI), ``enabled`` (a catalog entry's switch), ``duplicate_serve`` and
+    #: ``suppress`` (codes from the ``vlint.dev/disable`` annotation, comma-separated).
+    #: Compose, Dockerfile, SkyPilot, GitHub Actions, Ray and Python sources add: ``gpu_ids`` (the GPU
+    #: ids a container sees, a tuple of host ids, or ``all``), ``runs_with`` (launches of one file
+    #: with the same value run at the same time: the services of a compose file),
+    #: ``compose_profiles`` (tuple), ``compose_service``, ``lost_build_args`` (list of
+    #: ``sources.dockerfile.LostBuildArg``: build arguments the run-time command reads that never
+    #: reach the container), ``duplicate_serve`` (also: the words that repeat the image's entry point),
+    #: ``num_nodes`` (SkyPilot), ``min_replicas`` / ``max_replicas`` (Ray autoscaling),
+    #: ``ray_worker_gpus`` (GPUs of a RayService's worker groups, all replicas together).
+    facts: dict[str, Fact] = field(default_factory=dict)
+    #: ``OPENAI_API_SERVER`` (also Ray Serve LLM), ``LLM_CLASS``, or ``ENGINE_CONTEXT`` (Python
+    #: ``EngineArgs``/``AsyncEngineArgs``, which ``*.from_engine_args`` start in that context)
+    usage_context: str = SERVER
+    #: problems the source noticed, reported as findings of the rule they name
+    problems: list[Problem] = field(default_factory=list)
+    #: true when argv holds words vlint cannot see into (``"$@"``, ``$EXTRA_ARGS`` with no value,
+    #: ``{{ .Values.args }}``): rules about a flag's *absence* then stay silent
+    opaque_args: bool = False
+    #: a short label (``service vllm``, ``container vllm in Deployment/llm``) for reports
+    label: str = ""
+
+    @property
+    def path(self) -> str:
+        return self.span.path

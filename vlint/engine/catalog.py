@@ -1,0 +1,357 @@
+"""The rule catalog: one YAML file per rule (``rules/VL101-chunked-prefill-disabled.yaml``).
+
+A rule holds everything about itself: code, name, severity, summary, message template, docs,
+references, its logic (``check:`` naming a function in :mod:`vlint.checks`, ``when:`` a JSON Schema
+over the resolved settings document, or ``check: builtin`` for findings the argument parser and the
+sources report themselves), and the bad/good ``cases`` that drive both its tests and its docs page.
+Files are validated against ``schemas/rule.schema.json``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from vlint.core.paths import rules_dir, schemas_dir
+
+try:
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _Loader = yaml.SafeLoader
+
+BUILTIN = "builtin"
+
+
+class RuleError(ValueError):
+    """A rule file is invalid (wrong shape, unknown check, duplicate code/name)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleCase:
+    title: str
+    doc: str  # "bad" | "good"
+    file: str
+    content: str
+    expect: tuple[str, ...]
+    args: tuple[str, ...] = ()
+    #: extra files next to ``file`` (a --config YAML, a .env)
+    files: tuple[tuple[str, str], ...] = ()
+    #: the rule's options for this case (``[tool.vlint.rules.CODE]``)
+    options: tuple[tuple[str, Any], ...] = ()
+    #: how ``content`` is written to ``file`` (``latin-1`` for a file that is not UTF-8)
+    encoding: str = "utf-8"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    code: str
+    name: str
+    severity: str
+    summary: str
+    message: str
+    docs: str = ""
+    check: str | None = None
+    when: dict[str, Any] | None = None
+    #: for ``when:`` rules: the setting whose span a finding points at
+    at: str | None = None
+    scope: str = "deployment"  # "deployment" | "file"
+    enabled: bool = True
+    references: tuple[str, ...] = ()
+    fix: str | None = None
+    cases: tuple[RuleCase, ...] = ()
+    path: str = ""
+    #: loaded from the user's --rules-dir (not shipped with vlint)
+    custom: bool = False
+    #: option name → JSON Schema with ``default`` and ``description`` (``[tool.vlint.rules.CODE]``)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: security rules: the score GitHub code scanning ranks alerts by (SARIF ``security-severity``)
+    security_severity: float | None = None
+    tags: tuple[str, ...] = ()
+
+    @property
+    def builtin(self) -> bool:
+        return self.check == BUILTIN
+
+
+_CODE = re.compile(r"^[A-Z][A-Z0-9]*[0-9]{3}$")
+
+
+def _rule_from_dict(d: dict[str, Any], path: Path, custom: bool) -> Rule:
+    cases = []
+    for c in d.get("cases") or []:
+        files = tuple((str(k), str(v)) for k, v in (c.get("files") or {}).items())
+        cases.append(
+            RuleCase(
+                title=str(c.get("title", "")),
+                doc=str(c.get("doc", "bad")),
+                file=str(c.get("file", "start.sh")),
+                content=str(c.get("content", "")),
+                expect=tuple(str(x) for x in c.get("expect") or ()),
+                args=tuple(str(x) for x in c.get("args") or ()),
+                files=files,
+                options=tuple((str(k), v) for k, v in (c.get("options") or {}).items()),
+                encoding=str(c.get("encoding", "utf-8")),
+            )
+        )
+    return Rule(
+        code=str(d["code"]),
+        name=str(d["name"]),
+        severity=str(d["severity"]),
+        summary=str(d["summary"]).strip(),
+        message=str(d.get("message", "{message}")),
+        docs=str(d.get("docs", "")).strip(),
+        check=d.get("check"),
+        when=d.get("when"),
+        at=d.get("at"),
+        scope=str(d.get("scope", "deployment")),
+        enabled=bool(d.get("enabled", True)),
+        references=tuple(str(r) for r in d.get("references") or ()),
+        fix=d.get("fix"),
+        cases=tuple(cases),
+        path=str(path),
+        custom=custom,
+        options={str(k): dict(v) for k, v in (d.get("options") or {}).items()},
+        security_severity=float(d["security-severity"]) if d.get("security-severity") is not None else None,
+        tags=tuple(str(t) for t in d.get("tags") or ()),
+    )
+
+
+@cache
+def rule_schema() -> dict[str, Any]:
+    import json
+
+    with (schemas_dir() / "rule.schema.json").open(encoding="utf-8") as f:
+        return dict(json.load(f))
+
+
+def validate_rule_dict(d: Any, path: Path, *, custom: bool) -> None:
+    """Validate one rule document (jsonschema and the pattern checks, which load the argument parser,
+    imported only here: listing the bundled rules needs neither)."""
+    import jsonschema
+
+    from vlint.engine.linear_regex import UnsupportedPattern
+    from vlint.engine.when import check_patterns
+
+    validator = jsonschema.Draft202012Validator(rule_schema())
+    errors = sorted(validator.iter_errors(d), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        where = "/".join(str(p) for p in e.absolute_path) or "(top level)"
+        raise RuleError(f"{path}: {where}: {e.message}")
+    if custom and d.get("check"):
+        raise RuleError(f"{path}: custom rules use `when:` (a JSON Schema); `check:` is for vlint's own rules")
+    if custom and len(d.get("message", "")) > MAX_MESSAGE_TEMPLATE:
+        raise RuleError(
+            f"{path}: message: {len(d['message']):,} characters; a custom rule's message template "
+            f"may have at most {MAX_MESSAGE_TEMPLATE}"
+        )
+    if custom and d.get("when") is not None:
+        try:  # before jsonschema compiles them with `re` (a pattern nested 1000 deep is a RecursionError there)
+            check_patterns(d["when"])
+        except UnsupportedPattern as e:
+            raise RuleError(f"{path}: when: {e}") from None
+        try:
+            jsonschema.Draft202012Validator.check_schema(d["when"])
+        except jsonschema.SchemaError as e:
+            where = "/".join(str(p) for p in e.absolute_path) or "(top level)"
+            raise RuleError(f"{path}: when: is not a valid JSON Schema at {where}: {e.message}") from None
+
+
+#: a custom rule file is a page of YAML; a rules folder may come from the pull request
+MAX_RULE_FILE_BYTES = 1 << 20
+#: a rule document's size with its YAML aliases expanded (what the validators walk): a large rule has
+#: a few hundred nodes, a "billion laughs" of 700 bytes has a billion
+MAX_RULE_NODES = 10_000
+#: aliases (``*name``) to a mapping or a sequence in one rule file
+MAX_RULE_ALIASES = 100
+#: nesting of mappings and sequences in one rule file
+MAX_RULE_DEPTH = 50
+#: characters in a custom rule's ``message:`` (vlint's longest is about 340; the rendered message is
+#: capped too, by :func:`vlint.engine.runner.render_message`)
+MAX_MESSAGE_TEMPLATE = 500
+
+
+def load_rule_file(path: Path, *, custom: bool = False, validate: bool = False) -> Rule:
+    from vlint.security.bounded_read import read_regular
+
+    try:
+        d = yaml.load(read_regular(path, MAX_RULE_FILE_BYTES).decode("utf-8"), Loader=_Loader)
+    except OSError as e:
+        raise RuleError(f"{path}: cannot read rule: {e.strerror or e}") from None
+    except (UnicodeDecodeError, yaml.YAMLError) as e:
+        raise RuleError(f"{path}: cannot read rule: {e}") from None
+    except RecursionError:
+        raise RuleError(f"{path}: cannot read rule: nested too deeply") from None
+    _Expansion(path).measure(d, 1)
+    _check_rule_dict(d, path, custom=custom, validate=validate)
+    return _rule_from_dict(d, path, custom)
+
+
+class _Expansion:
+    """A rule document measured as if its YAML aliases were expanded — the tree every validator
+    walks — memoised by object identity, so a "billion laughs" costs only its distinct nodes to
+    measure. Raises :class:`RuleError` past :data:`MAX_RULE_NODES`, :data:`MAX_RULE_ALIASES` or
+    :data:`MAX_RULE_DEPTH`, and for an alias inside the node it names (a recursive structure)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.measured: dict[int, tuple[int, int]] = {}  # id → (nodes, height)
+        self.open: set[int] = set()
+        self.aliases = 0
+
+    def _refuse(self, why: str) -> RuleError:
+        return RuleError(f"{self.path}: {why}: not loaded")
+
+    def measure(self, node: Any, depth: int) -> tuple[int, int]:
+        """(nodes, height) of ``node`` expanded, found at nesting ``depth``."""
+        if not isinstance(node, dict | list):
+            return 1, 1
+        if id(node) in self.open:
+            raise self._refuse("a YAML alias inside the node it names (a recursive structure)")
+        known = self.measured.get(id(node))
+        if known is not None:
+            self.aliases += 1
+            if self.aliases > MAX_RULE_ALIASES:
+                raise self._refuse(f"more than {MAX_RULE_ALIASES} YAML aliases to mappings or sequences")
+        else:
+            self.open.add(id(node))
+            known = self.measured[id(node)] = self._children(node, depth)
+            self.open.discard(id(node))
+        if depth + known[1] - 1 > MAX_RULE_DEPTH:
+            raise self._refuse(f"nested more than {MAX_RULE_DEPTH} levels deep")
+        return known
+
+    def _children(self, node: dict[Any, Any] | list[Any], depth: int) -> tuple[int, int]:
+        if depth > MAX_RULE_DEPTH:
+            raise self._refuse(f"nested more than {MAX_RULE_DEPTH} levels deep")
+        nodes, height = 1, 1
+        for child in (*node.keys(), *node.values()) if isinstance(node, dict) else node:
+            n, h = self.measure(child, depth + 1)
+            nodes, height = nodes + n, max(height, h + 1)
+            if nodes > MAX_RULE_NODES:
+                raise self._refuse(f"more than {MAX_RULE_NODES:,} YAML nodes once its aliases are expanded")
+        return nodes, height
+
+
+def _check_rule_dict(d: Any, path: Path, *, custom: bool, validate: bool) -> None:
+    if not isinstance(d, dict):
+        raise RuleError(f"{path}: a rule file is a mapping")
+    if validate:
+        validate_rule_dict(d, path, custom=custom)
+    else:
+        for key in ("code", "name", "severity", "summary"):
+            if key not in d:
+                raise RuleError(f"{path}: missing `{key}`")
+
+
+def load_rules_from(folder: Path, *, custom: bool = False, validate: bool = False) -> list[Rule]:
+    if not folder.is_dir():
+        raise RuleError(f"{folder}: not a directory")
+    paths = sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
+    if custom:  # a rule file linking out of its folder would read (and quote, in errors) another file
+        real = os.path.realpath(folder)
+        for p in paths:
+            if os.path.commonpath([real, os.path.realpath(p)]) != real:
+                raise RuleError(f"{p}: a symbolic link out of the rules folder: not read")
+    return [load_rule_file(p, custom=custom, validate=validate) for p in paths]
+
+
+@dataclass(slots=True)
+class Catalog:
+    rules: list[Rule]
+    by_code: dict[str, Rule] = field(default_factory=dict)
+    by_name: dict[str, Rule] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for r in self.rules:
+            if r.code in self.by_code:
+                raise RuleError(f"{r.path}: rule code {r.code} already used by {self.by_code[r.code].path}")
+            if r.name in self.by_name:
+                raise RuleError(f"{r.path}: rule name {r.name} already used by {self.by_name[r.name].path}")
+            self.by_code[r.code] = r
+            self.by_name[r.name] = r
+
+    def find(self, ref: str) -> Rule | None:
+        """A rule by code (``VL101``) or name (``chunked-prefill-disabled``)."""
+        return self.by_code.get(ref.upper()) or self.by_name.get(ref)
+
+    def resolve_selector(self, ref: str) -> list[Rule]:
+        """Rules matched by a selector: a code, a name, a code prefix (``VL1``, ``VL``) or ``ALL``."""
+        r = self.find(ref)
+        if r is not None:
+            return [r]
+        up = ref.upper()
+        if up == "ALL":
+            return list(self.rules)
+        return [x for x in self.rules if x.code.startswith(up)] if re.fullmatch(r"[A-Z]+\d{0,3}", up) else []
+
+
+def load_catalog(extra_dirs: tuple[Path, ...] = ()) -> Catalog:
+    rules = list(_bundled_rules())
+    for d in extra_dirs:
+        rules.extend(load_rules_from(d, custom=True, validate=True))
+    return Catalog(sorted(rules, key=lambda r: r.code))
+
+
+@cache
+def _bundled_rules() -> tuple[Rule, ...]:
+    folder = rules_dir()
+    if not folder.is_dir():
+        raise RuleError(f"{folder}: not a directory")
+    paths = sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
+    docs = _cached_rule_docs(paths)
+    return tuple(_rule_from_dict(d, p, False) for d, p in zip(docs, paths, strict=True))
+
+
+def _cached_rule_docs(paths: list[Path]) -> list[dict[str, Any]]:
+    """The bundled rule files as dicts. Parsing 40-odd YAML files is ~9 ms of every start; their JSON
+    copy in the cache folder (:func:`vlint.core.paths.cache_dir`), named by a checksum of the files' bytes,
+    loads in ~1 ms. Edited rules change the checksum; an unusable cache is ignored."""
+    import json
+    import os
+    import zlib
+
+    from vlint import __version__
+    from vlint.core.paths import cache_dir
+
+    try:
+        data = [p.read_bytes() for p in paths]
+    except OSError as e:
+        raise RuleError(f"cannot read rule: {e}") from None
+    crc = zlib.crc32(__version__.encode())
+    for p, b in zip(paths, data, strict=True):
+        crc = zlib.crc32(b, zlib.crc32(p.name.encode(), crc))
+    folder = cache_dir()
+    cached = folder / f"rules-{crc:08x}.json" if folder is not None else None
+    if cached is not None:
+        try:
+            docs = json.loads(cached.read_bytes())
+            if isinstance(docs, list) and len(docs) == len(paths) and all(isinstance(d, dict) for d in docs):
+                return docs
+        except (OSError, ValueError):
+            pass
+    docs = []
+    for p, b in zip(paths, data, strict=True):
+        try:
+            d = yaml.load(b, Loader=_Loader)
+        except yaml.YAMLError as e:
+            raise RuleError(f"{p}: cannot read rule: {e}") from None
+        _check_rule_dict(d, p, custom=False, validate=False)
+        docs.append(d)
+    if cached is not None:
+        try:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            text = json.dumps(docs)
+            if json.loads(text) == docs:  # YAML values JSON would change (int keys, dates) are not cached
+                tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_text(text, encoding="utf-8")
+                os.replace(tmp, cached)
+        except (OSError, TypeError, ValueError):  # a read-only home, a value JSON cannot hold: no cache
+            pass
+    return docs

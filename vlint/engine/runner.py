@@ -1,0 +1,298 @@
+"""Runs the rule catalog over deployments and files, applying selection and severity overrides.
+
+Rules never touch output formats; the engine turns their hits into :class:`Finding` objects.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from vlint.checks import CheckContext, Hit, get_check
+from vlint.core.finding import SEVERITIES, Finding, Fix
+from vlint.core.span import Span
+from vlint.engine.catalog import Catalog, Rule, RuleError
+
+if TYPE_CHECKING:
+    from vlint.launch.deployment import Deployment
+    from vlint.launch.file_context import FileContext
+
+
+@dataclass(slots=True)
+class Selection:
+    """Which rules run: ``select`` replaces the default set, ``extend_select`` adds to it, ``ignore``
+    removes. ``before`` are earlier steps applied first, in order (the config files' tables, then the
+    command line is this one: ruff's chain). Off-by-default rules (``enabled: false``) join only when
+    a step names them by code or name, never through a prefix or ``ALL``. ``severity`` overrides by
+    selector; ``options`` are per-rule options (rule code → option → value) over the rule's defaults."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: dict[str, str] = field(default_factory=dict)
+    before: tuple[Selection, ...] = ()
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+#: a field a message template may name: a plain name, no attribute or index access
+_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: widths and precisions past this are not formatted (``{x:>3000000000}`` would allocate gigabytes)
+MAX_FORMAT_WIDTH = 1000
+
+
+class _Formatter(string.Formatter):
+    """``str.format`` for rule messages, which a repository's own rules (``--rules-dir``, config) may
+    write: ``{name}`` and format specs only — ``{x.__class__}``, ``{x[0]}`` and huge widths are
+    refused, so a template cannot reach into objects or exhaust memory."""
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
+        if not _FIELD.fullmatch(field_name):
+            raise KeyError(field_name)
+        return kwargs[field_name], field_name
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if any(int(n) > MAX_FORMAT_WIDTH for n in re.findall(r"\d+", format_spec)):
+            raise ValueError(f"format width over {MAX_FORMAT_WIDTH}")
+        return format(value, format_spec)
+
+
+_FMT = _Formatter()
+
+
+def render_message(template: str, data: dict[str, Any], fallback: str, limit: int = 2000) -> str:
+    """``template`` filled from ``data`` (else ``fallback``), at most ``limit`` characters: a longer
+    message is cut, ending with "…" and saying so. Fields are formatted one at a time and formatting
+    stops at the limit, so ``{model}`` written a hundred times costs no more than the limit."""
+    pieces: list[str] = []
+    size = 0
+    try:
+        for literal, name, spec, conversion in _FMT.parse(template):
+            pieces.append(literal)
+            size += len(literal)
+            if name is not None and size <= limit:
+                field = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+                pieces.append(_FMT.vformat(field, (), data))
+                size += len(pieces[-1])
+            if size > limit:
+                break
+    except (KeyError, IndexError, ValueError, TypeError, AttributeError):
+        pieces, size = [fallback], len(fallback)
+    text = "".join(pieces)
+    if size <= limit:
+        return text
+    note = f"… (message cut at {limit:,} characters)"
+    return text[: max(0, limit - len(note))] + note
+
+
+class Engine:
+    def __init__(self, catalog: Catalog, selection: Selection | None = None) -> None:
+        self.catalog = catalog
+        sel = selection or Selection()
+        chosen = {r.code for r in catalog.rules if r.enabled}
+        self.severity: dict[str, str] = {}
+        for step in (*sel.before, sel):
+            if step.select is not None:
+                chosen = {r.code for ref in step.select for r in self._selected(ref)}
+            chosen |= {r.code for ref in step.extend_select for r in self._selected(ref)}
+            chosen -= {r.code for ref in step.ignore for r in self._resolve(ref)}
+            for ref, sev in step.severity.items():
+                if sev not in SEVERITIES:
+                    raise RuleError(f"severity for {ref} must be one of {', '.join(SEVERITIES)}, not {sev!r}")
+                for r in self._resolve(ref):
+                    self.severity[r.code] = sev
+        self.active: list[Rule] = [r for r in catalog.rules if r.code in chosen]
+        self.active_codes = frozenset(chosen)
+        self.options: dict[str, dict[str, Any]] = {}
+        for step in (*sel.before, sel):
+            for code, values in step.options.items():
+                rule = catalog.by_code.get(code)
+                if rule is None:
+                    raise RuleError(f"options for unknown rule {code!r}")
+                unknown = sorted(set(values) - set(rule.options))
+                if unknown:
+                    known = ", ".join(sorted(rule.options)) or "none"
+                    raise RuleError(f"{rule.code} has no option {unknown[0]!r} (its options: {known})")
+                self.options.setdefault(code, {}).update(values)
+        for r in self.active:
+            if r.check and not r.builtin and get_check(r.check) is None:
+                raise RuleError(f"{r.path}: check {r.check!r} does not exist")
+
+    def _resolve(self, ref: str) -> list[Rule]:
+        rules = self.catalog.resolve_selector(ref)
+        if not rules:
+            raise RuleError(f"unknown rule {ref!r} (use a code such as VL101, a prefix such as VL1, or a name)")
+        return rules
+
+    def _selected(self, ref: str) -> list[Rule]:
+        """The rules a select/extend-select selector turns on: off-by-default rules only by their
+        own code or name."""
+        rules = self._resolve(ref)
+        exact = self.catalog.find(ref)
+        return rules if exact is not None else [r for r in rules if r.enabled]
+
+    def option(self, rule: Rule, name: str) -> Any:
+        """A rule option: the configured value, else the rule's default (``options:`` in its YAML)."""
+        configured = self.options.get(rule.code, {})
+        if name in configured:
+            return configured[name]
+        return rule.options[name].get("default")
+
+    def options_for(self, rule: Rule) -> dict[str, Any]:
+        return {name: self.option(rule, name) for name in rule.options}
+
+    # -- findings -----------------------------------------------------------------------------
+    def _finding(self, rule: Rule, hit: Hit, context: str = "") -> Finding:
+        data = dict(hit.data)
+        message = hit.message or render_message(rule.message, data, rule.summary)
+        severity = self.severity.get(rule.code) or hit.severity or rule.severity
+        return Finding(rule.code, rule.name, severity, hit.span, message, data, hit.fix, context)
+
+    def builtin_finding(
+        self,
+        code: str,
+        span: Span,
+        message: str,
+        data: dict[str, Any],
+        context: str = "",
+        fix: Fix | None = None,
+        severity: str | None = None,
+    ) -> Finding | None:
+        """A finding the parser or a source reported itself (``check: builtin`` rules)."""
+        if code not in self.active_codes:
+            return None
+        rule = self.catalog.by_code.get(code)
+        if rule is None:  # pragma: no cover - every emitted code has a rule file (tested)
+            raise RuleError(f"no rule file for code {code}")
+        return self._finding(rule, Hit(span, data, message=message, fix=fix, severity=severity), context)
+
+    def run_deployment(self, dep: Deployment) -> list[Finding]:
+        context = describe(dep)
+        out = self._deployment_findings(dep, context)
+        if dep.arch is not None and dep.arch.inferred_from_name:
+            out = self._soften_inferred(dep, out, context)
+        if dep.invocation.program in KEYWORD_PROGRAMS:
+            out = [_keyword_finding(f) for f in out]
+        return out
+
+    def _soften_inferred(self, dep: Deployment, findings: list[Finding], context: str) -> list[Finding]:
+        """An error must mean vLLM refuses: one that rests on model facts taken from another model by
+        its name (:mod:`vlint.resolve.model_names`) is a warning that says so. Which errors rest on them
+        is found by linting the launch again knowing nothing of its model: the errors that remain stand
+        (a severity the user set for the rule stands too)."""
+        errors = [f for f in findings if f.severity == "error" and f.code not in self.severity]
+        if not errors:
+            return findings
+        from vlint.launch.resolver import without_model_facts
+
+        codes = {f.code for f in errors}
+        standing = {
+            (f.code, f.span.line, f.span.column)
+            for f in self._deployment_findings(without_model_facts(dep), context, codes)
+            if f.severity == "error"
+        }
+        assert dep.arch is not None
+        why = (
+            f" (this rests on model facts inferred from the name: {dep.arch.inferred_from_name}; map the model "
+            "in [tool.vlint] models or pass --model-config to check it for certain)"
+        )
+        return [
+            replace(
+                f, severity="warning", message=f.message + why, data={**f.data, "model_facts": "inferred from the name"}
+            )
+            if f.severity == "error" and f.code in codes and (f.code, f.span.line, f.span.column) not in standing
+            else f
+            for f in findings
+        ]
+
+    def _deployment_findings(self, dep: Deployment, context: str, only: set[str] | None = None) -> list[Finding]:
+        """The findings of every active rule (``only``: of these codes) on one launch."""
+        from vlint.engine.when import matches, settings_document
+
+        out: list[Finding] = []
+        for issue in dep.args.issues:
+            f = self.builtin_finding(
+                issue.code, issue.span, issue.message, issue.data, context, issue.fix, issue.severity
+            )
+            if f is not None:
+                out.append(f)
+        for p in dep.invocation.problems:
+            f = self.builtin_finding(p.code, p.span, p.message, p.data, context)
+            if f is not None:
+                out.append(f)
+        doc: dict[str, Any] | None = None
+        for rule in self.active:
+            if rule.scope != "deployment" or rule.builtin or (only is not None and rule.code not in only):
+                continue
+            if rule.when is not None:
+                if doc is None:
+                    doc = settings_document(dep)
+                if matches(rule.when, doc):
+                    span = dep.invocation.span
+                    data: dict[str, Any] = {"model": dep.model, "vllm_version": str(dep.version)}
+                    if rule.at:
+                        s = dep.setting(rule.at)
+                        if s is not None:
+                            span = s.full_span
+                        data["value"] = doc["settings"].get(rule.at)
+                        data[rule.at] = doc["settings"].get(rule.at)
+                    out.append(self._finding(rule, Hit(span, data), context))
+                continue
+            fn = get_check(rule.check or "")
+            if fn is None:
+                continue
+            for hit in fn(CheckContext(rule, dep=dep, options=self.options_for(rule))):
+                out.append(self._finding(rule, hit, context))
+        return out
+
+    def run_file(self, file: FileContext) -> list[Finding]:
+        out: list[Finding] = []
+        for rule in self.active:
+            if rule.scope != "file" or rule.builtin:
+                continue
+            fn = get_check(rule.check or "")
+            if fn is None:
+                continue
+            for hit in fn(CheckContext(rule, file=file, options=self.options_for(rule))):
+                out.append(self._finding(rule, hit))
+        for p in file.problems:
+            f = self.builtin_finding(p.code, p.span, p.message, p.data)
+            if f is not None:
+                out.append(f)
+        return out
+
+
+def describe(dep: Deployment) -> str:
+    inv = dep.invocation
+    label = inv.label or inv.program
+    return f"{label} at line {inv.span.line}"
+
+
+#: launches whose settings are keyword arguments (Python ``LLM(...)``/``EngineArgs(...)``, Ray Serve
+#: ``engine_kwargs``): their findings name ``max_model_len``, not ``--max-model-len``
+KEYWORD_PROGRAMS = frozenset({"LLM", "ray-serve"})
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?: (\d+(?:\.\d+)?)(?![\w.]))?")
+
+
+def _keyword_finding(f: Finding) -> Finding:
+    fix = f.fix
+    if fix is not None:
+        fix = replace(fix, description=keyword_wording(fix.description))
+    return replace(f, message=keyword_wording(f.message), fix=fix)
+
+
+def keyword_wording(message: str) -> str:
+    """``message`` with each vLLM option written as the keyword argument it is (``--max-model-len`` →
+    ``max_model_len``, ``--no-enable-prefix-caching`` → ``enable_prefix_caching=False``)."""
+    from vlint.argspec.history import is_known_option
+
+    def word(m: re.Match[str]) -> str:
+        name, number = m.group(1), m.group(2)
+        if name.startswith("no-") and is_known_option(name[3:]):
+            return name[3:].replace("-", "_") + "=False" + (f" {number}" if number else "")
+        if not is_known_option(name):
+            return m.group(0)
+        return name.replace("-", "_") + (f"={number}" if number else "")
+
+    return _FLAG.sub(word, message)

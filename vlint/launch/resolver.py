@@ -1,0 +1,319 @@
+"""Invocation → Deployment: pick the vLLM version, parse the arguments, find model and GPU, fill the
+version's defaults."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from vlint.argspec.parse import UNRESOLVED, parse_invocation
+from vlint.argspec.spec import Resolution, load_spec, resolve_release
+from vlint.config.precedence import CLI, FILE, ConfigDefaults, Stated, decide
+from vlint.core.invocation import Invocation
+from vlint.core.version import Version
+from vlint.launch.deployment import Deployment
+from vlint.launch.memory_inputs import estimate_for
+from vlint.security.lint_root import LintRoot
+
+
+@dataclass(slots=True)
+class ResolveOptions:
+    """What the user told vlint: the command line (these fields override what the files state) and
+    the configuration's defaults for this file (``defaults``: used only where the files state
+    nothing; :mod:`vlint.config.precedence`)."""
+
+    vllm_version: Version | None = None
+    vllm_version_source: str = ""
+    gpu: str | None = None
+    gpu_count: int | None = None
+    gpu_memory_gib: float | None = None
+    defaults: ConfigDefaults = field(default_factory=ConfigDefaults)
+    model_paths: dict[str, str] = field(default_factory=dict)
+    #: ``[tool.vlint] models``: a path or served name → a model id or an absolute folder
+    models: dict[str, str] = field(default_factory=dict)
+    #: ``--model-config [NAME=]PATH``: model name → config.json or folder ("" for every launch)
+    model_configs: dict[str, str] = field(default_factory=dict)
+    #: ``[tool.vlint] reference-gpus``: GPUs a launch that names none is checked on (empty: the default)
+    reference_gpus: tuple[str, ...] = ()
+    online: bool = False
+    #: overrides of settings (``--set key=value``): dest or option name → text as on a command line
+    overrides: dict[str, str] = field(default_factory=dict)
+    #: model folders a linted file names are read only inside it (None: anywhere, for a model the
+    #: user names on the command line)
+    lint_root: LintRoot | None = None
+
+
+@cache
+def installed_vllm_version() -> Version | None:
+    """The installed ``vllm`` package's version (never imported), from the first ``vllm-X.Y.Z.dist-info``
+    (or ``.egg-info``) folder on ``sys.path``: the one ``importlib.metadata.version("vllm")`` reads, without
+    importing importlib.metadata and the email parser on every run. Read once per process."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:  # not a folder (a zip), missing, unreadable
+            continue
+        for name in sorted(names):
+            m = _VLLM_DIST.match(name)
+            if m is not None:
+                return Version.try_parse(m.group(1))
+    return None
+
+
+#: ``vllm-0.10.2.dist-info`` (pip), ``vllm-0.10.2-py3.11.egg-info`` (setup.py develop)
+_VLLM_DIST = re.compile(r"^vllm-([^-]+?)(?:-py[\d.]+)?\.(?:dist|egg)-info$", re.IGNORECASE)
+
+
+def choose_version(inv: Invocation, opts: ResolveOptions) -> tuple[Version, bool, str]:
+    """(release checked, exact, why): see :func:`choose_release`."""
+    res, reason = choose_release(inv, opts)
+    return res.version, res.exact, reason
+
+
+def choose_release(inv: Invocation, opts: ResolveOptions) -> tuple[Resolution, str]:
+    """The release to check a launch against and why, by precedence (:func:`vlint.config.precedence.decide`):
+    ``--vllm-version`` > what the files state (the container's image tag, a ``vllm==X`` pin beside the
+    launch) > ``vllm-version`` in the nearest config (``opts.defaults``) > the installed vllm > the
+    newest bundled. The wanted release is then resolved by :func:`vlint.argspec.spec.resolve_release`
+    (exact, same series with a note, or outside the range)."""
+    cli = None
+    if opts.vllm_version is not None:
+        cli = Stated(opts.vllm_version, opts.vllm_version_source or f"--vllm-version {opts.vllm_version}", CLI)
+    stated = None
+    fact = inv.facts.get("vllm_version")
+    fact_version = Version.try_parse(str(fact.value)) if fact is not None else None
+    if fact is not None and fact_version is not None:
+        why = (fact.detail or f"image tag ({fact.value})") + _vendor_evidence(inv)
+        stated = Stated(fact_version, why, FILE)
+    chosen = decide(cli, stated, opts.defaults.version())
+    wanted: Version | None = chosen.value if chosen is not None else None
+    reason = chosen.source if chosen is not None else ""
+    if wanted is None:
+        installed = installed_vllm_version()
+        if installed is not None:
+            wanted, reason = installed, f"installed vllm {installed}"
+    res = resolve_release(wanted)
+    if wanted is None:
+        unknown = _unknown_image_version(inv)
+        reason = (
+            f"{unknown}: version unknown, assumed the newest bundled release; pass --vllm-version to check another"
+            if unknown
+            else "the newest bundled release; pass --vllm-version to check another"
+        )
+    elif res.note:
+        reason += "; " + res.note
+    return res, reason
+
+
+def _unknown_image_version(inv: Invocation) -> str:
+    """``image vllm/vllm-openai@sha256:… (a digest, not a release tag)`` when the launch runs in an
+    image that ships vLLM but names no release (a digest, ``latest``, a vendor tag vlint cannot map);
+    else ""."""
+    fact = inv.facts.get("image")
+    if fact is None:
+        return ""
+    from vlint.sources.containers.images import parse_image, unknown_version_reason
+
+    image = parse_image(str(fact.value))
+    return (unknown_version_reason(image) or "") if image is not None else ""
+
+
+def _vendor_evidence(inv: Invocation) -> str:
+    """`` (NVIDIA vLLM Release 25.10 notes: …)`` when the version came from a vendor image's table."""
+    fact = inv.facts.get("image")
+    if fact is None:
+        return ""
+    from vlint.sources.containers.images import parse_image, vendor_release
+
+    image = parse_image(str(fact.value))
+    found = vendor_release(image) if image is not None else None
+    return f" ({found[1]})" if found else ""
+
+
+_GPU_COUNT_ALL = re.compile(r"^\s*all\s*$", re.IGNORECASE)
+
+
+def _count_devices(text: str) -> int | None:
+    """``0,1,2`` → 3; ``device=0,1`` → 2; ``"device=1"`` → 1; ``2`` → 2 (docker --gpus)."""
+    t = text.strip().strip("'\"")
+    if t.startswith("device="):
+        t = t[len("device=") :]
+        return len([x for x in t.split(",") if x.strip()])
+    if t.isdigit():
+        return int(t)
+    return None
+
+
+def gpu_count_from(inv: Invocation) -> tuple[int | None, str]:
+    fact = inv.facts.get("gpu_count")
+    if fact is not None and isinstance(fact.value, int):
+        return fact.value, fact.detail or "GPU request"
+    for name in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"):
+        tok = inv.env.get(name)
+        if tok is not None and not tok.unresolved and tok.text.strip() and not _GPU_COUNT_ALL.match(tok.text):
+            ids = [x for x in tok.text.split(",") if x.strip()]
+            if ids and all(re.fullmatch(r"\s*[\w-]+\s*", x) for x in ids):
+                return len(ids), f"{name}={tok.text}"
+    gpus = inv.facts.get("gpus")
+    if gpus is not None:
+        n = _count_devices(str(gpus.value))
+        if n is not None:
+            return n, f"--gpus {gpus.value}"
+    return None, ""
+
+
+def resolve(inv: Invocation, opts: ResolveOptions, *, base_dir: Path | None = None) -> Deployment:
+    res, reason = choose_release(inv, opts)
+    spec = load_spec(res.version)
+    args = parse_invocation(inv, spec)
+    if opts.overrides:
+        apply_overrides(args, spec, opts.overrides, inv.span)
+    dep = Deployment(
+        inv, res.version, reason, res.exact, spec, args, reference_gpus=opts.reference_gpus, estimator=estimate_for
+    )
+    dep.version_outside = res.outside
+    dep.version_wanted = res.wanted
+    dep.base_dir = base_dir
+    dep.env = {k: (UNRESOLVED if t.unresolved else t.text) for k, t in inv.env.items()}
+    model = args.value("model")
+    dep.model = model if isinstance(model, str) and model else None
+    _resolve_hardware(dep, opts)
+    _resolve_model(dep, opts, base_dir)
+    _resolve_defaults(dep)
+    return dep
+
+
+class OverrideError(ValueError):
+    """A ``--set key=value`` vLLM would not accept."""
+
+
+def apply_overrides(args: Any, spec: Any, overrides: dict[str, str], span: Any) -> None:
+    """Replace settings with ``--set`` values, converted like vLLM converts command-line words."""
+    from vlint.argspec.parse import Setting
+    from vlint.argspec.values import ArgValueError, convert
+
+    for key, text in overrides.items():
+        name = key.strip().lstrip("-").replace("_", "-")
+        hit = spec.lookup("--" + name)
+        if hit is None:
+            raise OverrideError(f"--set {key}: vLLM {spec.version} has no option --{name}")
+        arg, negated = hit
+        if not arg.takes_value:
+            truthy = text.strip().lower() in ("1", "true", "yes", "on")
+            value: Any = truthy != negated
+        else:
+            try:
+                value = convert(arg.kind, text, optional=arg.optional)
+            except ArgValueError as e:
+                raise OverrideError(f"--set {key}={text}: {e}") from None
+        args.settings[arg.dest] = Setting(arg.dest, value, f"--set {key}", span, None, "override", text)
+
+
+def _resolve_hardware(dep: Deployment, opts: ResolveOptions) -> None:
+    """GPU type (or memory) and count, each by :func:`vlint.config.precedence.decide`: the command line >
+    what the files state > the config default. A GPU label the catalog does not know is stated too:
+    the config default never replaces what a file says."""
+    from vlint.hardware.gpus import gpu_from_memory, lookup_gpu
+
+    inv = dep.invocation
+    d = opts.defaults
+    # a GPU is (name, GiB or None): GiB set for --gpu-memory-gib / gpu-memory-gib
+    cli: Stated[tuple[str | None, float | None]] | None = None
+    if opts.gpu_memory_gib is not None:
+        cli = Stated((opts.gpu, opts.gpu_memory_gib), f"--gpu-memory-gib {opts.gpu_memory_gib}", CLI)
+    elif opts.gpu:
+        cli = Stated((opts.gpu, None), f"--gpu {opts.gpu}", CLI)
+    stated: Stated[tuple[str | None, float | None]] | None = None
+    if "gpu_type" in inv.facts:
+        fact = inv.facts["gpu_type"]
+        stated = Stated((str(fact.value), None), fact.detail or f"GPU type {fact.value}", FILE)
+    elif "gpu_label" in inv.facts:  # a GPU the catalog does not know: stated, but no GPU
+        stated = Stated((None, None), "", FILE)
+    config: Stated[tuple[str | None, float | None]] | None = None
+    memory, named = d.memory(), d.gpu_type()
+    if memory is not None:
+        config = Stated((d.gpu, memory.value), memory.source, memory.level)
+    elif named is not None:
+        config = Stated((named.value, None), named.source, named.level)
+    gpu = decide(cli, stated, config)
+    if gpu is not None:
+        name, gib = gpu.value
+        if gib is not None:
+            dep.gpu = gpu_from_memory(gib, name or "custom")
+        elif name is not None:
+            dep.gpu = lookup_gpu(name)
+        dep.gpu_reason = gpu.source
+    count_stated = None
+    n, why = gpu_count_from(inv)
+    if why:
+        count_stated = Stated(n, why, FILE)
+    cli_count = Stated(opts.gpu_count, "--gpu NAME:COUNT", CLI) if opts.gpu_count is not None else None
+    count = decide(cli_count, count_stated, d.count())
+    dep.gpu_count = count.value if count is not None else None
+    if count is not None:
+        dep.gpu_reason = (dep.gpu_reason + "; " if dep.gpu_reason else "") + f"{count.value} GPU(s) from {count.source}"
+
+
+def _resolve_model(dep: Deployment, opts: ResolveOptions, base_dir: Path | None) -> None:
+    from vlint.resolve.model_sources import find_model
+
+    served = dep.value("served_model_name")
+    names = [n for n in served if isinstance(n, str)] if isinstance(served, list | tuple) else []
+    if isinstance(served, str):
+        names = [served]
+    where = dep.invocation.facts.get("model_location")
+    locations = [str(where.value)] if where is not None else []
+    if dep.model is None and "" not in opts.model_configs and not names and not locations:
+        return
+    revision = dep.value("revision")
+    found = find_model(
+        dep.model or "",
+        base_dir=base_dir,
+        model_paths=opts.model_paths,
+        online=opts.online,
+        root=opts.lint_root,
+        model_configs=opts.model_configs,
+        models=opts.models,
+        names=names,
+        revision=revision if isinstance(revision, str) else None,
+        locations=locations,
+    )
+    dep.arch, dep.model_origin, dep.model_note, dep.model_via = found.arch, found.origin, found.note, found.via
+
+
+def without_model_facts(dep: Deployment) -> Deployment:
+    """The launch as vlint would see it knowing nothing of its model: no architecture, no memory
+    estimate, the release's defaults filled without model facts (for the engine to tell which
+    findings rest on facts inferred from a name)."""
+    from dataclasses import replace
+
+    blind = replace(
+        dep,
+        arch=None,
+        model_origin="",
+        model_via="",
+        _memory=None,
+        _memory_done=False,
+        _gpu_fit=None,
+        _memory_status=None,
+    )
+    _resolve_defaults(blind)
+    return blind
+
+
+def _resolve_defaults(dep: Deployment) -> None:
+    from vlint.resolve.defaults import resolve_defaults
+
+    user: dict[str, Any] = {}
+    for dest, s in dep.args.settings.items():
+        if s.value is not UNRESOLVED:
+            user[dest] = s.value
+    user["env"] = {k: v for k, v in dep.env.items() if v is not UNRESOLVED}
+    dep.resolved = resolve_defaults(
+        dep.version, gpu=dep.gpu, usage_context=dep.invocation.usage_context, arch=dep.arch, user=user
+    )

@@ -1,0 +1,731 @@
+"""The lint run: files → sources → invocations → deployments → findings.
+
+I/O happens here and in the sources; everything downstream is pure. A file that cannot be read or
+parsed yields an error for that file only: every other file is still linted.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import os
+import re
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from vlint.config.discover import Discovered, DiscoverOptions, discover
+from vlint.core.finding import Finding
+from vlint.core.invocation import Problem, Token
+from vlint.core.span import Span
+from vlint.engine.runner import Engine
+from vlint.launch.deployment import Deployment
+from vlint.launch.file_context import FileContext
+from vlint.launch.resolver import ResolveOptions, resolve
+from vlint.security.bounded_read import NotReadable, read_fd
+from vlint.security.lint_root import LintRoot, Refused, find_root
+from vlint.security.secrets import LineSource, Redactor, Secret, find_secrets
+from vlint.sources.base import OutsideRoot, SourceError, SourceResult, SourceText
+from vlint.sources.registry import iter_sources
+
+DEFAULT_MAX_FILE_SIZE = 10 * 2**20
+#: a launch with more argument words than this is not linted (a per-file error): real launches have
+#: tens of words, and the argument parser's work (did-you-mean for each unknown flag) grows with them
+MAX_LAUNCH_WORDS = 10_000
+#: below this many files a run stays in one process (starting workers costs more than it saves)
+PARALLEL_MIN_FILES = 48
+
+
+@dataclass(slots=True)
+class FileError:
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+
+@dataclass(slots=True)
+class FileResult:
+    path: str
+    launches: int = 0
+    error: FileError | None = None
+    findings: list[Finding] = field(default_factory=list)
+    deployments: list[Deployment] = field(default_factory=list)
+    sources: tuple[str, ...] = ()
+    #: other files this one's launches read (``--config``)
+    linked: tuple[str, ...] = ()
+    #: files whose launches read this one
+    used_by: tuple[str, ...] = ()
+    #: the file's text was read (code frames may show its lines)
+    read: bool = False
+    #: why a file that mentions vLLM yielded nothing vlint checked (no launch, no note); "" otherwise
+    skipped: str = ""
+
+
+@dataclass(slots=True)
+class LintOptions:
+    resolve: ResolveOptions = field(default_factory=ResolveOptions)
+    discover: DiscoverOptions = field(default_factory=DiscoverOptions)
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    #: display paths relative to this folder
+    root: Path = field(default_factory=Path.cwd)
+    #: the only folder whose files vlint reads on its own (:mod:`vlint.security.lint_root`); None: chosen from
+    #: the paths of the run (``--root``, else their git work tree, else their common folder)
+    lint_root: LintRoot | None = None
+    #: apply ``# vlint: disable=`` comments and annotations (vlint.suppression.inline); False: --no-suppress
+    suppress: bool = True
+    #: worker processes for large trees (``-j``); 1 lints in this process. The output is the same; the
+    #: deployments in a report from workers keep what reports read (invocation, version, model, GPU,
+    #: parsed arguments) but not the resolved defaults, model architecture and memory estimate
+    jobs: int = 1
+    #: the engine and resolver options of one file (its nearest configuration and the command line:
+    #: :mod:`vlint.commands.settings`); None: ``engine`` and ``resolve`` for every file
+    settings_for: Callable[[Path], tuple[Engine, ResolveOptions]] | None = None
+    #: called with (steps done, steps in all) as files are read and checked (progress on a terminal)
+    progress: Callable[[int, int], None] | None = None
+    #: ``jobs`` is vlint's default (not ``-j``): workers only for runs with enough work to pay for them
+    auto_jobs: bool = False
+    #: render kustomize overlays and Helm charts with the tools on PATH (False: ``--no-render``)
+    render: bool = True
+    #: why rendering is off, in the VL630 note (the language server: the editor does not run tools)
+    render_off_reason: str = ""
+    #: a file named on the command line that no source reads, whose name is none the folder walk reads,
+    #: is an error (``vlint check``); else it is listed as skipped
+    unknown_format_is_error: bool = False
+
+
+def display_path(path: Path, root: Path) -> str:
+    try:
+        rel = os.path.relpath(path, root)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+#: while :func:`read_text` decodes: [bytes that were not UTF-8, offset of the first]
+_LENIENT = threading.local()
+
+
+def _per_byte(e: UnicodeError) -> tuple[str, int]:
+    """Error handler: each byte that is not part of valid UTF-8 as one Windows-1252 character (what a
+    Latin-1 editor meant; printable, one character per byte so columns stay put), U+FFFD where
+    Windows-1252 has none. Python resumes after the bad bytes, so decoding stays linear."""
+    assert isinstance(e, UnicodeDecodeError)
+    stats = getattr(_LENIENT, "stats", None)
+    if stats is not None:
+        stats[0] += e.end - e.start
+        if stats[1] < 0:
+            stats[1] = e.start
+    out = []
+    for b in e.object[e.start : e.end]:
+        try:
+            out.append(bytes([b]).decode("cp1252"))
+        except UnicodeDecodeError:
+            out.append("\ufffd")
+    return "".join(out), e.end
+
+
+codecs.register_error("vlint-per-byte", _per_byte)
+
+
+def decode(data: bytes, *, strict: bool = False) -> str:
+    """Text of a file: UTF-8 (with or without BOM) or UTF-16/32 with a BOM. Bytes that are not UTF-8
+    (a Latin-1 comment) are read one character each (Windows-1252), unless ``strict`` (``vlint fix``,
+    which must write back exactly the bytes it read): then they are an error. Line ends become
+    ``\\n`` whatever the encoding (Windows editors write UTF-16 with CRLF)."""
+    return read_text(data, strict=strict)[0]
+
+
+def read_text(data: bytes, *, strict: bool = False) -> tuple[str, tuple[int, int] | None]:
+    """:func:`decode`, and (bytes that were not UTF-8, line of the first) when there were any."""
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    elif data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        # the UTF-32 LE mark starts with the UTF-16 LE one: test it first
+        encoding = "utf-32" if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)) else "utf-16"
+        try:
+            return _unix_lines(data.decode(encoding)), None
+        except UnicodeDecodeError as e:
+            raise SourceError(f"not valid {encoding.upper()} text: {e.reason} at byte {e.start}") from None
+    if b"\x00" in data[:8192]:
+        raise SourceError("binary file (NUL bytes), not a text config")
+    try:
+        return _unix_lines(data.decode("utf-8")), None
+    except UnicodeDecodeError as e:
+        if strict:
+            line = data[: e.start].count(b"\n") + 1
+            raise SourceError(f"not valid UTF-8 text (byte 0x{data[e.start]:02x})", line) from None
+    _LENIENT.stats = stats = [0, -1]
+    try:
+        text = data.decode("utf-8", errors="vlint-per-byte")
+    finally:
+        _LENIENT.stats = None
+    return _unix_lines(text), (stats[0], data[: stats[1]].count(b"\n") + 1)
+
+
+def _unix_lines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _resolves(path: Path) -> bool:
+    """Whether every link on ``path`` leads somewhere (a loop does not: that is the file's own error)."""
+    try:
+        os.path.realpath(path, strict=True)
+    except OSError:
+        return False
+    return True
+
+
+#: opening a FIFO for reading must not wait
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+
+
+class Reader:
+    """Reads files once, with the size limit, for sources and linked files alike.
+
+    :meth:`read` is for the files of the run (named on the command line, or found by the walk, which
+    checks them against the lint root itself); :meth:`read_linked`, which sources get as their
+    ``read_file``, is for files a linted file names: those must lie inside the lint root
+    (:mod:`vlint.security.lint_root`). Refused references are recorded in :attr:`refused` so that none goes
+    unreported.
+    """
+
+    def __init__(self, opts: LintOptions) -> None:
+        self.opts = opts
+        self._cache: dict[Path, SourceText | SourceError] = {}
+        #: references not read because of the lint root: path as asked for → why
+        self.refused: dict[Path, OutsideRoot] = {}
+        #: every refusal in order, repeats included (each file that asks gets its own finding)
+        self.refusals: list[OutsideRoot] = []
+
+    def read(self, path: Path) -> SourceText:
+        """A file of the run, read as named (the walk checks what it finds itself: :meth:`read_found`)."""
+        return self._cached(path.absolute(), None)
+
+    def read_found(self, path: Path) -> SourceText:
+        """A file the walk found below a folder given: opened beneath the lint root like a linked file,
+        but shown by the path it was found at."""
+        root = self.opts.lint_root
+        if root is None:
+            return self.read(path)
+        return self._cached(path.absolute(), root)
+
+    def read_linked(self, path: Path) -> SourceText:
+        """A file that a linted file refers to: read only inside the lint root, by its real location
+        (:meth:`vlint.security.lint_root.LintRoot.resolve`), which is also the path it is shown and cached by."""
+        root = self.opts.lint_root
+        if root is None:
+            return self.read(path)
+        asked = path.absolute()
+        try:
+            real, _ = root.resolve(asked)
+        except Refused as e:
+            err = self.refused.get(asked) or OutsideRoot(asked, display_path(asked, self.opts.root), e.why)
+            self.refused[asked] = err
+            self.refusals.append(err)
+            raise err from None
+        return self._cached(real, root)
+
+    def _cached(self, key: Path, beneath: LintRoot | None) -> SourceText:
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._read(key, beneath)
+            self._cache[key] = hit
+        if isinstance(hit, SourceError):
+            raise hit
+        return hit
+
+    def _read(self, path: Path, beneath: LintRoot | None = None) -> SourceText | SourceError:
+        """``path``'s text; with ``beneath``, opened through the lint root's confined open (the path
+        the check resolved is the one opened, component by component, following no link)."""
+        shown = display_path(path, self.opts.root)
+        limit = self.opts.max_file_size
+        try:
+            fd = beneath.open(path, _READ_FLAGS) if beneath is not None else os.open(path, _READ_FLAGS)
+            data = read_fd(fd, limit)
+        except NotReadable as e:
+            return self._too_large(e.size) if e.size is not None else SourceError(e.strerror or str(e))
+        except Refused as e:  # a link swapped in between the check and the open
+            return OutsideRoot(path, shown, e.why)
+        except IsADirectoryError:
+            return SourceError("is a directory, not a file")
+        except FileNotFoundError:
+            return SourceError("no such file")
+        except PermissionError:
+            return SourceError("permission denied")
+        except OSError as e:
+            if e.errno == errno.ELOOP and beneath is not None and _resolves(path):  # a link the check did not see
+                return OutsideRoot(path, shown, "changed into a symbolic link while vlint read it")
+            return SourceError(f"cannot read: {e.strerror or e}")
+        try:
+            return SourceText(shown, path, *read_text(data))
+        except SourceError as e:
+            return e
+
+    def _too_large(self, size: int) -> SourceError:
+        limit = self.opts.max_file_size
+        return SourceError(f"file is {size / 2**20:.1f} MiB, over the {limit / 2**20:.0f} MiB limit (--max-file-size)")
+
+
+@dataclass(slots=True)
+class LintReport:
+    files: list[FileResult]
+    findings: list[Finding]
+    #: credentials seen in the files: every renderer masks them wherever they would appear
+    secrets: list[Secret] = field(default_factory=list)
+    #: findings that suppression comments or annotations hid (not in ``findings``)
+    suppressed: list[Finding] = field(default_factory=list)
+    #: display paths of the files whose text this run read: the only ones a report may quote
+    read_paths: frozenset[str] = frozenset()
+    _redactor: Redactor | None = None
+
+    @property
+    def secret_values(self) -> set[str]:
+        return {s.value for s in self.secrets}
+
+    def redactor(self, lines: LineSource | None = None) -> Redactor:
+        """What every renderer masks text with (built once; ``lines`` gives the files' text, to mask
+        secrets by where they are written)."""
+        if self._redactor is None:
+            self._redactor = Redactor(self.secrets, lines or (lambda path: None))
+        return self._redactor
+
+
+def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: Reader | None = None) -> LintReport:
+    """Lint ``paths``. ``reader`` replaces the file reader (``vlint fix`` lints edited text in memory).
+
+    Two passes over the files: extract every file's launches (so that a config file a launch reads is
+    known before it is linted on its own), then resolve and check each file. With ``opts.jobs > 1``
+    and enough files the files are done in worker processes; the report is the same byte for byte.
+    """
+    if opts.lint_root is None:
+        opts = replace(opts, lint_root=find_root(paths))
+    if opts.resolve.lint_root is None:
+        opts = replace(opts, resolve=replace(opts.resolve, lint_root=opts.lint_root))
+    if opts.discover.lint_root is None:
+        opts = replace(opts, discover=replace(opts.discover, lint_root=opts.lint_root))
+    reader = reader or Reader(opts)
+    if reader.opts.lint_root is None:
+        reader.opts = opts
+    from vlint.sources.render import configured
+
+    with configured(opts.render, opts.lint_root, opts.render_off_reason):
+        return _lint_paths(paths, engine, opts, reader)
+
+
+def _lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, reader: Reader) -> LintReport:
+    found = list(discover(paths, opts.discover))
+    jobs = _jobs_for(opts.jobs, found, auto=opts.auto_jobs)
+    tick = opts.progress or (lambda done, total: None)
+    if jobs > 1:
+        checked = _parallel(found, jobs, reader, engine, opts)
+    else:
+        steps = 2 * len(found)
+        extracted = []
+        for d in found:
+            extracted.append(_extract(d.path, d.explicit, reader))
+            tick(len(extracted), steps)
+        linked_by = _linked_by((fr.path, sr.linked) for fr, sr, _ in extracted if sr is not None)
+        checked = []
+        for item in extracted:
+            checked.append(_check_file(item, linked_by, engine, opts))
+            tick(len(found) + len(checked), steps)
+    results: list[FileResult] = []
+    all_findings: list[Finding] = []
+    secrets: list[Secret] = []
+    seen: set[tuple[str, str, int, int, str]] = set()
+    for fr, findings, found in checked:
+        secrets.extend(found)
+        if fr.used_by or fr.launches:  # read through another file's launch: checked there
+            fr.skipped = ""
+        # a finding in a file that several launches read (a shared --config) is reported once
+        for f in findings:
+            key = (f.code, f.span.path, f.span.line, f.span.column, f.message)
+            if key not in seen:
+                seen.add(key)
+                fr.findings.append(f)
+        results.append(fr)
+        all_findings.extend(fr.findings)
+    suppressed: list[Finding] = []
+    if opts.suppress and results:
+        from vlint.suppression.inline import apply_suppressions
+
+        engine_for = None
+        if opts.settings_for is not None:
+            settings_for = opts.settings_for
+            engine_for = lambda shown: settings_for(opts.root / shown)[0]  # noqa: E731
+        suppressed = apply_suppressions(results, engine, reader.read, opts.root, engine_for=engine_for)
+        all_findings = [f for fr in results for f in fr.findings]
+    results.sort(key=lambda r: r.path)
+    all_findings.sort(key=Finding.sort_key)
+    read = frozenset(p for fr in results if fr.read for p in (fr.path, *fr.linked))
+    return LintReport(results, all_findings, secrets, suppressed, read)
+
+
+def _linked_by(links: Iterable[tuple[str, list[Path]]]) -> dict[Path, list[str]]:
+    """Files that a launch reads (``--config``) → the files with those launches: they are linted
+    through those launches, not on their own."""
+    linked_by: dict[Path, list[str]] = {}
+    for user, linked in links:
+        for p in linked:
+            linked_by.setdefault(_real(p), []).append(user)
+    return linked_by
+
+
+def _parallel(
+    found: list[Discovered], jobs: int, reader: Reader, engine: Engine, opts: LintOptions
+) -> list[tuple[FileResult, list[Finding], list[Secret]]]:
+    """Both passes per file in one trip to a worker (as if no file were another's ``--config``); then,
+    here, the few files that turn out to be read by a launch elsewhere are checked again as such."""
+    _warm(engine, opts)
+    more: dict[str, Any] = {"progress": opts.progress} if opts.progress is not None else {}
+    done = _map(lambda d: _extract_and_check(d, reader, engine, opts), found, jobs, send=_slim, **more)
+    linked_by = _linked_by((fr.path, linked) for (fr, _, _), linked, _ in done)
+    checked = []
+    for d, (item, _, has_config) in zip(found, done, strict=True):
+        if has_config and _real(d.path) in linked_by:
+            item = _check_file(_extract(d.path, d.explicit, reader), linked_by, engine, opts)
+        elif linked_by.get(_real(d.path)):
+            item[0].used_by = tuple(sorted(set(linked_by[_real(d.path)])))
+        checked.append(item)
+    return checked
+
+
+def _extract_and_check(
+    d: Discovered, reader: Reader, engine: Engine, opts: LintOptions
+) -> tuple[tuple[FileResult, list[Finding], list[Secret]], list[Path], bool]:
+    fr, sr, path = _extract(d.path, d.explicit, reader)
+    linked = list(sr.linked) if sr is not None else []
+    has_config = sr is not None and any(inv.program == "config" for inv in sr.invocations)
+    return _check_file((fr, sr, path), {}, engine, opts), linked, has_config
+
+
+def _real(path: Path) -> Path:
+    """``path`` with symbolic links resolved; as given when they loop (resolve raises on a loop)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
+
+
+def internal_error(what: str, e: BaseException) -> FileError:
+    """A bug in vlint met while linting one file: that file gets this error, the others are linted."""
+    where = ""
+    tb = e.__traceback__
+    while tb is not None:  # the innermost vlint frame says where to look
+        if tb.tb_frame.f_globals.get("__name__", "").startswith("vlint."):
+            where = f" at {tb.tb_frame.f_globals['__name__']}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    detail = str(e).splitlines()[0][:200] if str(e) else ""
+    return FileError(
+        f"internal error while {what}: {type(e).__name__}{': ' + detail if detail else ''}{where}; "
+        "this is a bug in vlint, please report it with the file"
+    )
+
+
+def _check_file(
+    item: tuple[FileResult, SourceResult | None, Path],
+    linked_by: dict[Path, list[str]],
+    engine: Engine,
+    opts: LintOptions,
+) -> tuple[FileResult, list[Finding], list[Secret]]:
+    """Resolve and check one extracted file: (the file's result, its findings in order, secrets seen)."""
+    fr, sr, path = item
+    resolve_opts = opts.resolve
+    if opts.settings_for is not None:
+        engine, resolve_opts = opts.settings_for(path)
+        if resolve_opts.lint_root is None:
+            resolve_opts.lint_root = opts.resolve.lint_root
+    users = linked_by.get(_real(path))
+    if users:
+        fr.used_by = tuple(sorted(set(users)))
+    if sr is None:
+        return fr, [], []
+    try:
+        invocations = sr.invocations
+        problems = sr.problems
+        if users:  # a --config file: checked by the launches that read it, every key included
+            invocations = [i for i in invocations if i.program != "config"]
+            problems = [p for p in problems if p.code != "VL051"]
+        kept = []
+        for inv in invocations:
+            words = len(inv.args) + len(inv.kwargs) + (len(inv.config.entries) if inv.config is not None else 0)
+            if words > MAX_LAUNCH_WORDS:
+                if fr.error is None:
+                    fr.error = FileError(
+                        f"this launch has {words:,} arguments, over the limit of {MAX_LAUNCH_WORDS:,}: not linted",
+                        inv.span.line,
+                        inv.span.column,
+                    )
+            else:
+                kept.append(inv)
+        deployments = [resolve(inv, resolve_opts, base_dir=path.parent) for inv in kept]
+        fr.deployments = deployments
+        fr.launches = len(deployments)
+        fr.linked = tuple(sorted({display_path(p, opts.root) for p in sr.linked}))
+        findings: list[Finding] = []
+        for dep in deployments:
+            findings.extend(engine.run_deployment(dep))
+        ctx = FileContext(fr.path, deployments, sr.assignments, problems, sr.secret_tokens)
+        secrets = list(find_secrets(ctx))
+        findings.extend(engine.run_file(ctx))
+    except Exception as e:  # the safety net: never lose the other files to one file's crash
+        fr.error = internal_error("checking this file", e)
+        fr.deployments, fr.launches = [], 0
+        return fr, [], []
+    return fr, sorted(findings, key=Finding.sort_key), secrets
+
+
+def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, SourceResult | None, Path]:
+    shown = display_path(path, reader.opts.root)
+    fr = FileResult(shown)
+    root = reader.opts.lint_root
+    why = None if explicit or root is None else root.refusal(path)
+    if why is not None:  # found by the walk, but a symbolic link out of the root (or into .git)
+        note = Problem("VL060", Span(shown, 1, 1, 1, 1), f"{shown} {why}: not read", {"path": shown, "refused": shown})
+        return fr, SourceResult(problems=[note]), path
+    try:
+        src = reader.read(path) if explicit else reader.read_found(path)
+        fr.read = True
+    except SourceError as e:
+        fr.error = FileError(e.message, e.line, e.column)
+        return fr, None, path
+    except Exception as e:  # the safety net (an unexpected error from the file system or a decoder)
+        fr.error = internal_error("reading this file", e)
+        return fr, None, path
+    combined = SourceResult()
+    names: list[str] = []
+    stage = "reading this file"
+    refused_before = len(reader.refusals)
+    try:
+        for source in iter_sources(src, explicit=explicit):
+            stage = f"reading this file as {source.name}"
+            try:
+                r = source.extract(src, reader.read_linked)
+            except SourceError as e:
+                fr.error = FileError(e.message, e.line, e.column)
+                break
+            stage = "reading this file"
+            names.append(source.name)
+            combined.invocations.extend(r.invocations)
+            combined.assignments.extend(r.assignments)
+            combined.secret_tokens.extend(r.secret_tokens)
+            combined.problems.extend(r.problems)
+            combined.linked.extend(r.linked)
+            if r.error is not None and fr.error is None:
+                fr.error = FileError(r.error.message, r.error.line, r.error.column)
+            if r.invocations:
+                break
+    except Exception as e:  # the safety net: a source's bug costs this file only
+        fr.error = internal_error(stage, e)
+    if combined.invocations:
+        from vlint.sources.pins import attach_pins
+
+        lint_root = reader.opts.lint_root
+        pin_root = lint_root.folder_of(src.abspath) if lint_root else reader.opts.root
+        attach_pins(combined.invocations, src, reader.read_linked, pin_root)
+    if not names and fr.error is None:
+        fr.error = _unreadable_yaml(src, explicit)
+    if not names and fr.error is None and explicit and not _readable_name(path):
+        why = f"not a file vlint can read: {shown} (supported formats: {SUPPORTED_FORMATS})"
+        if reader.opts.unknown_format_is_error:
+            fr.error = FileError(why)
+        elif _about_vllm(src.text):
+            fr.skipped = f"mentions vLLM but is {why}"
+    elif fr.error is None and not combined.invocations and not combined.problems and _about_vllm(src.text):
+        how = f" (read as {', '.join(names)})" if names else ""
+        fr.skipped = f"mentions vLLM but has no vLLM launch vlint can read{how}"
+    if src.undecodable is not None:
+        combined.problems.append(_undecodable_note(src))
+    fr.sources = tuple(names)
+    _report_refusals(reader.refusals[refused_before:], combined, shown)
+    return fr, combined, path
+
+
+def _undecodable_note(src: SourceText) -> Problem:
+    """VL050: bytes that are not UTF-8 were read one character each (never quoted raw)."""
+    count, line = src.undecodable or (0, 1)
+    return Problem(
+        "VL050",
+        Span(src.path, line, 1, line, 1),
+        f"{count} byte{'s' if count != 1 else ''} of this file {'are' if count != 1 else 'is'} not valid UTF-8 "
+        f"(the first on line {line}): read as Windows-1252 characters; save the file as UTF-8 so that "
+        "what vlint reads is what the tools read",
+        {"bytes": count, "line": line},
+    )
+
+
+def _report_refusals(refusals: list[OutsideRoot], result: SourceResult, shown: str) -> None:
+    """Every reference the lint root kept vlint from reading is a finding: where the source reported
+    it on the line that names it, that one; else one on the file's first line (never silent)."""
+    problems = [*result.problems, *(p for inv in result.invocations for p in inv.problems)]
+    told = {str(p.data.get("refused")) for p in problems if p.code == "VL060"}
+    for err in dict.fromkeys(refusals):
+        if str(err.path) not in told:
+            told.add(str(err.path))
+            result.problems.append(
+                Problem(
+                    "VL060",
+                    Span(shown, 1, 1, 1, 1),
+                    f"this file refers to {err.shown}, which {err.why}: not read, so what it holds is not checked",
+                    {"path": display_path(err.path, Path.cwd()), "refused": str(err.path)},
+                )
+            )
+
+
+#: a ``key:`` at the start of a line (matched line by line: ``^\s*`` with MULTILINE spans blank lines
+#: and rescans them from every line start)
+_KEY_LINE = re.compile(r"[ \t]*([A-Za-z][\w-]*)[ \t]*:")
+
+
+def _about_vllm(text: str) -> bool:
+    """Names vLLM, or has at least two keys that are vLLM options (a --config file)."""
+    if "vllm" in text.lower():
+        return True
+    from vlint.argspec.history import is_known_option
+
+    keys = {m.group(1) for line in text.split("\n") if (m := _KEY_LINE.match(line)) is not None}
+    return sum(1 for k in keys if k != "model" and is_known_option(k)) >= 2
+
+
+#: what ``not a file vlint can read`` lists
+SUPPORTED_FORMATS = (
+    "shell scripts, vLLM --config YAML, Kubernetes manifests, kustomize overlays, Helm charts and values, "
+    "compose files, GitHub Actions, SkyPilot, Ray Serve, Dockerfiles, Python, .env files, Makefiles, "
+    "justfiles, Taskfiles, Procfiles, systemd units, supervisord configs"
+)
+
+
+def _readable_name(path: Path) -> bool:
+    """Is the file's name one the folder walk reads (a YAML, a script, a Dockerfile…)? Such a file
+    named on the command line (as pre-commit names every staged one) is read, launches or not."""
+    from fnmatch import fnmatch
+
+    from vlint.config.discover import DEFAULT_INCLUDE
+
+    return any(fnmatch(path.name, pattern) for pattern in DEFAULT_INCLUDE)
+
+
+def _unreadable_yaml(src: SourceText, explicit: bool) -> FileError | None:
+    """A YAML file no source claimed because it does not parse: an error when it is about vLLM (it names
+    vLLM, or it was given on the command line); other broken YAML in a repository is not vlint's business."""
+    if src.abspath.suffix.lower() not in (".yaml", ".yml") or not (explicit or _about_vllm(src.text)):
+        return None
+    from vlint.sources.sniffing import has_template
+    from vlint.sources.yaml_nodes import compose_all
+
+    if has_template(src.text):
+        return None
+    try:
+        compose_all(src.text, src.path)
+    except SourceError as e:
+        return FileError(e.message, e.line, e.column)
+    return None
+
+
+# -- parallel runs ---------------------------------------------------------------------------------
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+#: (function, items) of the map in progress: forked workers inherit it, so only indices and results
+#: cross the process boundary
+_WORK: tuple[Callable[[Any], Any], Sequence[Any], Callable[[Any], Any] | None] | None = None
+
+
+#: a run is done in workers only when it has this much work: files + KiB/2 (the per-file cost grows
+#: with the file; forking and sending results back cost about what 150 small files take: bench/speed.py)
+PARALLEL_MIN_WORK = 300
+
+
+def _work(found: Sequence[Discovered]) -> float:
+    total = 0
+    for d in found:
+        try:
+            total += d.path.stat().st_size
+        except OSError:  # read later, with the file's own error
+            continue
+    return len(found) + total / 2048
+
+
+def _jobs_for(jobs: int, found: Sequence[Discovered], *, auto: bool = False) -> int:
+    """Worker processes for the files ``found``: 1 (this process) for small runs — with ``auto`` (no
+    ``-j`` given), for every run with less work than workers cost — or where fork is not available
+    (workers inherit the loaded catalog and schemas instead of loading them again)."""
+    files = len(found)
+    if jobs <= 1 or files < PARALLEL_MIN_FILES or (auto and _work(found) < PARALLEL_MIN_WORK):
+        return 1
+    import multiprocessing  # not on the path of small runs (it imports socket, pickle, signal…)
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return min(jobs, max(1, files // (PARALLEL_MIN_FILES // 2)))
+
+
+def _warm(engine: Engine, opts: LintOptions) -> None:
+    """Before the workers fork: load the newest argument schema and check one launch (importing the
+    resolver, the model and GPU catalogs and the memory model), so that the workers share them
+    instead of each loading them again."""
+    from vlint.argspec.spec import bundled_versions
+    from vlint.core.invocation import Invocation
+    from vlint.core.span import Span
+
+    span = Span("<warm-up>", 1, 1, 1, 1)
+    args = [Token("meta-llama/Llama-3.1-8B-Instruct", span)]
+    try:
+        bundled_versions()
+        engine.run_deployment(resolve(Invocation("cli", "vllm serve", span, args), opts.resolve))
+    except Exception:  # only a warm-up
+        pass
+
+
+def _run_index(i: int) -> Any:
+    assert _WORK is not None
+    fn, items, send = _WORK
+    result = fn(items[i])
+    return send(result) if send is not None else result
+
+
+def _slim(done: tuple[tuple[FileResult, list[Finding], list[Secret]], list[Path], bool]) -> Any:
+    """What a worker sends back of a checked file: deployments without the resolved defaults, model
+    architecture and memory estimate (most of the bytes; reports and suppressions do not read them)."""
+    from vlint.launch.memory_status import memory_status
+
+    for dep in done[0][0].deployments:
+        memory_status(dep)  # the report's "memory model: …" line reads it: computed while it can be
+        dep.resolved = {}
+        dep.arch = None
+        dep._memory, dep._memory_done, dep._gpu_fit = None, True, (None, None)
+    return done
+
+
+def _map(
+    fn: Callable[[_T], _R],
+    items: Sequence[_T],
+    jobs: int,
+    send: Callable[[_R], _R] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[_R]:
+    """``[fn(x) for x in items]``, in worker processes when ``jobs > 1`` (where ``send`` prepares each
+    result for the trip back), results in order. Should the pool fail (a worker killed, a result that
+    cannot be sent back), the items are done here instead."""
+    global _WORK
+    if jobs <= 1 or len(items) < 2:
+        return [fn(x) for x in items]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    _WORK = (fn, items, send)
+    try:
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            chunk = max(1, min(64, len(items) // (jobs * 4)))
+            out: list[_R] = []
+            for result in pool.map(_run_index, range(len(items)), chunksize=chunk):
+                out.append(result)
+                if progress is not None:
+                    progress(len(out), len(items))
+            return out
+    except Exception:  # BrokenProcessPool, a pickling error: same results, one process
+        return [fn(x) for x in items]
+    finally:
+        _WORK = None

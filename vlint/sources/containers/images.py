@@ -1,0 +1,208 @@
+"""Container images: what vLLM version a tag names, and what the image runs by default.
+
+Only tags that name a vLLM release unambiguously are trusted (``vllm/vllm-openai:v0.10.2``, also
+behind a registry host or mirror path and with a suffix: ``registry.corp/mirror/vllm/vllm-openai:v0.10.2-cu124``;
+``rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521``), plus the images of other vendors whose release notes
+state the vLLM they ship (:data:`VENDOR_RELEASES`, each with its evidence). ``lmcache/vllm-openai:v0.3.1``
+is an LMCache version, ``vllm/vllm-openai:latest`` and a ``@sha256`` digest are whatever was pushed:
+none names a vLLM version, and the report says "version unknown" with the release assumed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from vlint.core.version import Version
+
+_OFFICIAL_REPOS = {
+    "vllm/vllm-openai",
+    "vllm/vllm-openai-rocm",
+    "vllm/vllm-tpu",
+    "vllm/vllm-cpu",
+    "vllm/vllm-xpu",
+    "vllm/vllm-omni",
+    "vllm/vllm-openai-cpu",
+}
+#: the last path components of the official images (a mirror keeps them: ``mirror/vllm/vllm-openai``)
+_OFFICIAL_NAMES = {r.rsplit("/", 1)[-1] for r in _OFFICIAL_REPOS}
+_VERSION_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.post\d+|\.\d+)?)(?:$|[-_+].*)")
+_EMBEDDED = re.compile(r"vllm[-_]?v?(\d+\.\d+\.\d+(?:\.post\d+)?)", re.IGNORECASE)
+_FLOATING = {"latest", "nightly", "main", "dev", "edge", "stable", "latest-nightly"}
+
+
+@dataclass(frozen=True, slots=True)
+class ImageRef:
+    raw: str
+    registry: str
+    repository: str  # without registry, e.g. "vllm/vllm-openai"
+    tag: str  # "" when absent (means latest)
+    digest: str
+
+    @property
+    def name(self) -> str:
+        """The last path component: ``vllm-openai``."""
+        return self.repository.rsplit("/", 1)[-1]
+
+    @property
+    def pinned(self) -> bool:
+        """True when a digest is given or the tag is not a floating one."""
+        if self.digest:
+            return True
+        tag = self.tag.lower()
+        return bool(tag) and tag not in _FLOATING and "nightly" not in tag and not tag.startswith("latest")
+
+    @property
+    def is_vllm(self) -> bool:
+        """Does the image ship vLLM (by its name)?"""
+        return "vllm" in self.repository.lower()
+
+
+def parse_image(text: str) -> ImageRef | None:
+    """Split ``registry/repo:tag@digest``; None for empty or templated references."""
+    raw = text.strip()
+    if not raw or any(c in raw for c in "{}$ "):
+        return None
+    digest = ""
+    if "@" in raw:
+        raw_nodigest, digest = raw.split("@", 1)
+    else:
+        raw_nodigest = raw
+    tag = ""
+    last = raw_nodigest.rsplit("/", 1)[-1]
+    if ":" in last:
+        tag = last.split(":", 1)[1]
+        raw_nodigest = raw_nodigest[: len(raw_nodigest) - len(tag) - 1]
+    parts = raw_nodigest.split("/")
+    registry = ""
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        registry = parts[0]
+        parts = parts[1:]
+    repository = "/".join(parts)
+    if registry in ("docker.io", "index.docker.io", "registry-1.docker.io"):
+        registry = ""
+        if repository.startswith("library/"):
+            repository = repository[len("library/") :]
+    return ImageRef(text.strip(), registry, repository, tag, digest)
+
+
+def image_vllm_version(image: ImageRef) -> Version | None:
+    """The vLLM release an image tag names, when it names one unambiguously."""
+    tag = image.tag
+    if not tag:
+        return None
+    m = _EMBEDDED.search(tag)
+    if m:
+        return Version.try_parse(m.group(1))
+    if _is_official(image) or (image.name.lower() == "vllm" and not _vendor(image)):
+        m = _VERSION_TAG.match(tag)
+        if m:
+            return Version.try_parse(m.group(1))
+    found = vendor_release(image)
+    return found[0] if found else None
+
+
+def _is_official(image: ImageRef) -> bool:
+    """vLLM's own images, also behind a registry host or a mirror path (``mirror/vllm/vllm-openai``)."""
+    repo = image.repository.lower()
+    if repo in _OFFICIAL_REPOS or any(repo.endswith("/" + r) for r in _OFFICIAL_REPOS):
+        return True
+    if image.name.lower() in _OFFICIAL_NAMES and not repo.startswith(("lmcache/", "lmcache")):
+        return "/" not in repo or repo.split("/")[-2] in ("vllm", "vllm-project", "mirror", "library")
+    return image.registry.endswith("ecr.aws") and "vllm" in image.name
+
+
+#: Images of other vendors with the vLLM release each tag ships, from the vendor's release notes.
+#: ``(repository suffix, tag) → (vLLM release, evidence)``. Only tags whose notes were read are listed;
+#: any other tag of these images is "version unknown".
+_NGC_NOTES = "https://docs.nvidia.com/deeplearning/frameworks/vllm-release-notes/rel-{}.html"
+#: NGC container release → the "vLLM: X" line of NVIDIA's release notes for it (read 2026-12-01)
+_NGC = {"25.10": "0.10.2", "26.01": "0.11.1", "26.03": "0.17.1", "26.05": "0.20.1", "26.10": "0.31.0"}
+VENDOR_RELEASES: dict[tuple[str, str], tuple[str, str]] = {
+    ("nvidia/vllm", f"{rel}-py3"): (
+        vllm,
+        f"NVIDIA vLLM Release {rel} notes: 'vLLM: {vllm}' " + _NGC_NOTES.format(rel.replace(".", "-")),
+    )
+    for rel, vllm in _NGC.items()
+}
+
+#: Images known to run vLLM whose tags name their own release, not vLLM's, and for which no
+#: mapping was established (see tools/README.md "Image → vLLM release"): "version unknown".
+SHIPS_VLLM_UNMAPPED: dict[str, str] = {
+    "nvidia/vllm": "NGC vLLM container (only the tags in vlint's table of NVIDIA's release notes are mapped)",
+    "llm-d/llm-d": "llm-d image (built on a vLLM release or commit its tag does not name)",
+    "llm-d/llm-d-cuda": "llm-d image (built on a vLLM release or commit its tag does not name)",
+    "anyscale/ray-llm": "Ray Serve LLM image (its tag is the Ray release)",
+    "rayproject/ray-llm": "Ray Serve LLM image (its tag is the Ray release)",
+    "kserve/huggingfaceserver": "KServe Hugging Face server (its tag is the KServe release; its vllm pin varies)",
+}
+
+
+def _vendor(image: ImageRef) -> str | None:
+    repo = image.repository.lower()
+    for key in {k for k, _ in VENDOR_RELEASES} | set(SHIPS_VLLM_UNMAPPED):
+        if repo == key or repo.endswith("/" + key):
+            return key
+    return None
+
+
+def vendor_release(image: ImageRef) -> tuple[Version, str] | None:
+    """(vLLM release, evidence) for a vendor image tag in :data:`VENDOR_RELEASES`."""
+    key = _vendor(image)
+    if key is None or not image.tag:
+        return None
+    hit = VENDOR_RELEASES.get((key, image.tag.lower()))
+    if hit is None:
+        return None
+    return Version.parse(hit[0]), hit[1]
+
+
+def unknown_version_reason(image: ImageRef) -> str | None:
+    """Why an image that runs vLLM names no vLLM release (for the "version unknown" note); None when
+    the image names one, or is not known to run vLLM."""
+    if image_vllm_version(image) is not None:
+        return None
+    key = _vendor(image)
+    if image.digest and not image.tag:
+        what = "a digest, not a release tag"
+    elif not image.tag or not image.pinned:
+        what = f"the floating tag {image.tag or 'latest'!r}"
+    elif key is not None:
+        what = SHIPS_VLLM_UNMAPPED.get(key, "a tag vlint cannot map to a vLLM release")
+    else:
+        what = "a tag that names no vLLM release"
+    if key is None and not image.is_vllm:
+        return None
+    return f"image {image.raw} ({what})"
+
+
+#: vllm/vllm-openai switched its ENTRYPOINT from ``python3 -m vllm.entrypoints.openai.api_server``
+#: to ``vllm serve``. The maintainers still described the api_server entrypoint in May 2025
+#: (vllm-project/vllm#17172, vLLM 0.8.x); recent images run ``vllm serve``. The exact release is
+#: not pinned down, so images older than this are treated as api_server, images from
+#: :data:`SERVE_ENTRYPOINT_CERTAIN` on as ``vllm serve``, and the ones between — and images with no
+#: version — as "either" (program ``image``), which accepts both spellings of the model: only the
+#: model's spelling differs, and ``vllm serve`` refuses ``--model`` only in 0.8.3–0.11.0 (the oracle
+#: cases), so an error there must not rest on a guessed entrypoint.
+SERVE_ENTRYPOINT_SINCE = Version.parse("0.10.0")
+#: from here on the image's entrypoint no longer changes what vLLM accepts (``vllm serve`` takes
+#: ``--model`` again), so ``vllm serve`` is as good as certain for the checks that depend on it
+SERVE_ENTRYPOINT_CERTAIN = Version.parse("0.11.1")
+
+
+def default_entrypoint(image: ImageRef) -> str | None:
+    """The vLLM program an image runs when only arguments are given.
+
+    ``vllm serve`` for current vllm/vllm-openai images, ``api_server`` for old ones, ``image`` when
+    the tag does not say which (both accept the same flags; only the model's spelling differs),
+    ``None`` when the image is not known to run vLLM by default.
+    """
+    repo = image.repository.lower()
+    if repo in _OFFICIAL_REPOS or image.name.lower() == "vllm-openai":
+        version = image_vllm_version(image)
+        if version is None:
+            return "image"
+        if version < SERVE_ENTRYPOINT_SINCE:
+            return "api_server"
+        return "vllm serve" if version >= SERVE_ENTRYPOINT_CERTAIN else "image"
+    return None

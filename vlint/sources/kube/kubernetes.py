@@ -1,0 +1,699 @@
+"""Kubernetes manifests: the vLLM launches of every container of every workload in a YAML file.
+
+Workloads are found by shape, not by kind: any mapping with a ``containers`` list is a pod spec
+(Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob's ``jobTemplate``, Pod,
+LeaderWorkerSet leader/worker templates, KubeRay head/worker groups, AIBrix roles, KServe
+``ServingRuntime``…), in multi-document files, ``List`` kinds and OpenShift ``Template.objects``.
+
+Per container the argv is ``command + args`` (Kubernetes semantics: ``$(VAR)`` is expanded from
+the container's env, ``${VAR}`` is not); ``sh -c SCRIPT`` bodies go through the shell source;
+without ``command`` the image's default entrypoint runs ``args``. The pod spec gives the facts:
+GPU count (``resources``), GPU type (``nodeSelector`` / node affinity), ``/dev/shm``, image tag,
+replicas, the ``vlint.dev/disable`` annotation.
+
+Custom resources that describe a vLLM launch without a container spell it out themselves:
+KubeAI ``Model`` (``spec.url``/``args``/``env``/``resourceProfile``), KServe ``InferenceService``
+(``predictor.model``) and ``LLMInferenceService`` (``model``, ``parallelism``,
+``VLLM_ADDITIONAL_ARGS``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vlint.core.invocation import ConfigFile, Entry, Invocation, Problem, Token
+from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
+from vlint.sources.kube.k8s_common import (
+    EnvVar,
+    Facts,
+    LaunchContext,
+    LineIndex,
+    MappedText,
+    compose_documents,
+    expand_refs,
+    finish,
+    get,
+    image_facts,
+    image_launch,
+    int_value,
+    is_vllm_template,
+    items,
+    iter_pod_specs,
+    kubeai_launch,
+    launches,
+    node_selection_facts,
+    read_documents,
+    read_env,
+    read_volumes,
+    resource_facts,
+    scalar,
+    scalar_text,
+    shm_facts,
+    suppress_fact,
+    template_problem,
+    template_span,
+    text_list,
+    truthy,
+    unexpanded_env,
+)
+from vlint.sources.scripts import shell
+from vlint.sources.sniffing import kubernetes as sniff  # noqa: F401 - re-exported: callers use kubernetes.sniff
+from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode, merged_items, to_python
+
+NAME = "kubernetes"
+
+#: top-level keys of every manifest document (``List`` and ``Template`` hold their objects inside)
+#: kinds whose containers get more arguments at run time (KServe appends the InferenceService's)
+_OPEN_ENDED = {"ServingRuntime", "ClusterServingRuntime", "LLMInferenceServiceConfig"}
+#: path keys that name a pod's role in multi-pod workloads
+_ROLE_KEYS = {
+    "leaderTemplate": "leader",
+    "workerTemplate": "worker",
+    "headGroupSpec": "Ray head",
+    "workerGroupSpecs": "Ray worker",
+}
+
+
+@dataclass(slots=True)
+class _File:
+    src: SourceText
+    lines: LineIndex
+    read_file: ReadFile
+    result: SourceResult
+    #: InferenceService → the ServingRuntime of the same file it runs with
+    merged_runtime: dict[int, MappingNode] = field(default_factory=dict)
+
+
+def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
+    lines = LineIndex(src.path, src.text)
+    f = _File(src, lines, read_file, SourceResult())
+    nodes = read_documents(src, lines, f.result, "this manifest")
+    objects = [obj for doc in nodes for obj in _objects(doc, 0)]
+    runtimes = _serving_runtimes(objects)
+    used: set[int] = set()
+    for obj in objects:
+        runtime = _runtime_of(obj, runtimes)
+        if runtime is not None:
+            used.add(id(runtime))
+            f.merged_runtime[id(obj)] = runtime
+    for obj in objects:
+        if id(obj) not in used:  # a runtime an InferenceService here uses is linted through it
+            _extract_object(f, obj)
+    _kaito_configs(f, objects)
+    for inv in f.result.invocations:
+        _unused_vllm_args(inv)
+    return f.result
+
+
+def _unused_vllm_args(inv: Invocation) -> None:
+    """VL052: a ``VLLM_ARGS`` environment variable that the launch does not expand (``$(VLLM_ARGS)`` in
+    the args, ``$VLLM_ARGS`` in a script). vLLM reads no such variable (it is in no release's
+    ``vllm/envs.py``), nor does the vllm-openai image's entrypoint (``vllm serve``), so the flags in it
+    are never applied. It is then reported here rather than as an unknown vLLM variable (VL013)."""
+    tok = inv.env.get("VLLM_ARGS")
+    if tok is None or tok.unresolved:
+        return
+    span = tok.span
+    if any(t.span.path == span.path and span.line <= t.span.line <= span.end_line for t in inv.args):
+        return  # expanded into the command line: its words are the launch's arguments
+    shown = tok.text if len(tok.text) <= 80 else tok.text[:77] + "..."
+    inv.problems.append(
+        Problem(
+            "VL052",
+            span,
+            f"VLLM_ARGS is not read by vLLM or by the image's entrypoint, so these flags are not applied: {shown} "
+            "(put them in the container's args)",
+            {"value": tok.text},
+        )
+    )
+    del inv.env["VLLM_ARGS"]
+
+
+def _objects(node: Node, depth: int, seen: set[int] | None = None) -> list[MappingNode]:
+    """Kubernetes objects in a document: the object itself, ``List.items``, ``Template.objects``
+    (each node once: aliases cannot multiply the work)."""
+    seen = set() if seen is None else seen
+    if not isinstance(node, MappingNode) or depth > 5 or id(node) in seen:
+        return []
+    seen.add(id(node))
+    kind = scalar(get(node, "kind")) or ""
+    out: list[MappingNode] = []
+    if scalar(get(node, "apiVersion")) is not None or kind:
+        out.append(node)
+    for key in ("items", "objects"):
+        for child in items(get(node, key)):
+            out.extend(_objects(child, depth + 1, seen))
+    return out
+
+
+def _where(obj: Node) -> str:
+    kind = scalar(get(obj, "kind")) or "object"
+    name = scalar(get(obj, "metadata", "name")) or "?"
+    return f"{kind}/{name}"
+
+
+def _extract_object(f: _File, obj: MappingNode) -> None:
+    kind = scalar(get(obj, "kind")) or ""
+    api = scalar(get(obj, "apiVersion")) or ""
+    if kind == "Secret":
+        _secret_values(f, obj)
+    spec = get(obj, "spec")
+    if spec is None:
+        return
+    where = _where(obj)
+    base = Facts()
+    suppress_fact(base, [get(obj, "metadata")], f.lines, where)
+    if kind == "Model" and api.startswith("kubeai.org"):
+        name_node = get(obj, "metadata", "name")
+        name = scalar(name_node) or "model"
+        ctx = _context(f, f"KubeAI {where}", {}, base)
+        span = f.lines.node_span(name_node) if name_node is not None else f.lines.node_span(obj)
+        _replicas(base, get(spec, "minReplicas"), f.lines, "minReplicas")
+        inv = kubeai_launch(name, spec, ctx, name_span=span)
+        if inv is not None:
+            f.result.invocations.append(inv)
+        return
+    if kind == "VLLMRuntime" and api.startswith("production-stack.vllm.ai"):
+        from vlint.sources.kube.helm import vllm_runtime_launch
+
+        inv = vllm_runtime_launch(spec, _context(f, f"{where} (production-stack operator)", {}, base))
+        if inv is not None:
+            f.result.invocations.append(inv)
+        return
+    if kind == "InferenceService" and id(obj) in f.merged_runtime:
+        _with_runtime(f, obj, spec, f.merged_runtime[id(obj)], base)
+        return
+    if kind == "InferenceService":
+        _inference_service(f, obj, spec, base)
+    if kind == "LLMInferenceService":
+        _llm_inference_service(f, obj, spec, base)
+        return
+    for pod, path in iter_pod_specs(spec, ("spec",)):
+        _pod(f, obj, pod, path, base, open_ended=kind in _OPEN_ENDED)
+
+
+def _context(f: _File, label: str, env: dict[str, EnvVar], facts: Facts, *, opaque: bool = False) -> LaunchContext:
+    return LaunchContext(
+        source=NAME,
+        label=label,
+        lines=f.lines,
+        base_dir=f.src.abspath.parent,
+        read_file=f.read_file,
+        env=env,
+        facts=facts,
+        opaque=opaque,
+    )
+
+
+def _replicas(out: Facts, node: Node | None, lines: LineIndex, what: str = "replicas") -> None:
+    if node is None:
+        return
+    n = int_value(node)
+    out.setdefault("replicas", n if n is not None else scalar(node), lines.node_span(node), what)
+
+
+def _walk(obj: Node, path: tuple[str, ...]) -> list[Node]:
+    """The nodes along ``path`` from the object (pod spec last)."""
+    nodes: list[Node] = [obj]
+    node: Node | None = obj
+    for key in path:
+        if node is None:
+            break
+        if key.startswith("["):
+            seq = items(node)
+            idx = int(key[1:-1])
+            node = seq[idx] if idx < len(seq) else None
+        else:
+            node = get(node, key)
+        if node is not None:
+            nodes.append(node)
+    return nodes
+
+
+def _role(path: tuple[str, ...], nodes: list[Node]) -> str:
+    """The pod's role in a multi-pod workload: leader/worker, Ray head/worker, a named role."""
+    for key in reversed(path):
+        if key in _ROLE_KEYS:
+            return _ROLE_KEYS[key]
+    for node in reversed(nodes[:-1]):
+        name = scalar(get(node, "name")) if isinstance(node, MappingNode) and get(node, "template") else None
+        if name:
+            return f"role {name}"
+    return ""
+
+
+def _pod(f: _File, obj: Node, pod: Node, path: tuple[str, ...], base: Facts, *, open_ended: bool) -> None:
+    lines = f.lines
+    nodes = _walk(obj, path)
+    where = _where(obj)
+    role = _role(path, nodes)
+    facts = Facts(dict(base.facts))
+    for node in reversed(nodes[:-1]):
+        if isinstance(node, MappingNode) and get(node, "replicas") is not None:
+            _replicas(facts, get(node, "replicas"), lines)
+            break
+    metas = [get(n, "metadata") for n in nodes if isinstance(n, MappingNode)]
+    suppress_fact(facts, metas, lines, where)
+    node_selection_facts(facts, pod, lines)
+    if truthy(get(pod, "hostIPC")):
+        facts.set("ipc", "host", lines.node_span(get(pod, "hostIPC")), "pod hostIPC: true")
+    _multi_node(facts, obj, path, pod, lines)
+    volumes = read_volumes(pod, lines)
+    for c in items(get(pod, "initContainers")):
+        _literal_env(f, get(c, "env"))  # secrets in any container's env are secrets in the file
+    for c in items(get(pod, "containers")):
+        if not isinstance(c, MappingNode):
+            continue
+        cname = scalar(get(c, "name")) or "?"
+        label = f"container {cname} in {where}" + (f" ({role})" if role else "")
+        for inv in _container(f, c, label, facts, volumes, opaque=open_ended):
+            f.result.invocations.append(inv)
+
+
+def _container(f: _File, c: Node, label: str, pod_facts: Facts, volumes: dict, *, opaque: bool) -> list[Invocation]:
+    lines = f.lines
+    facts = Facts(dict(pod_facts.facts))
+    env = _literal_env(f, get(c, "env"))
+    env_from = [
+        f"{'secret' if get(e, 'secretRef') is not None else 'configmap'}/"
+        f"{scalar(get(e, 'secretRef', 'name')) or scalar(get(e, 'configMapRef', 'name')) or '?'}"
+        for e in items(get(c, "envFrom"))
+    ]
+    if env_from:
+        facts.set("env_from", ",".join(env_from), lines.node_span(get(c, "envFrom")), "envFrom")
+    secrets = [v.name for v in env.values() if v.kind == "secret"]
+    if secrets:
+        facts.set("secret_env", ",".join(secrets), env[secrets[0]].token.span, "env valueFrom.secretKeyRef")
+    literal = unexpanded_env(env)
+    if literal:
+        facts.set(
+            "k8s_unexpanded_env",
+            ",".join(v.name for v in literal),
+            literal[0].token.span,
+            "Kubernetes expands only $(VAR) in env values; ${VAR} and $VAR stay literal",
+        )
+    resource_facts(facts, get(c, "resources"), lines)
+    shm_facts(facts, c, volumes, lines)
+    if truthy(get(c, "securityContext", "privileged")):
+        facts.set("privileged", True, lines.node_span(get(c, "securityContext", "privileged")), "privileged container")
+    image_node = get(c, "image")
+    image = scalar(image_node)
+    image_span = lines.node_span(image_node) if image_node is not None and image else None
+    if image and image_span is not None:
+        image_facts(facts, image, image_span)
+    ctx = _context(f, label, env, facts, opaque=opaque)
+    ctx.image, ctx.image_span = image, image_span
+    command = [expand_refs(w, env)[0] for w in text_list(get(c, "command"), lines)]
+    args = [expand_refs(w, env)[0] for w in text_list(get(c, "args"), lines)]
+    if command:
+        found = launches(command + args, ctx, f.result)
+    else:
+        inv = image_launch(args, ctx)
+        found = [inv] if inv is not None else []
+    templated = [w for w in command + args if is_vllm_template(w.text)]
+    if not found and templated:
+        f.result.problems.append(template_problem(template_span(templated[0]), f"the command of {label}"))
+    return found
+
+
+def _secret_values(f: _File, obj: MappingNode) -> None:
+    """Every value of a ``Secret`` is a credential, whatever its key: ``stringData`` as written,
+    ``data`` base64-encoded (decoded before it is matched and masked)."""
+    for field_name, encoded in (("stringData", False), ("data", True)):
+        node = get(obj, field_name)
+        if not isinstance(node, MappingNode):
+            continue
+        for k, v in merged_items(node):
+            if isinstance(k, ScalarNode) and isinstance(v, ScalarNode) and not v.tag.endswith(":null"):
+                f.result.secret_tokens.append((str(k.value), scalar_text(v, f.lines).token(), encoded))
+
+
+def _literal_env(f: _File, env_node: Node | None) -> dict[str, EnvVar]:
+    """A container's env; its literal values are also the file's assignments (for secret scanning)."""
+    env: dict[str, EnvVar] = {}
+    read_env(env_node, f.lines, env)
+    f.result.assignments.extend((v.name, v.token) for v in env.values() if v.kind == "literal")
+    return env
+
+
+def _gpus(pod: Node | None, lines: LineIndex) -> int | None:
+    """GPUs (or TPU chips) the containers of a pod spec request."""
+    total = 0
+    found = False
+    for c in items(get(pod, "containers")):
+        facts = Facts()
+        resource_facts(facts, get(c, "resources"), lines)
+        n = facts.facts.get("gpu_count") or facts.facts.get("tpu_count")
+        if n is not None and isinstance(n.value, int):
+            total += n.value
+            found = True
+    return total if found else None
+
+
+def _multi_node(out: Facts, obj: Node, path: tuple[str, ...], pod: Node, lines: LineIndex) -> None:
+    """GPUs of the whole group a launch can use through Ray or multi-node serving: a LeaderWorkerSet
+    group (``size`` pods: the leader and ``size - 1`` workers) or a KubeRay head plus worker groups."""
+    if "leaderTemplate" in path:
+        lwt = get(obj, "spec", "leaderWorkerTemplate")
+        size_node = get(lwt, "size")
+        size = int_value(size_node)
+        lead = _gpus(pod, lines)
+        worker = _gpus(get(lwt, "workerTemplate", "spec"), lines)
+        if size is not None and size_node is not None and lead is not None:
+            total = lead + (size - 1) * (worker if worker is not None else lead)
+            span = lines.node_span(size_node)
+            out.set("group_size", size, span, "LeaderWorkerSet size (pods per group)")
+            out.set("cluster_gpu_count", total, span, f"LeaderWorkerSet group of {size} pods")
+        return
+    if "headGroupSpec" in path:
+        ray = _walk(obj, path[: path.index("headGroupSpec")])[-1]
+        head = _gpus(pod, lines) or 0
+        total = head
+        pods = 1
+        for g in items(get(ray, "workerGroupSpecs")):
+            n = int_value(get(g, "replicas"))
+            per = _gpus(get(g, "template", "spec"), lines) or 0
+            if n is not None:
+                total += n * per
+                pods += n
+        span = lines.node_span(get(ray, "workerGroupSpecs") or ray)
+        out.set("group_size", pods, span, "Ray cluster pods (head + workers)")
+        out.set("cluster_gpu_count", total, span, f"Ray cluster of {pods} pods")
+
+
+# -- KServe ------------------------------------------------------------------------------------
+#: options of KServe's huggingfaceserver and model server that are not vLLM's: the server reads its
+#: arguments with parse_known_args and hands the rest to vLLM (kserve python/huggingfaceserver/
+#: huggingfaceserver/__main__.py, kserve/model_server.py)
+_KSERVE_FLAGS = {
+    "model-name": True,
+    "model-dir": True,
+    "model-id": True,
+    "model-revision": True,
+    "tokenizer-revision": True,
+    "max-length": True,
+    "backend": True,
+    "tensor-input-names": True,
+    "http-port": True,
+    "grpc-port": True,
+    "workers": True,
+    "max-threads": True,
+    "max-asyncio-workers": True,
+    "log-config-file": True,
+    "access-log-format": True,
+    "predictor-host": True,
+    "predictor-protocol": True,
+    "predictor-request-timeout-seconds": True,
+    "predictor-request-retries": True,
+    "grpc-max-send-message-length": True,
+    "grpc-max-receive-message-length": True,
+    "disable-lower-case": False,
+    "disable-special-tokens": False,
+    "return-token-type-ids": False,
+    "return-probabilities": False,
+    "enable-grpc": False,
+    "enable-docs-ui": False,
+    "configure-logging": False,
+    "enable-latency-logging": False,
+    "predictor-use-ssl": False,
+}
+
+
+def _kaito_configs(f: _File, objects: list[MappingNode]) -> None:
+    """KAITO inference parameters: a ConfigMap whose ``data.inference_config.yaml`` holds a ``vllm:``
+    mapping, which KAITO's vLLM runtime passes to vLLM as engine arguments (each key a long option, as
+    in a ``--config`` file). A ``kaito.sh`` Workspace of the same file that names the ConfigMap
+    (``inference.config``) labels the launch with its preset; the preset's model is KAITO's, not named
+    here, so the model stays unknown."""
+    workspaces: dict[str, str] = {}
+    for obj in objects:
+        if scalar(get(obj, "kind")) == "Workspace" and (scalar(get(obj, "apiVersion")) or "").startswith("kaito.sh"):
+            cm = scalar(get(obj, "inference", "config"))
+            if cm:
+                workspaces[cm] = f"{_where(obj)} preset {scalar(get(obj, 'inference', 'preset', 'name')) or '?'}"
+    for obj in objects:
+        if scalar(get(obj, "kind")) != "ConfigMap":
+            continue
+        node = get(obj, "data", "inference_config.yaml")
+        if not isinstance(node, ScalarNode):
+            continue
+        inner = scalar_text(node, f.lines)
+        docs = compose_documents(inner.text, f.src.path)
+        root = docs.nodes[0] if docs.nodes and not docs.errors else None
+        vllm = get(root, "vllm")
+        if not isinstance(vllm, MappingNode):
+            continue
+        entries: list[Entry] = []
+        for k, v in vllm.value:
+            if not isinstance(k, ScalarNode):
+                continue
+            try:
+                value = to_python(v)
+            except SourceError:
+                continue
+            key_span = inner.span(k.start_mark.index, k.end_mark.index)
+            value_span = inner.span(v.start_mark.index, v.end_mark.index)
+            entries.append(Entry(str(k.value), value, key_span, value_span))
+        if not entries:
+            continue
+        name = scalar(get(obj, "metadata", "name")) or "?"
+        label = f"KAITO inference config ConfigMap/{name}" + (f" of {workspaces[name]}" if name in workspaces else "")
+        span = entries[0].key_span
+        config = ConfigFile(f.src.path, entries, span)
+        f.result.invocations.append(Invocation(source=NAME, program="config", span=span, config=config, label=label))
+
+
+def _serving_runtimes(objects: list[MappingNode]) -> dict[str, MappingNode]:
+    out: dict[str, MappingNode] = {}
+    for obj in objects:
+        if scalar(get(obj, "kind")) in ("ServingRuntime", "ClusterServingRuntime"):
+            name = scalar(get(obj, "metadata", "name"))
+            if name and isinstance(get(obj, "spec"), MappingNode):
+                out.setdefault(name, obj)
+    return out
+
+
+def _runtime_of(obj: MappingNode, runtimes: dict[str, MappingNode]) -> MappingNode | None:
+    """The ServingRuntime of the same file that an InferenceService names (``predictor.model.runtime``)."""
+    if scalar(get(obj, "kind")) != "InferenceService" or not runtimes:
+        return None
+    name = scalar(get(obj, "spec", "predictor", "model", "runtime"))
+    return runtimes.get(name) if name else None
+
+
+#: fields of ``predictor.model`` that are not container fields
+_MODEL_SPEC_ONLY = {"modelFormat", "runtime", "storageUri", "protocolVersion", "storage", "runtimeVersion"}
+
+
+def _with_runtime(f: _File, obj: MappingNode, spec: Node, runtime: MappingNode, base: Facts) -> None:
+    """An InferenceService and the ServingRuntime it names, as KServe runs them: one container, the
+    runtime's with the predictor's container fields over it and the predictor's ``args`` after the
+    runtime's (kserve pkg/controller/v1beta1/inferenceservice/utils ``MergeRuntimeContainers``: a
+    strategic merge, then ``Args = append(runtime.Args, predictor.Args...)``); the pod is the runtime's,
+    with the predictor's pod fields (``nodeSelector``, ``tolerations``…) over it."""
+    predictor = get(spec, "predictor")
+    model = get(predictor, "model")
+    rspec = get(runtime, "spec")
+    containers = [c for c in items(get(rspec, "containers")) if isinstance(c, MappingNode)]
+    if not isinstance(model, MappingNode) or not isinstance(rspec, MappingNode) or not containers:
+        _inference_service(f, obj, spec, base)
+        return
+    rc = next((c for c in containers if scalar(get(c, "name")) == "kserve-container"), containers[0])
+    fields: dict[str, tuple[Node, Node]] = {str(k.value): (k, v) for k, v in rc.value if isinstance(k, ScalarNode)}
+    for k, v in model.value:
+        key = str(k.value) if isinstance(k, ScalarNode) else ""
+        if not key or key in _MODEL_SPEC_ONLY:
+            continue
+        if key in ("args", "env") and key in fields and isinstance(fields[key][1], SequenceNode):
+            first = fields[key][1]
+            items_ = [*first.value, *(v.value if isinstance(v, SequenceNode) else [])]
+            fields[key] = (fields[key][0], SequenceNode(first.tag, items_, first.start_mark, first.end_mark))
+        else:
+            fields[key] = (k, v)
+    merged = MappingNode(rc.tag, list(fields.values()), rc.start_mark, rc.end_mark)
+    pod_fields: dict[str, tuple[Node, Node]] = {
+        str(k.value): (k, v) for k, v in rspec.value if isinstance(k, ScalarNode) and k.value != "containers"
+    }
+    for k, v in predictor.value if isinstance(predictor, MappingNode) else []:
+        if isinstance(k, ScalarNode) and k.value not in ("model", "containers", "minReplicas", "maxReplicas"):
+            pod_fields[str(k.value)] = (k, v)
+    ckey = next(k for k, _ in rspec.value if isinstance(k, ScalarNode) and k.value == "containers")
+    seq = SequenceNode("tag:yaml.org,2002:seq", [merged], ckey.start_mark, ckey.end_mark)
+    pod = MappingNode(rspec.tag, [*pod_fields.values(), (ckey, seq)], rspec.start_mark, rspec.end_mark)
+    facts = Facts(dict(base.facts))
+    _replicas(facts, get(predictor, "minReplicas"), f.lines, "predictor.minReplicas")
+    node_selection_facts(facts, pod, f.lines)
+    rname = scalar(get(runtime, "metadata", "name")) or "?"
+    label = f"predictor of {_where(obj)} with ServingRuntime/{rname}"
+    _storage_fact(facts, get(model, "storageUri"), lines=f.lines)
+    invs = _container(f, merged, label, facts, read_volumes(pod, f.lines), opaque=False)
+    storage = get(model, "storageUri")
+    uri = scalar(storage) or ""
+    if uri.startswith("hf://") and storage is not None:
+        # KServe's storage initializer downloads the model to /mnt/models, where the runtime reads it
+        hf = scalar_text(storage, f.lines).slice(5, len(uri)).token()
+        for inv in invs:
+            for i, t in enumerate(inv.args):
+                if t.text == "/mnt/models" or t.text.rstrip("/") == "/mnt/models":
+                    inv.args[i] = hf
+                elif t.text.endswith("=/mnt/models") and t.text.startswith("--model"):
+                    inv.args[i] = Token(t.text[: -len("/mnt/models")] + hf.text, hf.span)
+    f.result.invocations.extend(invs)
+
+
+def _inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None:
+    """``spec.predictor.model`` of an InferenceService: the huggingface runtime runs vLLM with the
+    model from ``--model_id`` or ``storageUri`` (downloaded to /mnt/models) and forwards the engine
+    arguments; other runtimes append ``args`` to the ServingRuntime's own (not visible here)."""
+    lines = f.lines
+    predictor = get(spec, "predictor")
+    model = get(predictor, "model")
+    if not isinstance(model, MappingNode):
+        return
+    fmt = (scalar(get(model, "modelFormat", "name")) or "").lower()
+    facts = Facts(dict(base.facts))
+    _replicas(facts, get(predictor, "minReplicas"), lines, "predictor.minReplicas")
+    node_selection_facts(facts, predictor, lines)
+    resource_facts(facts, get(model, "resources"), lines, "predictor.model.resources")
+    env: dict[str, EnvVar] = {}
+    read_env(get(model, "env"), lines, env)
+    args = [expand_refs(w, env)[0] for w in text_list(get(model, "args"), lines)]
+    where = _where(obj)
+    if fmt != "huggingface":
+        if not args:
+            return
+        ctx = _context(f, f"predictor of {where} ({fmt or 'runtime'} runtime)", env, facts, opaque=True)
+        inv = Invocation(source=NAME, program="api_server", span=args[0].span())
+        inv.args = [a.token() for a in args]
+        _finish_all(ctx, [inv], f)
+        return
+    model_tok, kept = _kserve_hf_args(args, get(model, "storageUri"), lines)
+    _storage_fact(facts, get(model, "storageUri"), lines=lines)
+    ctx = _context(f, f"predictor of {where} (KServe huggingface runtime)", env, facts)
+    span = model_tok.span if model_tok is not None else lines.node_span(model)
+    inv = Invocation(source=NAME, program="api_server", span=span)
+    if model_tok is not None:
+        inv.args = [Token("--model", model_tok.span), model_tok]
+    inv.args += kept
+    _finish_all(ctx, [inv], f)
+
+
+def _storage_fact(facts: Facts, node: Node | None, *, lines: LineIndex, where: str = "storageUri") -> None:
+    """``model_location``: where KServe's storage initializer downloads the model from (``s3://…/
+    meta-llama--Llama-3.1-8B-Instruct``), when that is not a Hugging Face id the launch reads
+    directly: its name is a hint to the model (:mod:`vlint.resolve.model_names`), never read."""
+    uri = scalar(node) if isinstance(node, ScalarNode) else None
+    if uri and not uri.startswith("hf://"):
+        facts.set("model_location", uri, lines.node_span(node), where)
+
+
+def _kserve_hf_args(args: list[MappedText], storage: Node | None, lines: LineIndex) -> tuple[Token | None, list[Token]]:
+    model: Token | None = None
+    if isinstance(storage, ScalarNode):
+        mt = scalar_text(storage, lines)
+        if mt.text.startswith("hf://"):
+            model = mt.slice(5, len(mt.text)).token()
+        else:
+            model = Token("/mnt/models", mt.span(), unresolved=True)
+    kept: list[Token] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        name, eq, _ = word.text.partition("=")
+        key = name.lstrip("-").replace("_", "-")
+        if word.text.startswith("--") and key in _KSERVE_FLAGS:
+            takes = _KSERVE_FLAGS[key]
+            val: MappedText | None = None
+            if takes and eq:
+                val = word.slice(len(name) + 1, len(word.text))
+            elif takes and i + 1 < len(args):
+                val = args[i + 1]
+                i += 1
+            if key == "model-id" and val is not None:
+                model = val.token()
+            elif key == "model-revision" and val is not None:
+                kept += [Token("--revision", word.span()), val.token()]
+            elif key == "max-length" and val is not None:
+                kept += [Token("--max-model-len", word.span()), val.token()]
+            i += 1
+            continue
+        kept.append(word.token())
+        i += 1
+    return model, kept
+
+
+def _finish_all(ctx: LaunchContext, invs: list[Invocation], f: _File) -> None:
+    for inv in invs:
+        finish(inv, ctx)
+        f.result.invocations.append(inv)
+
+
+def _llm_inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None:
+    """KServe ``LLMInferenceService``: the controller runs ``vllm serve /mnt/models
+    --served-model-name NAME --port 8000`` with the ``spec.parallelism`` flags, then
+    ``${VLLM_ADDITIONAL_ARGS}`` and the container's ``args`` (kserve
+    config/llmisvcconfig/config-llm-template.yaml and config-llm-worker-data-parallel.yaml)."""
+    lines = f.lines
+    where = _where(obj)
+    template = get(spec, "template")
+    containers = [c for c in items(get(template, "containers")) if isinstance(c, MappingNode)]
+    main = next((c for c in containers if scalar(get(c, "name")) == "main"), containers[0] if containers else None)
+    facts = Facts(dict(base.facts))
+    _replicas(facts, get(spec, "replicas"), lines)
+    node_selection_facts(facts, template, lines)
+    env: dict[str, EnvVar] = {}
+    read_env(get(main, "env"), lines, env)
+    resource_facts(facts, get(main, "resources"), lines)
+    image_node = get(main, "image")
+    if scalar(image_node) and image_node is not None:
+        image_facts(facts, scalar(image_node) or "", lines.node_span(image_node))
+    uri_node = get(spec, "model", "uri")
+    name_node = get(spec, "model", "name")
+    anchor = lines.node_span(uri_node or get(spec, "model") or obj)
+    argv: list[Token] = []
+    if isinstance(uri_node, ScalarNode) and str(uri_node.value).startswith("hf://"):
+        argv.append(scalar_text(uri_node, lines).slice(5, len(str(uri_node.value))).token())
+    else:
+        argv.append(Token("/mnt/models", anchor, unresolved=True))
+        _storage_fact(facts, uri_node, lines=lines, where="spec.model.uri")
+    if isinstance(name_node, ScalarNode):
+        argv += [Token("--served-model-name", lines.node_span(name_node)), scalar_text(name_node, lines).token()]
+    par = get(spec, "parallelism")
+    for key, flag in (
+        ("tensor", "--tensor-parallel-size"),
+        ("pipeline", "--pipeline-parallel-size"),
+        ("data", "--data-parallel-size"),
+        ("dataLocal", "--data-parallel-size-local"),
+    ):
+        node = get(par, key)
+        if isinstance(node, ScalarNode) and int_value(node) is not None:
+            span = lines.node_span(node)
+            argv += [Token(flag, span), Token(str(int_value(node)), span)]
+    if truthy(get(par, "expert")):
+        argv.append(Token("--enable-expert-parallel", lines.node_span(get(par, "expert"))))
+    data, local = int_value(get(par, "data")), int_value(get(par, "dataLocal"))
+    if get(spec, "worker") is not None and data and local:
+        pods = max(1, data // local)
+        facts.set("group_size", pods, lines.node_span(get(par, "data")), "LLMInferenceService data / dataLocal pods")
+    ctx = _context(f, f"{where} (KServe LLMInferenceService)", env, facts)
+    extra = env.get("VLLM_ADDITIONAL_ARGS")
+    opaque = extra is not None and extra.value is None
+    if extra is not None and not opaque:
+        argv += _split_flags(extra, ctx)
+    argv += [expand_refs(w, env)[0].token() for w in text_list(get(main, "args"), lines)]
+    inv = Invocation(source=NAME, program="vllm serve", span=argv[0].span, args=argv, opaque_args=opaque)
+    _finish_all(ctx, [inv], f)
+
+
+def _split_flags(var: EnvVar, ctx: LaunchContext) -> list[Token]:
+    """Words of a flag string (``VLLM_ADDITIONAL_ARGS``), split like the shell that expands it."""
+    mt = var.mapped
+    if mt is None or var.value is None:
+        return [Token(var.token.text, var.token.span, unresolved=True)]
+    anchor = mt.offsets[0] if mt.offsets else mt.anchor
+    prefix = MappedText("vllm serve ", [anchor] * len("vllm serve "), mt.lines, anchor)
+    text = prefix + mt
+    sub = shell.extract_from_text(text.text, text.posmap(), base_dir=ctx.base_dir, read_file=ctx.read_file, source=NAME)
+    if not sub.invocations:
+        return [Token(var.token.text, var.token.span, unresolved=True)]
+    return list(sub.invocations[0].args)

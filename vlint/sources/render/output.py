@@ -1,0 +1,58 @@
+"""What the sources of rendered files share: linting a tool's output with spans mapped back to the
+source files, and the notes for what was not rendered."""
+
+from __future__ import annotations
+
+from vlint.core.invocation import Problem
+from vlint.core.span import Span
+from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
+from vlint.sources.render.mapping import Origins, SpanMapper, remap_result
+
+
+def not_rendered(span: Span, what: str, key: str, shown: str, why: str, how: str) -> Problem:
+    """VL630: ``what`` (``the Helm chart``) ``shown`` was not rendered, why, and how to check it."""
+    return Problem(
+        "VL630",
+        span,
+        f"{what} {shown} is not rendered: {why}; the vLLM launches it builds are not checked "
+        f"(or lint its output: {how})",
+        {key: shown, "why": why},
+    )
+
+
+def render_blocked(span: Span, what: str, key: str, shown: str, why: str) -> Problem:
+    """VL631: what stops ``what`` (``the Helm chart``) ``shown`` from being rendered, on the line that asks for it."""
+    return Problem(
+        "VL631",
+        span,
+        f"{why}: {what} {shown} is not rendered, so the vLLM launches it builds are not checked",
+        {key: shown},
+    )
+
+
+def merge(found: SourceResult, result: SourceResult) -> None:
+    result.invocations.extend(found.invocations)
+    result.assignments.extend(found.assignments)
+    result.secret_tokens.extend(found.secret_tokens)
+    result.problems.extend(found.problems)
+    result.linked.extend(found.linked)
+    if found.error is not None and result.error is None:
+        result.error = found.error
+
+
+def lint_rendered(
+    output: str, src: SourceText, read_file: ReadFile, origins: Origins, fallback: Span, tool: str
+) -> SourceResult:
+    """The launches of a tool's rendered manifests, with spans in the source files."""
+    from vlint.sources.kube import kubernetes
+
+    virtual = f"\x00{tool}:{src.path}"
+    rendered = SourceText(virtual, src.abspath.parent / f".{tool}-output.yaml", output)
+    found = kubernetes.extract(rendered, read_file)
+    mapper = SpanMapper(virtual, output, origins, fallback)
+    out = remap_result(found, mapper.span)
+    if out.error is not None:  # the tool's output is not YAML vlint reads: say where, in the source
+        out.error = SourceError(f"the output of {tool} could not be read: {out.error.message}", fallback.line)
+    for inv in out.invocations:
+        inv.label = f"{inv.label} ({tool} output)" if inv.label else f"{tool} output"
+    return out

@@ -1,0 +1,2 @@
+"""What hides a finding: inline ``# vlint: disable`` comments and annotations, writing them
+(``--add-suppressions``), and the baseline file. Imports vlint.engine.runner and below."""

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from vlint.argspec import config_expand
-from vlint.argspec.parse import UNRESOLVED, ParsedArgs
+from vlint.argspec.parse import ParsedArgs
+from vlint.core.unresolved import UNRESOLVED
 from vlint.sources.vllm_yaml import load_config
 
 

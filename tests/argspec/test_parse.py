@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from vlint.argspec.parse import UNRESOLVED, ParsedArgs, parse_invocation
+from vlint.argspec.parse import ParsedArgs, parse_invocation
 from vlint.argspec.spec import bundled_versions, load_spec
 from vlint.core.invocation import Invocation, Token
 from vlint.core.span import Span
+from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
 
 

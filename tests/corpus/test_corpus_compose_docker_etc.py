@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from vlint.argspec.parse import UNRESOLVED
+from vlint.core.unresolved import UNRESOLVED
 from vlint.engine.catalog import load_catalog
 from vlint.engine.runner import Engine
 from vlint.launch.deployment import Deployment

@@ -30,27 +30,8 @@ from vlint.argspec.values import ArgValueError, convert, human_readable_int
 from vlint.core.finding import Fix
 from vlint.core.invocation import Entry, Invocation
 from vlint.core.span import Span
+from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import V
-
-
-class _Unresolved:
-    """The value depends on something vlint cannot see (``$VAR``, a template)."""
-
-    _instance: _Unresolved | None = None
-
-    def __new__(cls) -> _Unresolved:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "<unresolved>"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-UNRESOLVED: Any = _Unresolved()
 
 
 @dataclass(slots=True)

@@ -8,10 +8,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from vlint.argspec.parse import UNRESOLVED, Setting
+from vlint.argspec.parse import Setting
 from vlint.checks import CheckContext, Hit, check
 from vlint.core.finding import Fix
 from vlint.core.span import Span
+from vlint.core.unresolved import UNRESOLVED
 from vlint.launch.deployment import Deployment
 from vlint.sources.containers.images import parse_image
 

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vlint.argspec.parse import UNRESOLVED
 from vlint.checks import CheckContext, Hit, check
 from vlint.core.finding import Fix
+from vlint.core.unresolved import UNRESOLVED
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment

@@ -456,7 +456,7 @@ def _choose(options: list[tuple[str, SettingChange | None]]) -> Fix | None:
 # -- VL213 ---------------------------------------------------------------------------------------
 def default_chunk(dep: Deployment) -> int | None:
     """The max_num_batched_tokens this vLLM version picks for this GPU with chunked prefill on."""
-    from vlint.argspec.parse import UNRESOLVED
+    from vlint.core.unresolved import UNRESOLVED
     from vlint.resolve.defaults import resolve_defaults
 
     user: dict[str, Any] = {

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from vlint.argspec.parse import UNRESOLVED
 from vlint.checks import CheckContext, Hit, check
 from vlint.core.finding import Fix
+from vlint.core.unresolved import UNRESOLVED
 from vlint.setting_changes import remove_setting, set_value, with_changes
 
 if TYPE_CHECKING:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from vlint.argspec.parse import UNRESOLVED
 from vlint.argspec.registries import Registry, registry
 from vlint.checks import CheckContext, Hit, check
 from vlint.core.finding import Fix
+from vlint.core.unresolved import UNRESOLVED
 from vlint.launch.deployment import Deployment
 
 

@@ -14,8 +14,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vlint.argspec.parse import UNRESOLVED
 from vlint.checks import CheckContext, Hit, check
+from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import V, Version
 
 if TYPE_CHECKING:

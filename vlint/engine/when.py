@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
-from vlint.argspec.parse import UNRESOLVED
+from vlint.core.unresolved import UNRESOLVED
 from vlint.engine.linear_regex import UnsupportedPattern, compile_linear
 
 if TYPE_CHECKING:

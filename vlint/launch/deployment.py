@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vlint.argspec.parse import UNRESOLVED, ParsedArgs, Setting
+from vlint.argspec.parse import ParsedArgs, Setting
 from vlint.argspec.spec import ArgSpec
 from vlint.core.invocation import Invocation, Token
+from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
 
 if TYPE_CHECKING:

@@ -202,7 +202,7 @@ def _options_fit(dep: Deployment) -> tuple[list[GpuFit] | None, str | None]:
 
 def _with_gpus_per_node(dep: Deployment, count: int) -> Deployment:
     """``dep`` with the settings written as ``$SKYPILOT_NUM_GPUS_PER_NODE`` set to ``count``."""
-    from vlint.argspec.parse import UNRESOLVED
+    from vlint.core.unresolved import UNRESOLVED
 
     settings = dict(dep.args.settings)
     changed = False

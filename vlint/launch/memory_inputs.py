@@ -7,7 +7,7 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from vlint.argspec.parse import UNRESOLVED
+from vlint.core.unresolved import UNRESOLVED
 
 if TYPE_CHECKING:
     from vlint.hardware.accelerators import Accelerator

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from vlint.argspec.parse import UNRESOLVED
+from vlint.core.unresolved import UNRESOLVED
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment

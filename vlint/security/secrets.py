@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from vlint.argspec.parse import UNRESOLVED
 from vlint.core.span import Span
+from vlint.core.unresolved import UNRESOLVED
 
 if TYPE_CHECKING:
     from vlint.launch.file_context import FileContext

@@ -18,6 +18,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from vlint.argspec.issues import ArgIssue
 from vlint.argspec.spec import ArgSpec
 from vlint.core.invocation import ConfigFile, Entry
 from vlint.core.span import Span
@@ -51,8 +52,6 @@ def expand(
     ``top_level`` is true for ``vllm serve`` (the expansion is done by the top-level ``vllm``
     parser, which knows no ``--no-…`` options) and false for ``python -m …api_server --config``.
     """
-    from vlint.argspec.parse import ArgIssue  # circular at import time
-
     version = spec.version
     # what this release does, as the schema generator read it from its source; version cut-offs otherwise
     sem = spec.config_semantics

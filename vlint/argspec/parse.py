@@ -25,9 +25,9 @@ from typing import Any
 
 from vlint.argspec import config_expand
 from vlint.argspec.fixes import abbreviation_fix, removed_flag_fix
+from vlint.argspec.issues import ArgIssue
 from vlint.argspec.spec import ArgSpec, Argument
 from vlint.argspec.values import ArgValueError, convert, human_readable_int
-from vlint.core.finding import Fix
 from vlint.core.invocation import Entry, Invocation
 from vlint.core.span import Span
 from vlint.core.unresolved import UNRESOLVED
@@ -62,20 +62,6 @@ class Setting:
         ):
             return self.span.to(self.value_span)
         return self.span
-
-
-@dataclass(slots=True)
-class ArgIssue:
-    """Something vLLM's parser would reject or warn about."""
-
-    code: str
-    span: Span
-    message: str
-    data: dict[str, Any] = field(default_factory=dict)
-    #: overrides the rule's severity for this issue
-    severity: str | None = None
-    #: the change that clears it (VL002, VL005), for ``vlint fix``
-    fix: Fix | None = None
 
 
 @dataclass(slots=True)

@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from vlint.core.finding import Fix, SettingChange
+from vlint.core.finding import Fix, SettingChange, remove_words, rename
 from vlint.core.span import Span
-from vlint.setting_changes import remove_words, rename
 
 if TYPE_CHECKING:
     from vlint.argspec.spec import ArgSpec, Argument

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
+from vlint.checks.changes import add_option, remove_entry, remove_setting, with_changes
 from vlint.core.finding import Fix
-from vlint.setting_changes import add_option, remove_entry, remove_setting, with_changes
 
 if TYPE_CHECKING:
     from vlint.core.invocation import Entry

@@ -19,8 +19,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from vlint.checks.changes import remove_setting, set_value, with_changes
 from vlint.core.finding import Fix, SettingChange
-from vlint.setting_changes import remove_setting, set_value, with_changes
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment

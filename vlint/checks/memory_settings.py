@@ -7,9 +7,9 @@ import math
 from collections.abc import Iterator
 
 from vlint.checks import CheckContext, Hit, check
+from vlint.checks.changes import remove_setting, set_value, with_changes
 from vlint.core.finding import Fix
 from vlint.core.version import V
-from vlint.setting_changes import remove_setting, set_value, with_changes
 
 #: the default of VL201's ``threshold`` option (rules/VL201-gpu-memory-utilization-no-headroom.yaml)
 HIGH_GMU = 0.95

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
+from vlint.checks.changes import remove_setting, set_value, with_changes
 from vlint.core.finding import Fix
 from vlint.core.unresolved import UNRESOLVED
-from vlint.setting_changes import remove_setting, set_value, with_changes
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment

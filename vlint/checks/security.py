@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterator
 
 from vlint.checks import CheckContext, Hit, check
+from vlint.checks.changes import remove_setting
 from vlint.core.finding import Fix
 from vlint.security.secrets import find_secrets
-from vlint.setting_changes import remove_setting
 
 
 @check("security.trust_remote_code")

@@ -91,3 +91,13 @@ class Finding:
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.span.path, self.span.line, self.span.column, self.code, self.message)
+
+
+def remove_words(dest: str, spans: tuple[Span, ...], *, target: str = "cli") -> SettingChange:
+    """Delete argv words (an unknown flag and its value) or a config entry (key and value spans)."""
+    return SettingChange(dest, "remove", None, None, spans, target=target)
+
+
+def rename(dest: str, span: Span, option: str, *, target: str = "cli", value: Any = None) -> SettingChange:
+    """Write ``option`` in place of the flag (or config key) at ``span``."""
+    return SettingChange(dest, "rename", value, option, (span,), target=target)

@@ -90,16 +90,6 @@ def remove_entry(entry: Entry, dest: str) -> SettingChange:
     return SettingChange(dest, "remove", None, entry.key, (entry.key_span, entry.value_span), target="config")
 
 
-def remove_words(dest: str, spans: tuple[Span, ...], *, target: str = "cli") -> SettingChange:
-    """Delete argv words (an unknown flag and its value) or a config entry (key and value spans)."""
-    return SettingChange(dest, "remove", None, None, spans, target=target)
-
-
-def rename(dest: str, span: Span, option: str, *, target: str = "cli", value: Any = None) -> SettingChange:
-    """Write ``option`` in place of the flag (or config key) at ``span``."""
-    return SettingChange(dest, "rename", value, option, (span,), target=target)
-
-
 def add_option(dep: Deployment, dest: str, option: str | None, value: Any = None) -> SettingChange | None:
     """Add ``option [value]`` to the launch: after its last argument, or as a new key of the config
     file that holds its settings (a bare config file, or ``vllm serve --config FILE`` with no other

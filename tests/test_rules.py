@@ -8,7 +8,8 @@ import pytest
 from vlint.checks import all_checks
 from vlint.commands.rule_pages import run_case
 from vlint.core.paths import rules_dir
-from vlint.engine.catalog import Rule, RuleCase, load_catalog, load_rules_from
+from vlint.core.rule import Rule, RuleCase
+from vlint.engine.catalog import load_catalog, load_rules_from
 
 CATALOG = load_catalog()
 CASES = [(r, c) for r in CATALOG.rules for c in r.cases]

@@ -22,7 +22,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from vlint.commands.rule_pages import config_schema_with_rules, rule_page  # noqa: E402
-from vlint.engine.catalog import Rule, load_catalog  # noqa: E402
+from vlint.core.rule import Rule  # noqa: E402
+from vlint.engine.catalog import load_catalog  # noqa: E402
 
 OUT = ROOT / "docs" / "rules"
 #: its ``$defs.key-rules`` (the rules' options) is generated from rules/*.yaml

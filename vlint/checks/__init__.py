@@ -15,7 +15,7 @@ from vlint.core.finding import Fix
 from vlint.core.span import Span
 
 if TYPE_CHECKING:
-    from vlint.engine.catalog import Rule
+    from vlint.core.rule import Rule
     from vlint.launch.deployment import Deployment
     from vlint.launch.file_context import FileContext
 

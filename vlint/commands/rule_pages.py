@@ -8,7 +8,8 @@ import tempfile
 from pathlib import Path
 
 from vlint.core.finding import Finding
-from vlint.engine.catalog import Catalog, Rule, RuleCase
+from vlint.core.rule import Rule, RuleCase
+from vlint.engine.catalog import Catalog
 
 
 def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None = None) -> list[Finding]:

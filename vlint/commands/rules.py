@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 
 from vlint.commands.common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, build_catalog, fail, load_user_config
-from vlint.engine.catalog import Catalog, Rule, RuleCase
+from vlint.core.rule import Rule, RuleCase
+from vlint.engine.catalog import Catalog
 
 _RULES_DIR = click.option(
     "--rules-dir",

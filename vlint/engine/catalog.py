@@ -19,64 +19,16 @@ from typing import Any
 import yaml
 
 from vlint.core.paths import rules_dir, schemas_dir
+from vlint.core.rule import Rule, RuleCase
 
 try:
     _Loader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
     _Loader = yaml.SafeLoader
 
-BUILTIN = "builtin"
-
 
 class RuleError(ValueError):
     """A rule file is invalid (wrong shape, unknown check, duplicate code/name)."""
-
-
-@dataclass(frozen=True, slots=True)
-class RuleCase:
-    title: str
-    doc: str  # "bad" | "good"
-    file: str
-    content: str
-    expect: tuple[str, ...]
-    args: tuple[str, ...] = ()
-    #: extra files next to ``file`` (a --config YAML, a .env)
-    files: tuple[tuple[str, str], ...] = ()
-    #: the rule's options for this case (``[tool.vlint.rules.CODE]``)
-    options: tuple[tuple[str, Any], ...] = ()
-    #: how ``content`` is written to ``file`` (``latin-1`` for a file that is not UTF-8)
-    encoding: str = "utf-8"
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    code: str
-    name: str
-    severity: str
-    summary: str
-    message: str
-    docs: str = ""
-    check: str | None = None
-    when: dict[str, Any] | None = None
-    #: for ``when:`` rules: the setting whose span a finding points at
-    at: str | None = None
-    scope: str = "deployment"  # "deployment" | "file"
-    enabled: bool = True
-    references: tuple[str, ...] = ()
-    fix: str | None = None
-    cases: tuple[RuleCase, ...] = ()
-    path: str = ""
-    #: loaded from the user's --rules-dir (not shipped with vlint)
-    custom: bool = False
-    #: option name → JSON Schema with ``default`` and ``description`` (``[tool.vlint.rules.CODE]``)
-    options: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: security rules: the score GitHub code scanning ranks alerts by (SARIF ``security-severity``)
-    security_severity: float | None = None
-    tags: tuple[str, ...] = ()
-
-    @property
-    def builtin(self) -> bool:
-        return self.check == BUILTIN
 
 
 _CODE = re.compile(r"^[A-Z][A-Z0-9]*[0-9]{3}$")

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, get_check
 from vlint.core.finding import SEVERITIES, Finding, Fix
+from vlint.core.rule import Rule
 from vlint.core.span import Span
-from vlint.engine.catalog import Catalog, Rule, RuleError
+from vlint.engine.catalog import Catalog, RuleError
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment

@@ -19,8 +19,9 @@ from urllib.parse import quote
 from vlint import __version__
 from vlint.core.escape import json_text
 from vlint.core.finding import Finding
+from vlint.core.rule import Rule
 from vlint.core.span import Span
-from vlint.engine.catalog import Catalog, Rule
+from vlint.engine.catalog import Catalog
 from vlint.report.json_report import jsonable, memory_counts
 from vlint.run.lint import LintReport
 from vlint.security.secrets import Redactor

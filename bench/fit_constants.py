@@ -34,7 +34,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vlint.memory.estimate import MemoryInputs, activation_terms  # noqa: E402
+from vlint.memory.estimate import activation_terms  # noqa: E402
+from vlint.memory.inputs import MemoryInputs  # noqa: E402
 from vlint.memory.kv import pp_partition  # noqa: E402
 
 GIB = float(2**30)

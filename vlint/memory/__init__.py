@@ -2,12 +2,12 @@
 
 from vlint.memory.estimate import (
     MemoryEstimate,
-    MemoryInputs,
     StageEstimate,
     estimate_memory,
     inputs_from_resolved,
     max_model_len_that_fits,
 )
+from vlint.memory.inputs import MemoryInputs
 from vlint.memory.kv import (
     KVLayout,
     LayerSpec,

@@ -29,7 +29,7 @@ from vlint.resolve.model_arch import FULL, ModelArch, dtype_bytes
 from vlint.resolve.weight_sizes import checkpoint_layout, layer_linears
 
 if TYPE_CHECKING:
-    from vlint.memory.estimate import MemoryInputs
+    from vlint.memory.inputs import MemoryInputs
 
 NO_MEMORY_METHODS = ("ngram", "suffix", "ngram_gpu", "[ngram]")
 EAGLE_METHODS = ("eagle", "eagle3", "eagle-3", "eagle_3")

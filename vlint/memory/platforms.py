@@ -41,16 +41,9 @@ from typing import TYPE_CHECKING
 
 from vlint.core.version import V, Version
 from vlint.memory.constants import constants, switches
-from vlint.memory.estimate import (
-    GIB,
-    MemoryEstimate,
-    MemoryInputs,
-    StageEstimate,
-    _in_flight_tokens,
-    context_parallel,
-    stage_specs,
-)
+from vlint.memory.estimate import GIB, MemoryEstimate, StageEstimate, _in_flight_tokens, context_parallel, stage_specs
 from vlint.memory.estimate import _serving_dtype as serving_dtype
+from vlint.memory.inputs import MemoryInputs
 from vlint.memory.kv import (
     build_layout,
     estimate_max_model_len,

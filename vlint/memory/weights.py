@@ -19,7 +19,7 @@ from vlint.resolve.weight_sizes import checkpoint_layout, layer_linears
 
 if TYPE_CHECKING:
     from vlint.hardware.gpus import GpuSpec
-    from vlint.memory.estimate import MemoryInputs
+    from vlint.memory.inputs import MemoryInputs
 
 GIB = float(2**30)
 

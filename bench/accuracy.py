@@ -47,9 +47,9 @@ from vlint.hardware.gpus import gpu_from_memory, lookup_gpu  # noqa: E402
 from vlint.memory import estimate_memory, inputs_from_resolved  # noqa: E402
 from vlint.memory.constants import overridden  # noqa: E402
 from vlint.memory.estimate import MemoryEstimate  # noqa: E402
+from vlint.resolve.catalog import lookup_catalog  # noqa: E402
 from vlint.resolve.defaults import resolve_defaults  # noqa: E402
 from vlint.resolve.model_arch import ModelArch  # noqa: E402
-from vlint.resolve.model_sources import lookup_catalog  # noqa: E402
 
 GIB = float(2**30)
 

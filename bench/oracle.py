@@ -368,7 +368,7 @@ MODEL_FIXTURES = {
 
 def write_models() -> None:
     sys.path.insert(0, str(ROOT))
-    from vlint.resolve.model_sources import catalog_record
+    from vlint.resolve.catalog import catalog_record
 
     lines = [
         "# Model folders of the oracle cases",

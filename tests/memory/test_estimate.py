@@ -9,7 +9,7 @@ import pytest
 from vlint.core.version import V
 from vlint.hardware.gpus import gpu_from_memory, lookup_gpu
 from vlint.memory import MemoryInputs, estimate_memory, max_model_len_that_fits
-from vlint.resolve.model_sources import lookup_catalog
+from vlint.resolve.catalog import lookup_catalog
 
 GIB = 2**30
 

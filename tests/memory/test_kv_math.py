@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from vlint.memory.kv import build_layout, estimate_max_model_len, kv_tokens, layer_specs, pp_partition
+from vlint.resolve.catalog import lookup_catalog
 from vlint.resolve.model_arch import model_arch_from_config
-from vlint.resolve.model_sources import lookup_catalog
 
 KIB = 1024
 

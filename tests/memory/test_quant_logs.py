@@ -13,7 +13,7 @@ import pytest
 
 from vlint.core.version import Version
 from vlint.memory.weights import loaded_weights
-from vlint.resolve.model_sources import lookup_catalog
+from vlint.resolve.catalog import lookup_catalog
 
 GIB = float(2**30)
 SWEEP = "https://github.com/jgchn/llm-d-planner/blob/d3121e059da88662db39a926a3ead964be97359b/accuracy/results/v0.19.0/logs/"

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-from vlint.resolve.model_sources import catalog_ids, lookup_catalog
+from vlint.resolve.catalog import catalog_ids, lookup_catalog
 from vlint.resolve.weight_sizes import weight_layout
 
 FORMATS = ("awq", "gptq", "fp8", "compressed-tensors", "modelopt", "modelopt_fp4", "mxfp4", "bitsandbytes")

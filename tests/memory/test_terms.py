@@ -12,8 +12,8 @@ from vlint.memory import MemoryInputs, estimate_memory
 from vlint.memory.estimate import activation_terms, sampler_bytes_per_element
 from vlint.memory.extras import draft_estimate, lora_bytes
 from vlint.memory.weights import MoeSplit, rotary_cache_bytes
+from vlint.resolve.catalog import lookup_catalog
 from vlint.resolve.model_arch import model_arch_from_config
-from vlint.resolve.model_sources import lookup_catalog
 from vlint.resolve.weight_sizes import checkpoint_layout
 
 GIB = 2**30

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vlint.resolve import model_sources as ms
+from vlint.resolve import catalog as ms
 
 ROOT = Path(__file__).resolve().parents[2]
 

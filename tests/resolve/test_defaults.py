@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from vlint.core.version import V
 from vlint.hardware.gpus import lookup_gpu
+from vlint.resolve.catalog import lookup_catalog
 from vlint.resolve.defaults import resolve_defaults, resolve_engine
-from vlint.resolve.model_sources import lookup_catalog
 
 LLAMA = lookup_catalog("meta-llama/Llama-3.1-8B-Instruct")
 

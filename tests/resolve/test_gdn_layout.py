@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from vlint.resolve.catalog import lookup_catalog
 from vlint.resolve.model_arch import gdn_params, model_arch_from_config
-from vlint.resolve.model_sources import lookup_catalog
 from vlint.resolve.weight_sizes import layer_linears
 
 

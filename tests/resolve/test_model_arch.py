@@ -5,6 +5,7 @@ import struct
 from pathlib import Path
 
 from vlint.core.version import V
+from vlint.resolve.catalog import lookup_catalog
 from vlint.resolve.model_arch import (
     CHUNKED,
     FULL,
@@ -12,15 +13,11 @@ from vlint.resolve.model_arch import (
     SLIDING,
     default_max_model_len,
     derived_max_model_len,
-    estimated_checkpoint_bytes,
     model_arch_from_config,
 )
-from vlint.resolve.model_sources import (
-    load_model_arch,
-    local_weight_bytes,
-    lookup_catalog,
-    read_safetensors_header,
-)
+from vlint.resolve.model_files import local_weight_bytes, read_safetensors_header
+from vlint.resolve.model_sources import load_model_arch
+from vlint.resolve.weight_sizes import estimated_checkpoint_bytes
 
 LLAMA = {
     "architectures": ["LlamaForCausalLM"],
@@ -167,7 +164,7 @@ def test_encoder_only_models_have_no_kv_cache_and_no_lm_head() -> None:
     """BERT-style encoders (embedding and reranker models): two dense matrices per MLP, no LM head, and an
     attention vLLM keeps no KV cache for (EncoderOnlyAttentionSpec). Published sizes: bge-large-en 335M,
     bge-reranker-v2-m3 568M, all-MiniLM-L6-v2 22.7M (the counts leave out position embeddings and norms)."""
-    from vlint.resolve.model_sources import lookup_catalog
+    from vlint.resolve.catalog import lookup_catalog
 
     for mid, published in (
         ("BAAI/bge-large-en", 335e6),

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from vlint.resolve import model_sources as ms
+from vlint.resolve import catalog as ms
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,7 +78,7 @@ def test_plain_import_does_not_read_the_catalog():
     import subprocess
 
     code = (
-        "import builtins, vlint.resolve.model_sources as m\n"
+        "import builtins, vlint.resolve.catalog, vlint.resolve.model_sources\n"
         "opened = []\n"
         "real = builtins.open\n"
         "builtins.open = lambda f, *a, **k: (opened.append(str(f)), real(f, *a, **k))[1]\n"

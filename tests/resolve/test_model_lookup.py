@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from vlint.resolve.hf_cache import hub_cache_dir, repo_folder, snapshot, valid_repo_id
-from vlint.resolve.model_sources import find_model, local_weight_bytes
+from vlint.resolve.model_files import local_weight_bytes
+from vlint.resolve.model_sources import find_model
 from vlint.security.lint_root import LintRoot
 
 REV = "0123456789abcdef0123456789abcdef01234567"

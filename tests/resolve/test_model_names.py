@@ -10,8 +10,9 @@ import pytest
 from vlint.core.version import Version
 from vlint.memory.weights import loaded_weights
 from vlint.resolve import model_names
+from vlint.resolve.catalog import catalog_record, resolve_catalog_id
 from vlint.resolve.model_names import SUFFIXES, candidates, infer_arch, match
-from vlint.resolve.model_sources import catalog_record, find_model, resolve_catalog_id
+from vlint.resolve.model_sources import find_model
 
 GIB = float(2**30)
 

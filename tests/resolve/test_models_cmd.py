@@ -7,7 +7,7 @@ import json
 from click.testing import CliRunner
 
 from vlint.cli import main
-from vlint.resolve import model_sources as ms
+from vlint.resolve import catalog as ms
 
 
 def run(*args: str):

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from vlint.resolve.model_sources import lookup_catalog
+from vlint.resolve.catalog import lookup_catalog
 from vlint.resolve.parallel import tp_split_error, tp_splits
 
 QWEN7B = lookup_catalog("Qwen/Qwen2.5-7B-Instruct")  # 28 query heads, 4 KV heads, vocab 152,064

@@ -96,7 +96,7 @@ def _table(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def _show(mid: str, fmt: str) -> int:
-    from vlint.resolve.model_sources import arch_from_record, catalog_record, resolve_catalog_id
+    from vlint.resolve.catalog import arch_from_record, catalog_record, resolve_catalog_id
 
     cid = resolve_catalog_id(mid)
     rec = catalog_record(cid) if cid else None
@@ -165,7 +165,7 @@ def models_cmd(query: tuple[str, ...], fmt: str) -> None:
             click.echo("usage: vlint models show ID", err=True)
             sys.exit(EXIT_ERROR)
         sys.exit(_show(query[1], fmt))
-    from vlint.resolve.model_sources import arch_from_record, catalog_records
+    from vlint.resolve.catalog import arch_from_record, catalog_records
 
     rows = []
     for rec in catalog_records():

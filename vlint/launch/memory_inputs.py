@@ -172,7 +172,7 @@ def feature_inputs(dep: Deployment) -> dict[str, Any]:
             method = "ngram"
         draft = None
         if isinstance(model, str) and model and model.lower() not in ("ngram", "[ngram]"):
-            from vlint.resolve.model_sources import lookup_catalog
+            from vlint.resolve.catalog import lookup_catalog
 
             draft = lookup_catalog(model)
             if not method:

@@ -119,7 +119,7 @@ def _endpoint() -> str:
 
 
 def _read_json(path: str) -> Any:
-    from vlint.resolve.model_sources import ModelFileError, read_json_file
+    from vlint.resolve.model_files import ModelFileError, read_json_file
 
     try:
         return read_json_file(Path(path), limit=MAX_FILE_BYTES)

@@ -1017,16 +1017,6 @@ def default_max_model_len(
     return derived, key
 
 
-def estimated_checkpoint_bytes(arch: ModelArch) -> float:
-    """Checkpoint bytes: the exact size when known, else the layer-by-layer layout sized with the
-    checkpoint's quantization scheme (:func:`vlint.resolve.weight_sizes.weight_layout`)."""
-    if arch.weight_bytes:
-        return float(arch.weight_bytes)
-    from vlint.resolve.weight_sizes import weight_layout
-
-    return weight_layout(arch).total
-
-
 def gib(x: float) -> float:
     return x / 2**30
 
@@ -1050,7 +1040,6 @@ __all__ = [
     "default_max_model_len",
     "derived_max_model_len",
     "dtype_bytes",
-    "estimated_checkpoint_bytes",
     "model_arch_from_config",
     "param_breakdown",
 ]

@@ -191,7 +191,7 @@ def candidates(ref: str, served: Sequence[str] = (), locations: Sequence[str] = 
 @cache
 def _by_name() -> dict[str, tuple[str, ...]]:
     """Lower-cased model name (after ``org/``) → the catalog ids that name (ids and aliases)."""
-    from vlint.resolve.model_sources import _index
+    from vlint.resolve.catalog import _index
 
     table: dict[str, set[str]] = {}
     for key, pos in _index().items():
@@ -213,7 +213,7 @@ _SHAPE_KEYS = (
 
 
 def _shape(mid: str, quantization: bool = True) -> str | None:
-    from vlint.resolve.model_sources import catalog_record
+    from vlint.resolve.catalog import catalog_record
 
     rec = catalog_record(mid)
     if rec is None:
@@ -230,7 +230,7 @@ def _by_stem() -> dict[str, tuple[str, ...]]:
     quantization suffix: ``qwen3.6-27b`` for ``nvidia/Qwen3.6-27B-NVFP4``) → those checkpoints. A
     quantized checkpoint keeps its model's shapes, so it tells them when the model itself is not in
     the catalog."""
-    from vlint.resolve.model_sources import _index
+    from vlint.resolve.catalog import _index
 
     table: dict[str, set[str]] = {}
     for key, pos in _index().items():
@@ -291,7 +291,7 @@ def _variant_key(name: str) -> tuple[str, ...]:
 def _entries() -> tuple[tuple[str, str, tuple[str, ...], bool], ...]:
     """Per catalog id and alias: (id, the model name it stands for, that name's variant key, whether the
     record's own name carries a quantization suffix)."""
-    from vlint.resolve.model_sources import _index
+    from vlint.resolve.catalog import _index
 
     out = []
     for key, pos in _index().items():
@@ -411,7 +411,7 @@ def match(ref: str, served: Sequence[str] = (), locations: Sequence[str] = ()) -
 
 @cache
 def _template_quant(suffix: QuantSuffix) -> dict[str, Any] | None:
-    from vlint.resolve.model_sources import catalog_record
+    from vlint.resolve.catalog import catalog_record
 
     rec = catalog_record(suffix.template)
     q = (rec or {}).get("config", {}).get("quantization_config")
@@ -427,7 +427,7 @@ def infer_arch(
     ref: str, served: Sequence[str] = (), locations: Sequence[str] = ()
 ) -> tuple[ModelArch, NameMatch] | None:
     """The model facts inferred from the launch's model name (confidence ``low``), or None."""
-    from vlint.resolve.model_sources import arch_from_record, catalog_record
+    from vlint.resolve.catalog import arch_from_record, catalog_record
 
     m = match(ref, served, locations)
     if m is None:

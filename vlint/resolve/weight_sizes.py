@@ -378,3 +378,11 @@ __all__ = [
     "layer_prefix",
     "weight_layout",
 ]
+
+
+def estimated_checkpoint_bytes(arch: ModelArch) -> float:
+    """Checkpoint bytes: the exact size when known, else the layer-by-layer layout sized with the
+    checkpoint's quantization scheme (:func:`vlint.resolve.weight_sizes.weight_layout`)."""
+    if arch.weight_bytes:
+        return float(arch.weight_bytes)
+    return weight_layout(arch).total

@@ -24,9 +24,10 @@ import pytest
 
 from vlint.core.unresolved import UNRESOLVED
 from vlint.engine.catalog import load_catalog
+from vlint.engine.results import FileResult, LintReport
 from vlint.engine.runner import Engine
 from vlint.launch.deployment import Deployment
-from vlint.run.lint import FileResult, LintOptions, LintReport, lint_paths
+from vlint.run.lint import LintOptions, lint_paths
 
 FOLDERS = (
     "docker-compose",

@@ -21,9 +21,10 @@ import pytest
 
 from vlint.core.unresolved import UNRESOLVED
 from vlint.engine.catalog import load_catalog
+from vlint.engine.results import LintReport
 from vlint.engine.runner import Engine
 from vlint.launch.deployment import Deployment
-from vlint.run.lint import LintOptions, LintReport, lint_paths
+from vlint.run.lint import LintOptions, lint_paths
 from vlint.sources import registry
 
 FOLDERS = ("k8s", "k8s-crd", "kserve", "helm-other", "helm-production-stack", "helm-templates", "templates-other")

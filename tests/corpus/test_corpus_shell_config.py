@@ -18,8 +18,9 @@ import pytest
 
 from vlint.core.unresolved import UNRESOLVED
 from vlint.engine.catalog import load_catalog
+from vlint.engine.results import FileResult
 from vlint.engine.runner import Engine
-from vlint.run.lint import FileResult, LintOptions, lint_paths
+from vlint.run.lint import LintOptions, lint_paths
 
 U = UNRESOLVED
 #: the findings compared here: parse/argument rules and the first rules of the catalog. Newer

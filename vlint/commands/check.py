@@ -40,8 +40,8 @@ from vlint.core.finding import SEVERITY_RANK, Finding
 if TYPE_CHECKING:
     from vlint.commands.settings import RunSettings
     from vlint.engine.catalog import Catalog
+    from vlint.engine.results import LintReport
     from vlint.engine.runner import Engine
-    from vlint.run.lint import LintReport
 
 __all__ = ["EXIT_CLEAN", "EXIT_ERROR", "EXIT_FINDINGS", "check_cmd", "default_format", "exit_code", "render"]
 

@@ -30,9 +30,9 @@ if TYPE_CHECKING:
     from vlint.core.finding import Finding
     from vlint.core.version import Version
     from vlint.engine.catalog import Catalog
+    from vlint.engine.results import LintReport
     from vlint.engine.runner import Engine
     from vlint.launch.resolver import ResolveOptions
-    from vlint.run.lint import LintReport
     from vlint.security.lint_root import LintRoot
 
 DEFAULT_FAIL_ON = "warning"

@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vlint.core.finding import Finding
+from vlint.engine.results import LintReport
 from vlint.engine.runner import Engine
 from vlint.fix.editor import CannotApply, Text, TextEdit, apply_edits, edits_for
-from vlint.run.lint import LintOptions, LintReport, Reader, display_path, lint_paths
+from vlint.run.lint import LintOptions, Reader, display_path, lint_paths
 from vlint.security.lint_root import LintRoot, real_path
 from vlint.sources.base import SourceError, SourceText
 from vlint.suppression.inline import UNUSED

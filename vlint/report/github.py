@@ -11,7 +11,7 @@ way the Actions runner unescapes them (``%``, CR, LF everywhere; ``:`` and ``,``
 from __future__ import annotations
 
 from vlint.core.escape import printable
-from vlint.run.lint import LintReport
+from vlint.engine.results import LintReport
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 

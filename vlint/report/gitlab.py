@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from vlint.core.escape import json_text
-from vlint.run.lint import LintReport
+from vlint.engine.results import LintReport
 
 _SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
 

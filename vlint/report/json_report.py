@@ -10,7 +10,7 @@ from vlint import __version__
 from vlint.core.escape import json_text
 from vlint.core.finding import Finding, SettingChange
 from vlint.core.span import Span
-from vlint.run.lint import LintReport
+from vlint.engine.results import LintReport
 from vlint.security.secrets import Redactor
 
 FORMAT_VERSION = 1

@@ -22,8 +22,8 @@ from vlint.core.finding import Finding
 from vlint.core.rule import Rule
 from vlint.core.span import Span
 from vlint.engine.catalog import Catalog
+from vlint.engine.results import LintReport
 from vlint.report.json_report import jsonable, memory_counts
-from vlint.run.lint import LintReport
 from vlint.security.secrets import Redactor
 from vlint.suppression.baseline import FINGERPRINT_KEY
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from vlint.core.escape import printable
 from vlint.core.finding import Finding
-from vlint.run.lint import LintReport
+from vlint.engine.results import LintReport
 from vlint.security.secrets import Redactor
 
 _SEV_COLOR = {"error": "red", "warning": "yellow", "info": "blue"}

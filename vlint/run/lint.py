@@ -20,13 +20,13 @@ from vlint.config.discover import Discovered, DiscoverOptions, discover
 from vlint.core.finding import Finding
 from vlint.core.invocation import Problem, Token
 from vlint.core.span import Span
+from vlint.engine.results import FileError, FileResult, LintReport
 from vlint.engine.runner import Engine
-from vlint.launch.deployment import Deployment
 from vlint.launch.file_context import FileContext
 from vlint.launch.resolver import ResolveOptions, resolve
 from vlint.security.bounded_read import NotReadable, read_fd
 from vlint.security.lint_root import LintRoot, Refused, find_root
-from vlint.security.secrets import LineSource, Redactor, Secret, find_secrets
+from vlint.security.secrets import Secret, find_secrets
 from vlint.sources.base import OutsideRoot, SourceError, SourceResult, SourceText
 from vlint.sources.registry import iter_sources
 
@@ -36,31 +36,6 @@ DEFAULT_MAX_FILE_SIZE = 10 * 2**20
 MAX_LAUNCH_WORDS = 10_000
 #: below this many files a run stays in one process (starting workers costs more than it saves)
 PARALLEL_MIN_FILES = 48
-
-
-@dataclass(slots=True)
-class FileError:
-    message: str
-    line: int | None = None
-    column: int | None = None
-
-
-@dataclass(slots=True)
-class FileResult:
-    path: str
-    launches: int = 0
-    error: FileError | None = None
-    findings: list[Finding] = field(default_factory=list)
-    deployments: list[Deployment] = field(default_factory=list)
-    sources: tuple[str, ...] = ()
-    #: other files this one's launches read (``--config``)
-    linked: tuple[str, ...] = ()
-    #: files whose launches read this one
-    used_by: tuple[str, ...] = ()
-    #: the file's text was read (code frames may show its lines)
-    read: bool = False
-    #: why a file that mentions vLLM yielded nothing vlint checked (no launch, no note); "" otherwise
-    skipped: str = ""
 
 
 @dataclass(slots=True)
@@ -266,30 +241,6 @@ class Reader:
     def _too_large(self, size: int) -> SourceError:
         limit = self.opts.max_file_size
         return SourceError(f"file is {size / 2**20:.1f} MiB, over the {limit / 2**20:.0f} MiB limit (--max-file-size)")
-
-
-@dataclass(slots=True)
-class LintReport:
-    files: list[FileResult]
-    findings: list[Finding]
-    #: credentials seen in the files: every renderer masks them wherever they would appear
-    secrets: list[Secret] = field(default_factory=list)
-    #: findings that suppression comments or annotations hid (not in ``findings``)
-    suppressed: list[Finding] = field(default_factory=list)
-    #: display paths of the files whose text this run read: the only ones a report may quote
-    read_paths: frozenset[str] = frozenset()
-    _redactor: Redactor | None = None
-
-    @property
-    def secret_values(self) -> set[str]:
-        return {s.value for s in self.secrets}
-
-    def redactor(self, lines: LineSource | None = None) -> Redactor:
-        """What every renderer masks text with (built once; ``lines`` gives the files' text, to mask
-        secrets by where they are written)."""
-        if self._redactor is None:
-            self._redactor = Redactor(self.secrets, lines or (lambda path: None))
-        return self._redactor
 
 
 def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: Reader | None = None) -> LintReport:

@@ -13,8 +13,8 @@ from vlint.launch.memory_inputs import NEEDED
 
 if TYPE_CHECKING:
     from vlint.core.span import Span
+    from vlint.engine.results import LintReport
     from vlint.launch.deployment import Deployment
-    from vlint.run.lint import LintReport
     from vlint.server.positions import Lines
 
 #: settings whose flag or value a hover answers (the model and every input of the memory model)

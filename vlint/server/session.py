@@ -22,7 +22,8 @@ from lsprotocol import types
 
 from vlint.core.finding import Finding
 from vlint.core.span import Span
-from vlint.run.lint import LintReport, Reader, decode, display_path, lint_paths
+from vlint.engine.results import LintReport
+from vlint.run.lint import Reader, decode, display_path, lint_paths
 from vlint.security.lint_root import LintRoot, is_within, real_path
 from vlint.security.secrets import Redactor
 from vlint.server.positions import UTF16, Lines

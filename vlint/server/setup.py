@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from vlint.config.files import Config
+from vlint.engine.results import LintReport
 from vlint.engine.runner import Engine
-from vlint.run.lint import DEFAULT_MAX_FILE_SIZE, LintOptions, LintReport
+from vlint.run.lint import DEFAULT_MAX_FILE_SIZE, LintOptions
 from vlint.security.lint_root import LintRoot, is_within, real_path
 
 #: milliseconds between the last keystroke and the lint (a lint of a typical file takes a few ms)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vlint.core.finding import Finding
-from vlint.run.lint import LintReport
+from vlint.engine.results import LintReport
 from vlint.suppression.inline import NO_REASON, NOT_SUPPRESSIBLE, comment_start, flavor_of
 
 _DISABLE = re.compile(r"^(#+\s*vlint\s*:\s*disable\s*=\s*)([A-Za-z0-9_,\s-]+?)(\s*(?:(?:--|#).*)?)$", re.IGNORECASE)

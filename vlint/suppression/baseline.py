@@ -32,7 +32,7 @@ from vlint.core.finding import Finding
 from vlint.security.bounded_read import read_regular
 
 if TYPE_CHECKING:
-    from vlint.run.lint import LintReport
+    from vlint.engine.results import LintReport
 
 FORMAT_VERSION = 1
 MAX_BASELINE_BYTES = 64 << 20  # a baseline of a large monorepo is a few MiB

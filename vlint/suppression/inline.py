@@ -34,9 +34,9 @@ from vlint.core.invocation import Problem
 from vlint.core.span import Span
 
 if TYPE_CHECKING:
+    from vlint.engine.results import FileResult
     from vlint.engine.runner import Engine
     from vlint.launch.deployment import Deployment
-    from vlint.run.lint import FileResult
     from vlint.sources.base import SourceText
 
 UNUSED = "VL901"

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from vlint.checks import CheckContext, Hit, check
 from vlint.checks.changes import remove_setting
 from vlint.core.finding import Fix
-from vlint.security.secrets import find_secrets
+from vlint.launch.credentials import find_secrets
 
 
 @check("security.trust_remote_code")

@@ -22,11 +22,12 @@ from vlint.core.invocation import Problem, Token
 from vlint.core.span import Span
 from vlint.engine.results import FileError, FileResult, LintReport
 from vlint.engine.runner import Engine
+from vlint.launch.credentials import find_secrets
 from vlint.launch.file_context import FileContext
 from vlint.launch.resolver import ResolveOptions, resolve
 from vlint.security.bounded_read import NotReadable, read_fd
 from vlint.security.lint_root import LintRoot, Refused, find_root
-from vlint.security.secrets import Secret, find_secrets
+from vlint.security.secrets import Secret
 from vlint.sources.base import OutsideRoot, SourceError, SourceResult, SourceText
 from vlint.sources.registry import iter_sources
 

@@ -29,10 +29,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vlint.core.span import Span
-from vlint.core.unresolved import UNRESOLVED
 
 if TYPE_CHECKING:
-    from vlint.launch.file_context import FileContext
+    pass
 
 #: names whose value is a credential: ``HF_TOKEN``, ``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``,
 #: ``*PASSWORD*``, ``aws_secret_access_key``… (any case: env files and Python are often lower case)
@@ -187,54 +186,6 @@ def decoded_base64(text: str) -> str | None:
     except UnicodeDecodeError:
         return None
     return out.strip() or None
-
-
-def find_secrets(file: FileContext) -> Iterator[Secret]:
-    seen: set[tuple[str, int, int, str]] = set()
-
-    def once(s: Secret) -> Iterator[Secret]:
-        key = (s.span.path, s.span.line, s.span.column, s.value)
-        if key not in seen:
-            seen.add(key)
-            yield s
-
-    for name, tok, encoded in file.secret_tokens:
-        if tok.unresolved:
-            continue
-        plain = decoded_base64(tok.text) if encoded else None
-        value = plain if plain is not None else tok.text.strip()
-        if not _PLACEHOLDER.match(value) and "{{" not in value:
-            spellings = (tok.text.strip(),) if plain is not None else ()
-            yield from once(Secret(name, value, tok.span, "in a Kubernetes Secret", spellings))
-    for name, tok in file.assignments:
-        if tok.unresolved:
-            continue
-        if _looks_secret(name, tok.text):
-            yield from once(Secret(name, tok.text, tok.span, "in a variable assignment"))
-        else:
-            for v in _embedded(tok.text):
-                yield from once(Secret(name, v, tok.span, "in a variable assignment"))
-    for dep in file.deployments:
-        for name, tok in dep.invocation.env.items():
-            if tok.unresolved:
-                continue
-            if _looks_secret(name, tok.text):
-                yield from once(Secret(name, tok.text, tok.span, "in the launch environment"))
-            else:
-                for v in _embedded(tok.text):
-                    yield from once(Secret(name, v, tok.span, "in the launch environment"))
-        for dest, flag in (("api_key", "--api-key"), ("hf_token", "--hf-token")):
-            for s in dep.args.occurrences.get(dest, []):
-                values = s.value if isinstance(s.value, list) else [s.value]
-                where = {"config": "in the config file", "kwargs": "in the code"}.get(s.origin, "on the command line")
-                name = s.option if s.origin in ("config", "kwargs") else flag
-                for v in values:
-                    if v is not UNRESOLVED and isinstance(v, str) and is_secret_value(v):
-                        yield from once(Secret(name, v, s.value_span or s.span, where))
-        for tok in dep.invocation.args:
-            if not tok.unresolved:
-                for v in _embedded(tok.text):
-                    yield from once(Secret("a command-line argument", v, tok.span, "on the command line"))
 
 
 # -- showing text without them -------------------------------------------------------------------

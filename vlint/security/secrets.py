@@ -26,12 +26,8 @@ import binascii
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from vlint.core.span import Span
-
-if TYPE_CHECKING:
-    pass
 
 #: names whose value is a credential: ``HF_TOKEN``, ``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``,
 #: ``*PASSWORD*``, ``aws_secret_access_key``… (any case: env files and Python are often lower case)

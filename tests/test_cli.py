@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from vlint.cli import main
 from vlint.config.discover import DiscoverOptions, discover
-from vlint.run.lint import decode
 from vlint.sources.base import SourceError
+from vlint.sources.decode import decode
 
 ROOT = Path(__file__).resolve().parent.parent
 

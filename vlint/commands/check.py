@@ -342,8 +342,8 @@ def _read_stdin(paths: tuple[Path, ...], name: str | None, max_file_size: int | 
         if name is not None:
             raise click.UsageError("--stdin-filename goes with the path `-` (read the file from stdin)")
         return None
-    from vlint.run.lint import decode
     from vlint.sources.base import SourceError
+    from vlint.sources.decode import decode
 
     limit = (max_file_size or 10) * 2**20
     data = sys.stdin.buffer.read(limit + 1)

@@ -426,7 +426,7 @@ def write_fixed(outcome: FixOutcome, root: LintRoot | None = None) -> list[str]:
     Each file is checked again just before it is written (inside the root, no symbolic link, a
     single hard link, unchanged since it was read), written to a temporary file beside it with the
     original's mode (and owner, where allowed), flushed to disk, and moved over it atomically."""
-    from vlint.run.lint import decode
+    from vlint.sources.decode import decode
 
     errors: list[str] = []
     for p, (shown, old, new) in sorted(outcome.changed.items(), key=lambda kv: kv[1][0]):

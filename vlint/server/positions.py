@@ -1,7 +1,7 @@
 """vlint spans ↔ LSP positions.
 
 vlint counts lines and columns from 1 and columns in characters (code points) of the text with its
-line ends turned into ``\\n`` (:func:`vlint.run.lint.decode`). LSP counts both from 0 and columns in the
+line ends turned into ``\\n`` (:func:`vlint.sources.decode.decode`). LSP counts both from 0 and columns in the
 code units of the position encoding agreed at ``initialize``: UTF-16 unless the client offers
 another (a character outside the Basic Multilingual Plane, such as an emoji, is two UTF-16 units,
 four UTF-8 ones, one code point). LSP lines end at ``\\r\\n``, ``\\r`` or ``\\n``, so line numbers are

@@ -23,12 +23,13 @@ from lsprotocol import types
 from vlint.core.finding import Finding
 from vlint.core.span import Span
 from vlint.engine.results import LintReport
-from vlint.run.lint import Reader, decode, display_path, lint_paths
+from vlint.run.lint import Reader, display_path, lint_paths
 from vlint.security.lint_root import LintRoot, is_within, real_path
 from vlint.security.secrets import Redactor
 from vlint.server.positions import UTF16, Lines
 from vlint.server.setup import EditorSettings, Setup, SetupError, build_setup, config_file_for, single_file_root
 from vlint.sources.base import SourceError, SourceText
+from vlint.sources.decode import decode
 
 SOURCE = "vlint"
 FIX_ALL_KIND = "source.fixAll.vlint"

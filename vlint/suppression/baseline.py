@@ -64,8 +64,8 @@ class SourceLines:
         if self.allowed is not None and path not in self.allowed:
             return None
         if path not in self._cache:
-            from vlint.run.lint import decode
             from vlint.sources.base import SourceError
+            from vlint.sources.decode import decode
 
             try:
                 data = (self.root / path).read_bytes()

@@ -38,6 +38,9 @@ class CheckContext:
     file: FileContext | None = None
     #: the rule's options (``options:`` in its YAML, as configured in ``[tool.vlint.rules.CODE]``)
     options: dict[str, Any] = field(default_factory=dict)
+    #: another rule's message with this data (``message_of("VL210", data)``), from the engine that runs
+    #: the check: a check words a finding as another rule does without reading the catalog itself
+    message_of: Callable[[str, dict[str, Any]], str | None] = lambda code, data: None
 
     def option(self, name: str) -> Any:
         """One option's value (the rule's default when none is configured)."""

@@ -130,8 +130,6 @@ def reference_gpus(ctx: CheckContext) -> Iterator[Hit]:
 @check("gpu_fit.starts_nowhere")
 def starts_nowhere(ctx: CheckContext) -> Iterator[Hit]:
     """Error: the launch starts on none of the reference GPUs, up to the largest (VL210's wording)."""
-    from vlint.engine.catalog import load_catalog
-    from vlint.engine.runner import render_message
     from vlint.launch.gpu_fit import gpu_fit, label
 
     dep = ctx.dep
@@ -149,8 +147,7 @@ def starts_nowhere(ctx: CheckContext) -> Iterator[Hit]:
     )
     data = _data(dep, fits)
     data.update(where=where, failure=largest.failure, gpu_memory_needed_gib=round(largest.need_gib, 2), gpu=largest.gpu)
-    vl210 = load_catalog().by_code.get("VL210")
-    message = render_message(vl210.message, data, ctx.rule.summary) if vl210 is not None else None
+    message = ctx.message_of("VL210", data)
     m = largest.memory
     stage = m.failure_stage if m is not None else None
     if stage == "startup_free_memory" and m is not None:

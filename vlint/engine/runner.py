@@ -88,6 +88,15 @@ def render_message(template: str, data: dict[str, Any], fallback: str, limit: in
 
 
 class Engine:
+    def _message_of(self, code: str, data: dict[str, Any]) -> str | None:
+        """Rule ``code``'s message with ``data`` (None when the catalog has no such rule or the data does
+        not fill it): for checks that word a finding as another rule does."""
+        rule = self.catalog.by_code.get(code)
+        if rule is None:
+            return None
+        text = render_message(rule.message, data, "")
+        return text or None
+
     def __init__(self, catalog: Catalog, selection: Selection | None = None) -> None:
         self.catalog = catalog
         sel = selection or Selection()
@@ -243,7 +252,7 @@ class Engine:
             fn = get_check(rule.check or "")
             if fn is None:
                 continue
-            for hit in fn(CheckContext(rule, dep=dep, options=self.options_for(rule))):
+            for hit in fn(CheckContext(rule, dep=dep, options=self.options_for(rule), message_of=self._message_of)):
                 out.append(self._finding(rule, hit, context))
         return out
 
@@ -255,7 +264,7 @@ class Engine:
             fn = get_check(rule.check or "")
             if fn is None:
                 continue
-            for hit in fn(CheckContext(rule, file=file, options=self.options_for(rule))):
+            for hit in fn(CheckContext(rule, file=file, options=self.options_for(rule), message_of=self._message_of)):
                 out.append(self._finding(rule, hit))
         for p in file.problems:
             f = self.builtin_finding(p.code, p.span, p.message, p.data)

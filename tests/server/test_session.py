@@ -20,6 +20,7 @@ from vlint.engine.catalog import load_catalog  # noqa: E402
 from vlint.engine.runner import Engine  # noqa: E402
 from vlint.run.lint import LintOptions, lint_paths  # noqa: E402
 from vlint.security.lint_root import LintRoot, real_path  # noqa: E402
+from vlint.server.actions import code_actions, resolve_action  # noqa: E402
 from vlint.server.session import Session  # noqa: E402
 from vlint.server.setup import EditorSettings  # noqa: E402
 
@@ -291,7 +292,7 @@ def test_a_quick_fix_applies_cleanly_and_clears_its_finding(tmp_path: Path) -> N
     write(tmp_path, {"run.sh": text})
     s = Session([tmp_path])
     p = opened(s, tmp_path / "run.sh")
-    actions = s.code_actions(p, line_range(1), ["quickfix"])
+    actions = code_actions(s, p, line_range(1), ["quickfix"])
     fix = next(a for a in actions if a.title.startswith("Fix VL005"))
     assert fix.is_preferred and fix.kind == types.CodeActionKind.QuickFix
     assert fix.diagnostics and fix.diagnostics[0].code == "VL005"
@@ -305,7 +306,7 @@ def test_an_unsafe_fix_is_offered_but_not_preferred(tmp_path: Path) -> None:
     write(tmp_path, {"run.sh": f"vllm serve {MODEL} --gpu-memory-utilization 0.97 --max-model-len 8192\n"})
     s = Session([tmp_path])
     p = opened(s, tmp_path / "run.sh")
-    fix = next(a for a in s.code_actions(p, line_range(0)) if a.title.startswith("Fix"))
+    fix = next(a for a in code_actions(s, p, line_range(0)) if a.title.startswith("Fix"))
     assert "unsafe" in fix.title and not fix.is_preferred
     fixed = apply_edits(p.read_text(), edit_of(fix, p))
     assert "--gpu-memory-utilization 0.9 " in fixed
@@ -342,7 +343,7 @@ def test_disable_for_this_line_suppresses_the_finding(
     p = opened(s, tmp_path / name)
     before = s.lint(p)
     assert "VL005" in codes(before)
-    action = next(a for a in s.code_actions(p, line_range(line)) if a.title.startswith("Disable VL005"))
+    action = next(a for a in code_actions(s, p, line_range(line)) if a.title.startswith("Disable VL005"))
     new = apply_edits(text, edit_of(action, p))
     if expect is not None:
         assert expect in new
@@ -359,7 +360,7 @@ def test_disable_adds_to_a_comment_already_there(tmp_path: Path) -> None:
     write(tmp_path, {"run.sh": text})
     s = Session([tmp_path])
     p = opened(s, tmp_path / "run.sh")
-    action = next(a for a in s.code_actions(p, line_range(0)) if a.title.startswith("Disable VL005"))
+    action = next(a for a in code_actions(s, p, line_range(0)) if a.title.startswith("Disable VL005"))
     assert apply_edits(text, edit_of(action, p)).endswith("# vlint: disable=VL201,VL005\n")
 
 
@@ -368,9 +369,9 @@ def test_fix_all_safe_fixes_the_document(tmp_path: Path) -> None:
     s = Session([tmp_path])
     p = opened(s, tmp_path / "start.sh")
     before = codes(s.lint(p))
-    actions = s.code_actions(p, line_range(0), ["source.fixAll"], resolve=True)
+    actions = code_actions(s, p, line_range(0), ["source.fixAll"], resolve=True)
     assert [a.kind for a in actions] == ["source.fixAll.vlint"] and actions[0].edit is None
-    action = s.resolve_action(p, actions[0])
+    action = resolve_action(s, p, actions[0])
     fixed = apply_edits(p.read_text(), edit_of(action, p))
     s.change(p.as_uri(), p, 2, fixed)
     after = codes(s.lint(p))
@@ -387,7 +388,7 @@ def test_a_fix_in_a_linked_file_edits_that_file(tmp_path: Path) -> None:
     s = Session([tmp_path])
     p = opened(s, tmp_path / "run.sh")
     assert codes(s.lint(p)) == ["VL005"]
-    fix = next(a for a in s.code_actions(p, line_range(0)) if a.title.startswith("Fix VL005"))
+    fix = next(a for a in code_actions(s, p, line_range(0)) if a.title.startswith("Fix VL005"))
     cfg = tmp_path / "cfg.yaml"
     assert apply_edits(cfg.read_text(), edit_of(fix, cfg)) == "max-num-seqs: 8\n"
 

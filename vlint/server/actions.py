@@ -23,7 +23,7 @@ from vlint.suppression.inline import UNUSED
 if TYPE_CHECKING:
     from vlint.core.finding import Finding
     from vlint.security.secrets import Redactor
-from vlint.server.session import Buffer, DocResult, Entry, Session
+from vlint.server.session import FIX_ALL_KIND, Buffer, DocResult, Entry, Session, _overlaps, _wanted, norm
 
 _CONTINUED = re.compile(r"(?<!\\)\\$")
 
@@ -216,3 +216,57 @@ def _placements(text: str, f: Finding, result: DocResult) -> list[tuple[str, str
     what = "this line" if first == last else f"this command (lines {first}–{last})"
     out.append((f"Disable {code} for {what}", text[:at] + indent + comment + "\n" + text[at:]))
     return out
+
+
+# -- what the editor asks for ---------------------------------------------------------------
+def code_actions(
+    session: Session,
+    path: Path,
+    rng: types.Range,
+    only: list[str] | None = None,
+    *,
+    resolve: bool = False,
+    disabled_support: bool = False,
+) -> list[types.CodeAction]:
+    """Quick fixes (each finding's verified fix, "disable VLxxx for this line") for the findings
+    in ``rng``, and "fix all safe" for the document. With ``resolve`` the fix-all edit is left
+    for ``codeAction/resolve`` (it lints the file several times)."""
+    if norm(path) not in session.buffers:
+        return []
+    result = session.current(path)
+    buf = session.buffers[norm(path)]
+    if result.report is None:
+        return []
+    out: list[types.CodeAction] = []
+    if _wanted(types.CodeActionKind.QuickFix, only):
+        for entry in result.entries:
+            if not _overlaps(entry.diagnostic.range, rng):
+                continue
+            out.extend(for_finding(session, result, buf, entry, disabled_support))
+    if _wanted(FIX_ALL_KIND, only) and has_safe_fix(result, buf):
+        action = types.CodeAction(
+            title="Fix all safe vlint problems in this file",
+            kind=FIX_ALL_KIND,
+            data={"uri": buf.uri, "version": buf.version, "action": "fix-all"},
+        )
+        if not resolve:
+            action = resolve_action(session, path, action)
+            if action.edit is None:
+                return out
+        out.append(action)
+    return out
+
+
+def resolve_action(session: Session, path: Path, action: types.CodeAction) -> types.CodeAction:
+    if norm(path) not in session.buffers:
+        return action
+    result = session.current(path)
+    buf = session.buffers[norm(path)]
+    data = action.data if isinstance(action.data, dict) else {}
+    if data.get("action") == "fix-all" and data.get("version") == buf.version:
+        done = fix_all(session, result, buf)
+        if isinstance(done, str):
+            action.disabled = types.CodeActionDisabled(reason=done)
+        else:
+            action.title, action.edit = done
+    return action

@@ -26,6 +26,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from vlint import __version__
+from vlint.server import actions
 from vlint.server.session import FIX_ALL_KIND, DocResult, Session
 from vlint.server.setup import EditorSettings
 
@@ -309,8 +310,8 @@ async def code_action(ls: VlintServer, params: types.CodeActionParams) -> list[t
         return None
     only = [str(getattr(k, "value", k)) for k in params.context.only] if params.context.only else None
     return await ls.on_worker(
-        lambda: ls.session.code_actions(
-            path, params.range, only, resolve=ls.resolve_edits, disabled_support=ls.disabled_support
+        lambda: actions.code_actions(
+            ls.session, path, params.range, only, resolve=ls.resolve_edits, disabled_support=ls.disabled_support
         )
     )
 
@@ -321,7 +322,7 @@ async def code_action_resolve(ls: VlintServer, action: types.CodeAction) -> type
     path = _path(str(data.get("uri", "")))
     if path is None or path not in ls.uris:
         return action
-    return await ls.on_worker(ls.session.resolve_action, path, action)
+    return await ls.on_worker(actions.resolve_action, ls.session, path, action)
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)

@@ -349,61 +349,6 @@ class Session:
         return result
 
     # -- code actions --------------------------------------------------------------------------------
-    def code_actions(
-        self,
-        path: Path,
-        rng: types.Range,
-        only: list[str] | None = None,
-        *,
-        resolve: bool = False,
-        disabled_support: bool = False,
-    ) -> list[types.CodeAction]:
-        """Quick fixes (each finding's verified fix, "disable VLxxx for this line") for the findings
-        in ``rng``, and "fix all safe" for the document. With ``resolve`` the fix-all edit is left
-        for ``codeAction/resolve`` (it lints the file several times)."""
-        from vlint.server import actions
-
-        if norm(path) not in self.buffers:
-            return []
-        result = self.current(path)
-        buf = self.buffers[norm(path)]
-        if result.report is None:
-            return []
-        out: list[types.CodeAction] = []
-        if _wanted(types.CodeActionKind.QuickFix, only):
-            for entry in result.entries:
-                if not _overlaps(entry.diagnostic.range, rng):
-                    continue
-                out.extend(actions.for_finding(self, result, buf, entry, disabled_support))
-        if _wanted(FIX_ALL_KIND, only) and actions.has_safe_fix(result, buf):
-            action = types.CodeAction(
-                title="Fix all safe vlint problems in this file",
-                kind=FIX_ALL_KIND,
-                data={"uri": buf.uri, "version": buf.version, "action": "fix-all"},
-            )
-            if not resolve:
-                action = self.resolve_action(path, action)
-                if action.edit is None:
-                    return out
-            out.append(action)
-        return out
-
-    def resolve_action(self, path: Path, action: types.CodeAction) -> types.CodeAction:
-        from vlint.server import actions
-
-        if norm(path) not in self.buffers:
-            return action
-        result = self.current(path)
-        buf = self.buffers[norm(path)]
-        data = action.data if isinstance(action.data, dict) else {}
-        if data.get("action") == "fix-all" and data.get("version") == buf.version:
-            done = actions.fix_all(self, result, buf)
-            if isinstance(done, str):
-                action.disabled = types.CodeActionDisabled(reason=done)
-            else:
-                action.title, action.edit = done
-        return action
-
     # -- hover ------------------------------------------------------------------------------------
     def hover(self, path: Path, pos: types.Position, markdown: bool = True) -> types.Hover | None:
         from vlint.server.hover import hover

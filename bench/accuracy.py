@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fit_constants import Sample, fit  # noqa: E402
+from fitting import Sample, fit  # noqa: E402
 
 from vlint.core.version import Version  # noqa: E402
 from vlint.hardware.gpus import gpu_from_memory, lookup_gpu  # noqa: E402

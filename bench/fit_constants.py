@@ -2,273 +2,23 @@
 
     python bench/fit_constants.py [--logs PATH] [--write]
 
-Only what vLLM's code cannot give is fitted; everything else (sampler bytes, KV page sizes,
-budget arithmetic, weight layouts) comes from the code and is never refit here. The fitted
-values and the records they come from:
-
-- activation base (intercept) and the forward per-token scale, per engine
-  ("activation" V1/V0 ``since 0.0.0``): records that log the activation peak;
-- the multimodal encoder-profiling fallback for models whose item size config.json does not give;
-- non-torch memory per parallel layout ("non_torch_gib" V1 ``since 0.18.0``, V0 ``since 0.0.0``):
-  medians of the logged values;
-- the V1 CUDA-graph estimate ("cuda_graph" V1 ``since 0.0.0``): least squares on the logged
-  "Estimated CUDA graph memory" lines, and the actual/estimate ratio.
-
-A parameter with no training record keeps its **prior** (:data:`PRIORS`), a value that does not
-come from these logs (a structural guess or a figure the calibration README quotes from logs
-outside the file), so leave-one-release-out shows what the model does without in-range logs.
-``--write`` stores the full-data fit in ``vlint/data/memory_constants.json``.
+What is fitted, and why only that, is :mod:`fitting`'s docstring; ``--write`` stores the full-data fit in
+``vlint/data/memory_constants.json``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from vlint.memory.estimate import activation_terms  # noqa: E402
-from vlint.memory.inputs import MemoryInputs  # noqa: E402
-from vlint.memory.kv import pp_partition  # noqa: E402
-
-GIB = float(2**30)
-
-Key = tuple[str, str, str]
-ACT_V1: Key = ("activation", "V1", "0.0.0")
-ACT_V0: Key = ("activation", "V0", "0.0.0")
-NT_V1: Key = ("non_torch_gib", "V1", "0.18.0")
-NT_V0: Key = ("non_torch_gib", "V0", "0.0.0")
-CG_V1: Key = ("cuda_graph", "V1", "0.0.0")
-
-#: values used when no training record informs a parameter (not from this file's logs)
-PRIORS: dict[Key, dict[str, float]] = {
-    # structural: a decoder layer keeps ~5 hidden-size and 3 intermediate-size activations per token
-    # alive (V1: plus the persistent input/positions buffers); no intercept
-    ACT_V1: {"fwd_hidden_mult": 5.0, "fwd_inter_mult": 3.0, "base_gib": 0.0, "multimodal_fallback_gib": 0.0},
-    ACT_V0: {"fwd_hidden_mult": 3.0, "fwd_inter_mult": 3.0, "base_gib": 0.0},
-    # the calibration README's figures from logs outside the file (v0.15-0.17 TP1 0.13; V0 consumer GPUs)
-    NT_V1: {"tp1": 0.13, "multi_gpu_nvlink": 2.0, "multi_gpu_per_extra_rank": 0.04, "pp_only": 0.07},
-    NT_V0: {"tp1": 0.25, "multi_gpu": 0.35},
-    # no estimate without logs: graphs then count as 0 where they are subtracted (0.20+)
-    CG_V1: {
-        "base_gib": 0.0,
-        "per_layer_gib": 0.0,
-        "moe_extra_gib": 0.0,
-        "actual_over_estimate": 1.0,
-        "actual_base_gib": 0.0,
-        "actual_per_layer_gib": 0.0,
-        "actual_moe_extra_gib": 0.0,
-    },
-}
-
-
-@dataclass
-class Sample:
-    """What a fit needs from one record."""
-
-    rid: str
-    inp: MemoryInputs
-    obs: dict[str, Any]
-    rank: str = "driver"  # V0 TP>1: which rank's worker line was logged
-    dev_build: bool = False  # an unreleased build ("main ~v0.6.5"): the profiler may be mid-change
-    # why the record's memory accounting is not that of a plain Linux host (WSL2), else "": scored, not fitted
-    atypical: str = ""
-    # the model facts are another model's, taken by the name (vlint.resolve.model_names): scored, never fitted
-    name_inferred: bool = False
-
-    @property
-    def engine(self) -> str:
-        return self.inp.engine
-
-
-def _median(xs: Iterable[float]) -> float | None:
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-def _stage0(s: Sample):  # type: ignore[no-untyped-def]
-    inp = s.inp
-    pp = max(1, inp.pipeline_parallel_size)
-    parts = pp_partition(inp.arch.num_layers, pp)
-    return activation_terms(inp, 0, pp, parts[0], driver=s.rank == "driver")
-
-
-def fit(samples: list[Sample]) -> dict[Key, dict[str, float]]:
-    """Fitted constants from ``samples`` (priors where no sample informs a parameter)."""
-    out: dict[Key, dict[str, float]] = {k: dict(v) for k, v in PRIORS.items()}
-    samples = [s for s in samples if not s.name_inferred]
-    for engine, key in (("V1", ACT_V1), ("V0", ACT_V0)):
-        # a V0 worker line's rank is itself inferred (only the driver samples): not used to fit
-        rows = [s for s in samples if s.engine == engine and s.obs.get("activation_peak_gib") and s.rank == "driver"]
-        _fit_activation(out[key], rows)
-    _fit_non_torch_v1(out[NT_V1], [s for s in samples if s.engine == "V1" and s.inp.version.release >= (0, 18)])
-    _fit_non_torch_v0(out[NT_V0], [s for s in samples if s.engine == "V0" and not s.dev_build and not s.atypical])
-    _fit_graphs(out[CG_V1], [s for s in samples if s.engine == "V1"])
-    return out
-
-
-def _fit_activation(p: dict[str, float], rows: list[Sample]) -> None:
-    from vlint.memory.constants import overridden
-
-    key = ACT_V1 if rows and rows[0].engine == "V1" else ACT_V0
-    # the terms are computed with the prior multipliers, so the scale fit is relative to them
-    with overridden({key: {"fwd_hidden_mult": p["fwd_hidden_mult"], "fwd_inter_mult": p["fwd_inter_mult"]}}):
-        terms = [(s, _stage0(s)) for s in rows]
-    text = [(s, t) for s, t in terms if not s.inp.arch.is_multimodal]
-    # intercept: records whose peak is the sampler pass (or the MoE workspace on top of it)
-    base = _median(
-        s.obs["activation_peak_gib"] - t.core / GIB for s, t in text if t.sampler >= t.forward and t.sampler > 0
-    )
-    if base is not None:
-        p["base_gib"] = round(base, 3)
-    # forward scale: records whose peak is the forward pass
-    ratios = [
-        (s.obs["activation_peak_gib"] - p["base_gib"]) / (t.forward / GIB)
-        for s, t in text
-        if t.forward > t.sampler and t.forward > 0
-    ]
-    scale = _median(ratios)
-    if scale is not None:
-        p["fwd_hidden_mult"] = round(p["fwd_hidden_mult"] * scale, 3)
-        p["fwd_inter_mult"] = round(p["fwd_inter_mult"] * scale, 3)
-    if "multimodal_fallback_gib" in p:
-        mm = _median(
-            s.obs["activation_peak_gib"] - t.core / GIB - p["base_gib"]
-            for s, t in terms
-            if s.inp.arch.is_multimodal and not s.inp.arch.mm_tokens_per_item and t.sampler >= t.forward
-        )
-        if mm is not None:
-            p["multimodal_fallback_gib"] = round(max(0.0, mm), 3)
-
-
-def _nt_rows(rows: list[Sample]) -> list[tuple[int, int, bool, float]]:
-    return [
-        (
-            max(1, s.inp.tensor_parallel_size),
-            max(1, s.inp.pipeline_parallel_size),
-            s.inp.gpu.nvlink,
-            float(s.obs["non_torch_gib"]),
-        )
-        for s in rows
-        if s.obs.get("non_torch_gib") is not None
-    ]
-
-
-def _fit_non_torch_v1(p: dict[str, float], rows: list[Sample]) -> None:
-    data = _nt_rows(rows)
-    v = _median(x for tp, pp, _, x in data if tp == 1 and pp == 1)
-    if v is not None:
-        p["tp1"] = round(v, 3)
-    v = _median(x for tp, _, nv, x in data if tp == 2 and nv)
-    if v is not None:
-        p["multi_gpu_nvlink"] = round(v, 3)
-    v = _median((x - p["multi_gpu_nvlink"]) / (tp - 2) for tp, _, nv, x in data if tp > 2 and nv)
-    if v is not None:
-        p["multi_gpu_per_extra_rank"] = round(v, 3)
-    v = _median(x for tp, pp, _, x in data if tp == 1 and pp > 1)
-    if v is not None:
-        p["pp_only"] = round(v, 3)
-
-
-def _fit_non_torch_v0(p: dict[str, float], rows: list[Sample]) -> None:
-    data = _nt_rows(rows)
-    v = _median(x for tp, pp, _, x in data if tp == 1 and pp == 1)
-    if v is not None:
-        p["tp1"] = round(v, 3)
-    v = _median(x for tp, _, _, x in data if tp > 1)
-    if v is not None:
-        p["multi_gpu"] = round(v, 3)
-
-
-def _graph_features(s: Sample) -> tuple[float, float, float, float] | None:
-    from vlint.memory.estimate import _graph_sizes
-
-    sizes = _graph_sizes(s.inp)
-    if not sizes:
-        return None
-    frac = len(sizes) / 51.0
-    pp = max(1, s.inp.pipeline_parallel_size)
-    layers = pp_partition(s.inp.arch.num_layers, pp)[0]
-    return frac, frac * layers, frac * (1.0 if s.inp.arch.is_moe else 0.0), frac
-
-
-def _fit_graphs(p: dict[str, float], rows: list[Sample]) -> None:
-    xs: list[tuple[float, float, float]] = []
-    ys: list[float] = []
-    xa: list[tuple[float, float, float]] = []
-    ya: list[float] = []
-    ratios: list[float] = []
-    for s in rows:
-        f = _graph_features(s)
-        if f is None:
-            continue
-        est = s.obs.get("cuda_graph_estimated_gib")
-        act = s.obs.get("cuda_graph_actual_gib")
-        if est is not None:
-            xs.append((f[0], f[1], f[2]))
-            ys.append(float(est))
-        if act is not None:
-            xa.append((f[0], f[1], f[2]))
-            ya.append(float(act))
-        if act is not None and est:
-            ratios.append(float(act) / float(est))
-    for prefix, x, y in (("", xs, ys), ("actual_", xa, ya)):
-        sol = _least_squares(x, y) if len(x) >= 3 else None
-        if sol is not None:
-            vals = [round(max(0.0, v), 4) for v in sol]
-            p[f"{prefix}base_gib"], p[f"{prefix}per_layer_gib"], p[f"{prefix}moe_extra_gib"] = vals
-    r = _median(ratios)
-    if r is not None:
-        p["actual_over_estimate"] = round(r, 3)
-
-
-def _least_squares(xs: list[tuple[float, float, float]], ys: list[float]) -> tuple[float, float, float] | None:
-    """Solve the 3×3 normal equations (no numpy); None when singular (e.g. no MoE row)."""
-    n = 3
-    a = [[sum(x[i] * x[j] for x in xs) for j in range(n)] for i in range(n)]
-    b = [sum(x[i] * y for x, y in zip(xs, ys, strict=True)) for i in range(n)]
-    if a[2][2] == 0:  # no MoE sample: fit the two dense parameters, keep the MoE term at 0
-        a2 = [[a[0][0], a[0][1]], [a[1][0], a[1][1]]]
-        det = a2[0][0] * a2[1][1] - a2[0][1] * a2[1][0]
-        if abs(det) < 1e-12:
-            return None
-        x0 = (b[0] * a2[1][1] - a2[0][1] * b[1]) / det
-        x1 = (a2[0][0] * b[1] - b[0] * a2[1][0]) / det
-        return x0, x1, 0.0
-    m = [[*row, bv] for row, bv in zip(a, b, strict=True)]
-    for c in range(n):
-        piv = max(range(c, n), key=lambda r: abs(m[r][c]))
-        if abs(m[piv][c]) < 1e-12:
-            return None
-        m[c], m[piv] = m[piv], m[c]
-        for r in range(n):
-            if r != c:
-                f = m[r][c] / m[c][c]
-                m[r] = [x - f * y for x, y in zip(m[r], m[c], strict=True)]
-    return m[0][3] / m[0][0], m[1][3] / m[1][1], m[2][3] / m[2][2]
-
-
-def write(values: dict[Key, dict[str, float]]) -> None:
-    path = ROOT / "vlint" / "data" / "memory_constants.json"
-    d = json.loads(path.read_text())
-    for (block, engine, since), vals in values.items():
-        entries = d["constants"][block][engine] if engine else d["constants"][block]
-        for e in entries:
-            if e["since"] == since:
-                e.update(vals)
-    path.write_text(json.dumps(d, indent=1, ensure_ascii=False) + "\n")
+from accuracy import default_logs, load_samples
+from fitting import fit, write
 
 
 def main(argv: list[str] | None = None) -> int:
-    from accuracy import default_logs, load_samples  # type: ignore[import-not-found]
-
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--logs", type=Path, default=None)
     ap.add_argument("--write", action="store_true", help="store the fit in vlint/data/memory_constants.json")
@@ -288,5 +38,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     raise SystemExit(main())

@@ -1,0 +1,49 @@
+"""CompilationConfig: compilation / optimization level (VL039)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from vlint.checks import CheckContext, Hit, check
+
+if TYPE_CHECKING:
+    pass
+from vlint.checks.startup.common import _json, _refuse, _since, _user
+
+# -- compilation / optimization level (VL039) ----------------------------------------------------------
+
+#: ``CompilationConfig.mode`` and ``--optimization-level`` are enums 0-3 validated by pydantic from 0.13.0
+#: ([0.13.0] vllm/config/compilation.py CompilationMode, vllm/config/vllm.py OptimizationLevel)
+LEVELS_VALIDATED_SINCE = "0.13.0"
+
+
+@check("startup.compilation_level_invalid")
+def compilation_level_invalid(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    if not _since(dep, LEVELS_VALIDATED_SINCE):
+        return
+    cc = _json(dep, "compilation_config")
+    mode = cc.get("mode") if cc is not None else None
+    if mode is not None and (isinstance(mode, bool) or mode not in (0, 1, 2, 3)):
+        yield Hit(
+            dep.span_of("compilation_config"),
+            {"mode": mode},
+            message=_refuse(
+                f"argument --compilation-config/-cc: 1 validation error for CompilationConfig mode: "
+                f"Input should be 0, 1, 2 or 3 (got {mode!r})"
+            ),
+        )
+    level = _user(dep, "optimization_level")
+    if level is not None and str(level).strip() not in ("0", "1", "2", "3"):
+        s = dep.setting("optimization_level")
+        written = s.option if s is not None else "--optimization-level"
+        yield Hit(
+            dep.span_of("optimization_level"),
+            {"optimization_level": level},
+            message=_refuse(
+                f"1 validation error for VllmConfig optimization_level: Input should be 0, 1, 2 or 3 "
+                f"(got {str(level)!r} from {written})"
+            ),
+        )

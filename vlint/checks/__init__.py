@@ -1,4 +1,5 @@
-"""Check functions: the Python logic that rules name with ``check: module.function``.
+"""The Python functions rules name (``check: module.function``): each reads a deployment or a file
+and yields hits; the engine turns them into findings. Imports vlint.launch and below.
 
 A check receives a :class:`CheckContext` and yields :class:`Hit` objects; the engine turns hits into
 findings with the rule's code, severity and message template. Checks never format output.

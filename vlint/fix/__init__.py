@@ -1,4 +1,7 @@
-"""Fixes: structured changes for memory findings (:mod:`.memory`; the change records every check builds
-are :mod:`vlint.checks.changes`, the parser's own fixes :mod:`vlint.argspec.fixes`), the
-span-based text editor (:mod:`.editor`) and the ``vlint fix`` run that applies and verifies them
-(:mod:`.apply`)."""
+"""Writing to files: the span-based text editor, ``vlint fix`` (apply and verify), ``vlint size``.
+Imports vlint.report, vlint.run and below.
+
+The change records every check builds are :mod:`vlint.checks.changes` (memory fixes:
+:mod:`vlint.checks.memory_fixes`), the parser's own fixes :mod:`vlint.argspec.fixes`; here are the
+span-based text editor (:mod:`.editor`), the ``vlint fix`` run that applies and verifies them
+(:mod:`.apply`) and ``vlint size`` (:mod:`.sizing`)."""

@@ -1,4 +1,5 @@
-"""vLLM startup memory model: pure arithmetic over a resolved deployment."""
+"""vLLM's startup memory model: pure arithmetic over one launch's inputs (weights, KV layouts,
+activation, CUDA graphs, platforms). Imports vlint.resolve, vlint.hardware and below."""
 
 from vlint.memory.estimate import (
     MemoryEstimate,

@@ -1,1 +1,2 @@
-"""Renderers: text (ruff-like, with code frames), JSON (versioned). Rules never format output."""
+"""Renderers of a run's report: text (ruff-like, with code frames), JSON, SARIF, GitHub, GitLab, and
+``explain``. Rules never format output. Imports vlint.run and below."""

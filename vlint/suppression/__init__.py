@@ -1,2 +1,2 @@
 """What hides a finding: inline ``# vlint: disable`` comments and annotations, writing them
-(``--add-suppressions``), and the baseline file. Imports vlint.engine.runner and below."""
+(``--add-suppressions``), and the baseline file. Imports vlint.engine and below."""

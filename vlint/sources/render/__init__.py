@@ -8,6 +8,8 @@ for, and those are linted like any other file, with findings mapped back to the 
 
 A run decides once whether rendering is on (``--no-render`` turns it off) and which folder is the lint
 root; the sources read it here (:func:`settings`), since their signature is the same for every format.
+
+Imports vlint.sources' readers and below.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ For every case of ``tests/data/oracle/cases.yaml`` and every release it applies 
 and records accept/reject, the exception type and message, the raising line in vLLM's source, and
 the resolved settings that matter (max_model_len, max_num_batched_tokens, max_num_seqs, chunked
 prefill, prefix caching, block size, gpu_memory_utilization, CUDA-graph sizes…) into
-``tests/data/oracle/<release>.jsonl``. ``tests/test_oracle.py`` then runs vlint on every record.
+``tests/data/oracle/<release>.jsonl``. ``tests/checks/test_oracle.py`` then runs vlint on every record.
 
 What the CPU platform changes is kept out:
 
@@ -484,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # ------------------------------------------------------------------------------------------------
-# vlint on a recorded case (tests/test_oracle.py, --agreement): vlint's own venv
+# vlint on a recorded case (tests/checks/test_oracle.py, --agreement): vlint's own venv
 # ------------------------------------------------------------------------------------------------
 
 #: settings compared with what ``vlint explain --format json`` shows (report/explain.py)
@@ -745,7 +745,7 @@ parser, serve checks and `EngineArgs.create_engine_config()` on a CPU, and vlint
 A refusal agrees when vlint reports an error whose message names at least half of the facts vLLM's
 message names (option and field names, numbers); an acceptance agrees when vlint reports no error; the
 settings are those `vlint explain --format json` shows, against the values vLLM resolved before its
-platform hook. Outcomes the CPU platform decides are not compared (last column). `tests/test_oracle.py`
+platform hook. Outcomes the CPU platform decides are not compared (last column). `tests/checks/test_oracle.py`
 asserts at least 95 % on refusals and 98 % on acceptances per release, and that each of the
 {listed} disagreements left is listed with its reason in `tests/data/oracle/disagreements.yaml`.
 

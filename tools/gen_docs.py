@@ -4,7 +4,7 @@
 Each page is exactly what ``vlint rule CODE`` prints (:func:`vlint.commands.rule_pages.rule_page`): summary, why,
 the rule's bad/good cases with vlint's actual output on them, references. SARIF ``helpUri`` links
 to these pages. Run it after adding or changing a rule; ``--check`` exits 1 when the files on disk
-differ from what it would write (``tests/test_docs.py`` does the same in memory).
+differ from what it would write (``tests/commands/test_docs.py`` does the same in memory).
 
     python tools/gen_docs.py            # write docs/rules/
     python tools/gen_docs.py --check    # verify

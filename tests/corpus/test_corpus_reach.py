@@ -1,6 +1,6 @@
 """Reach over the shared corpus (issue 12): ``vlint explain --format json`` answers (``memory`` or
 ``gpu_fit``) for at least the pinned number of launches, and every other launch says why, with a fix.
-Skips when ../shared is absent; the repository's own fixtures cover each behaviour (tests/test_reach.py)."""
+Skips when ../shared is absent; the repository's own fixtures cover each behaviour (tests/launch/test_reach.py)."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ import pytest
 
 import vlint.sources.render as render
 import vlint.sources.render.kustomize as kz
-from tests.render.helpers import lint, where, write
+from tests.sources.render.helpers import lint, where, write
 from vlint.sources.render import Budget
 from vlint.sources.render.tools import run_tool, scrubbed_env
 

@@ -431,7 +431,7 @@ def test_the_editor_never_runs_kubectl_or_helm(tmp_path: Path, monkeypatch: pyte
     and the overlay's VL630 note says so (vlint check renders)."""
     import textwrap
 
-    from tests.render.test_kustomize import BASE, OVERLAY
+    from tests.sources.render.test_kustomize import BASE, OVERLAY
     from vlint.sources.render import tools
 
     def no_tool(*args: object, **kwargs: object) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.render.helpers import lint, write
+from tests.sources.render.helpers import lint, write
 from vlint.sources.base import SourceText
 from vlint.sources.kube import kubernetes
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.render.helpers import lint, write
+from tests.sources.render.helpers import lint, write
 
 FIXTURE = (Path(__file__).parent / "kserve_runtime_isvc.yaml").read_text()
 

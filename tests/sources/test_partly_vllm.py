@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.render.helpers import lint, write
+from tests.sources.render.helpers import lint, write
 
 BENCH = """\
     # sweep settings for benchmarks/run_sweep.py; the vLLM settings are passed through

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.render.helpers import lint, write
+from tests.sources.render.helpers import lint, write
 
 SERVE = """\
     applications:

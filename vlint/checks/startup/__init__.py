@@ -2,7 +2,7 @@
 ``vllm/config/*.py`` validators and ``vllm serve`` run before the engine touches a device.
 
 Every check here is proven against the releases themselves: ``bench/oracle.py`` runs the launch cases of
-``tests/data/oracle/cases.yaml`` through each release's own code and ``tests/test_oracle.py`` asserts
+``tests/data/oracle/cases.yaml`` through each release's own code and ``tests/checks/test_oracle.py`` asserts
 that vlint refuses what vLLM refuses, with vLLM's message. Release boundaries cite the first release
 whose source has the check (``[X.Y.Z] vllm/path.py:LINE``).
 

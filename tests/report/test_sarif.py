@@ -18,7 +18,7 @@ from vlint.engine.catalog import load_catalog
 from vlint.report.sarif import RULE_DOCS_URL
 from vlint.suppression.baseline import FINGERPRINT_KEY
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "tests" / "data" / "sarif-2.1.0.json"
 
 

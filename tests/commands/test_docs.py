@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from vlint.cli import main
 from vlint.commands.check import check_cmd
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GUIDE = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-WORKFLOW = Path(__file__).resolve().parents[1] / ".github" / "workflows" / "vllm-schemas.yml"
+WORKFLOW = Path(__file__).resolve().parents[2] / ".github" / "workflows" / "vllm-schemas.yml"
 
 
 def _doc() -> dict:

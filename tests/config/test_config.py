@@ -15,7 +15,7 @@ from vlint.argspec.spec import bundled_versions
 from vlint.cli import main
 from vlint.config.files import ConfigError, find_config, glob_match, load_config
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = "vllm serve Qwen/Qwen2.5-7B-Instruct --gpu-memory-utilization 0.97 --no-enable-chunked-prefill\n"
 
 

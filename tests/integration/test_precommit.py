@@ -20,7 +20,7 @@ import yaml
 
 from vlint.config.discover import DEFAULT_INCLUDE
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HOOKS = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
 
 

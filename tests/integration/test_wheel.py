@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REQUIREMENTS = ["hatchling>=1.18", "click>=8.1", "PyYAML>=6.0", "jsonschema>=4.18"]
 
 

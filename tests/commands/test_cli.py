@@ -17,7 +17,7 @@ from vlint.config.discover import DiscoverOptions, discover
 from vlint.sources.base import SourceError
 from vlint.sources.decode import decode
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 CLEAN = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n"
 WARN = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --gpu-memory-utilization 0.96\n"

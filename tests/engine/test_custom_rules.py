@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from vlint.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 POLICIES = ROOT / "examples" / "policies"
 
 RULE = """code: ACME001

@@ -626,7 +626,9 @@ BEFORE_TESTS: dict[str, float] = {
     "tests/config/test_config_hierarchy.py::test_a_config_in_the_repository_that_links_outside_is_not_read": 0.104,
     "tests/config/test_config_hierarchy.py::test_a_custom_rule_file_linking_out_of_its_folder_is_not_read": 0.304,
     "tests/config/test_config_hierarchy.py::test_a_file_without_a_config_above_it_gets_the_current_folders": 0.208,
-    "tests/config/test_config_hierarchy.py::test_bad_extend_and_per_path_are_errors_naming_the_file[files0-loop]": 0.177,
+    "tests/config/test_config_hierarchy.py::test_bad_extend_and_per_path_are_errors_naming_the_file[files0-loop]": (
+        0.177
+    ),
     "tests/config/test_config_hierarchy.py::test_bad_extend_and_per_path_are_errors_naming_the_file[files1-base.toml is not a file]": 0.171,  # noqa: E501
     "tests/config/test_config_hierarchy.py::test_bad_extend_and_per_path_are_errors_naming_the_file[files2-is not a .toml file]": 0.164,  # noqa: E501
     "tests/config/test_config_hierarchy.py::test_bad_extend_and_per_path_are_errors_naming_the_file[files3-base.toml: (top level)]": 0.173,  # noqa: E501

@@ -63,7 +63,8 @@ class Deployment:
     _memory_done: bool = False
     #: (gpu_fit entries or None, why none), computed once by :func:`vlint.launch.gpu_fit.gpu_fit`
     _gpu_fit: Any = None
-    #: :class:`vlint.launch.memory_status.MemoryStatus`, computed once by :func:`vlint.launch.memory_status.memory_status`
+    #: :class:`~vlint.launch.memory_status.MemoryStatus`, computed once by
+    #: :func:`vlint.launch.memory_status.memory_status`
     _memory_status: Any = None
 
     # -- reading settings ----------------------------------------------------------------------

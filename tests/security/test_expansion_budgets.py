@@ -5,7 +5,7 @@ Each test builds the hostile repository in ``tmp_path`` beside an ordinary launc
 runs ``vlint check`` on it in a forked copy of this process (in process, without importing vlint
 again), then asserts that the lint finished, that the memory it took stayed bounded (the growth of
 the child's peak resident set, :func:`resource.getrusage`), that the file whose budget ran out says
-so (one VL010 notice: the values past the budget are unresolved, never guessed) and that the other
+so (one VL904 notice: the values past the budget are unresolved, never guessed) and that the other
 file was still linted. The fan-out tests count the evaluations of pulled-in files, a measure of work
 that does not depend on the machine (wall-time asserts are not used in this project).
 

@@ -11,7 +11,7 @@ pulls in (a sourced script, an included Makefile, the ``.env`` of a compose file
 an expander takes it with :func:`current`.
 
 Past the budget a reference is kept *unresolved* (its source spelling, like any value vlint cannot
-know: never guessed) and the file gets one notice, VL010, saying its values were not all checked.
+know: never guessed) and the file gets one notice, VL904, saying its values were not all checked.
 """
 
 from __future__ import annotations
@@ -98,11 +98,11 @@ class ExpansionBudget:
             self._reach(why)
 
     def notice(self, path: str) -> Problem:
-        """The one VL010 notice for a file whose budget ran out (on its first line: the limit is the
+        """The one VL904 notice for a file whose budget ran out (on its first line: the limit is the
         file's as a whole)."""
         why = "; ".join(self.reached)
         return Problem(
-            "VL010",
+            "VL904",
             Span(path, 1, 1, 1, 1),
             f"vlint stopped expanding variables in this file: {why}. The values past that point are kept "
             "unresolved, so the settings they make are not checked",

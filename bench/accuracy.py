@@ -2,8 +2,8 @@
 
     python bench/accuracy.py [--logs PATH] [--markdown] [--verbose] [--write-uncertainty]
 
-Runs vlint's memory model over the calibration records (default: ``../shared/calibration/
-vllm-logs.jsonl`` next to the repository, or ``/work/shared/...``) and compares predicted with
+Runs vlint's memory model over the calibration records (default: ``calibration/vllm-logs.jsonl`` in
+``$VLINT_SHARED``, else in the folder ``shared`` beside the repository) and compares predicted with
 logged weights, activation peak, non-torch memory, CUDA-graph estimate, available KV memory, KV
 tokens and the start/fail verdict.
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import statistics
 import sys
@@ -116,14 +117,15 @@ def model_classes(arch: ModelArch, rec: dict[str, Any]) -> list[str]:
     return out
 
 
+def shared_folders() -> list[Path]:
+    """Where the shared data (not shipped) may be: $VLINT_SHARED, then the folder ``shared`` beside the
+    checkout; no machine's own path."""
+    env = os.environ.get("VLINT_SHARED")
+    return ([Path(env)] if env else []) + [ROOT.parent / "shared"]
+
+
 def default_logs() -> Path | None:
-    for p in (
-        ROOT.parent / "shared" / "calibration" / "vllm-logs.jsonl",
-        Path("/work/shared/calibration/vllm-logs.jsonl"),
-    ):
-        if p.is_file():
-            return p
-    return None
+    return next((p for f in shared_folders() if (p := f / "calibration" / "vllm-logs.jsonl").is_file()), None)
 
 
 @dataclass
@@ -541,10 +543,7 @@ def write_uncertainty(unc: dict[str, dict[str, float]]) -> None:
 
 def default_models() -> Path | None:
     """The shared harvest of public config.json copies (test data, not shipped), when present."""
-    for p in (ROOT.parent / "shared" / "models" / "harvest" / "files", Path("/work/shared/models/harvest/files")):
-        if p.is_dir():
-            return p
-    return None
+    return next((p for f in shared_folders() if (p := f / "models" / "harvest" / "files").is_dir()), None)
 
 
 def load_models(folder: Path | None) -> dict[str, ModelArch]:
@@ -612,7 +611,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     logs = args.logs or default_logs()
     if logs is None or not logs.is_file():
-        print("calibration logs not found (pass --logs PATH)", file=sys.stderr)
+        print(
+            "calibration logs not found (pass --logs PATH, set VLINT_SHARED, or put the shared folder beside the "
+            "checkout)",
+            file=sys.stderr,
+        )
         return 2
     models = load_models(args.models or default_models())
     recs = [json.loads(line) for line in logs.read_text().splitlines() if line.strip()]

@@ -52,20 +52,26 @@ def ram_temp_root() -> str | None:
     return root
 
 
-def shared_dir() -> Path | None:
-    """The shared data folder (corpus, calibration): $VLINT_SHARED or ../shared next to the repo."""
+def shared_folders() -> list[Path]:
+    """Where the shared data (corpus, calibration; not shipped) may be: $VLINT_SHARED, then the folder
+    ``shared`` beside the checkout. Nothing else: the project does not know where a machine keeps it."""
     env = os.environ.get("VLINT_SHARED")
-    for cand in ([Path(env)] if env else []) + [ROOT.parent / "shared", Path("/work/shared")]:
-        if (cand / "corpus").is_dir():
-            return cand
-    return None
+    return ([Path(env)] if env else []) + [ROOT.parent / "shared"]
+
+
+SHARED_MISSING = "shared data not found: set VLINT_SHARED to its folder or put it beside the checkout (../shared)"
+
+
+def shared_dir() -> Path | None:
+    """The shared data folder that holds corpus/, or None."""
+    return next((cand for cand in shared_folders() if (cand / "corpus").is_dir()), None)
 
 
 @pytest.fixture
 def shared() -> Path:
     d = shared_dir()
     if d is None:
-        pytest.skip("shared data (../shared with corpus/ and calibration/) is not present in this checkout")
+        pytest.skip(SHARED_MISSING)
     return d
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import re
 import sys
 from collections import Counter
@@ -678,8 +679,9 @@ def build(
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    default_shared = ROOT.parent / "shared"
-    ap.add_argument("--shared", type=Path, default=default_shared if default_shared.is_dir() else Path("/work/shared"))
+    # $VLINT_SHARED, else the folder beside the checkout (no machine's own path)
+    default_shared = Path(os.environ["VLINT_SHARED"]) if os.environ.get("VLINT_SHARED") else ROOT.parent / "shared"
+    ap.add_argument("--shared", type=Path, default=default_shared)
     ap.add_argument("--out-dir", type=Path, default=ROOT / "vlint" / "data")
     ap.add_argument("--report", type=Path, help="write the check report here (default: stdout)")
     ap.add_argument("--stats", type=Path, help="write the catalog counts (JSON) here")

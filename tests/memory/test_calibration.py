@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CANDIDATES = [
-    ROOT.parent / "shared" / "calibration" / "vllm-logs.jsonl",
-    Path("/work/shared/calibration/vllm-logs.jsonl"),
-]
+# $VLINT_SHARED, then the folder beside the checkout (as tests/conftest.py's shared_folders)
+SHARED = [Path(os.environ["VLINT_SHARED"])] if os.environ.get("VLINT_SHARED") else []
+CANDIDATES = [folder / "calibration" / "vllm-logs.jsonl" for folder in [*SHARED, ROOT.parent / "shared"]]
 LOGS = next((p for p in CANDIDATES if p.is_file()), None)
 
 pytestmark = pytest.mark.skipif(
-    LOGS is None, reason="calibration logs not found (needs ../shared or /work/shared; not shipped)"
+    LOGS is None,
+    reason="calibration logs not found: set VLINT_SHARED to the shared data folder or put it beside the checkout "
+    "(../shared/calibration/vllm-logs.jsonl; not shipped)",
 )
 
 # per-quantity tolerance in % of the logged value (plus an absolute floor in GiB)

@@ -22,9 +22,8 @@ from pathlib import Path
 import pytest
 
 import vlint.sources.render as render
-import vlint.sources.render.kustomize as kz
 from tests.sources.render.helpers import lint, where, write
-from vlint.sources.render import Budget
+from vlint.sources.render import Budget, tools
 from vlint.sources.render.tools import run_tool, scrubbed_env
 
 from .leaks import invoke_in
@@ -88,8 +87,8 @@ def test_kustomize_gets_a_copy_of_only_the_files_vlint_read(tmp_path: Path, monk
         given.append((argv, {p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file()}))
         return render.tools.ToolRun(False, error="stop here")
 
-    monkeypatch.setattr(kz, "find_tool", lambda name: "/usr/bin/kubectl" if name == "kubectl" else None)
-    monkeypatch.setattr(kz, "run_tool", fake)
+    monkeypatch.setattr(tools, "find_tool", lambda name: "/usr/bin/kubectl" if name == "kubectl" else None)
+    monkeypatch.setattr(tools, "run_tool", fake)
     lint(repo, "k8s/prod/kustomization.yaml")
     assert len(given) == 1
     argv, files = given[0]
@@ -131,8 +130,8 @@ def test_kustomizes_remote_forms_are_refused_before_the_tool_runs(
     if ":" in ref and "//" not in ref:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "kustomization.yaml").write_text("resources: []\n")
-    monkeypatch.setattr(kz, "run_tool", lambda argv, **kw: pytest.fail("the tool ran"))
-    monkeypatch.setattr(kz, "find_tool", lambda name: "/usr/bin/kubectl")
+    monkeypatch.setattr(tools, "run_tool", lambda argv, **kw: pytest.fail("the tool ran"))
+    monkeypatch.setattr(tools, "find_tool", lambda name: "/usr/bin/kubectl")
     found = lint(repo, "k8s/kustomization.yaml")
     assert [where(f) for f in found if f.code == "VL631"] == ["VL631 k8s/kustomization.yaml:2:5"]
 
@@ -141,8 +140,8 @@ def test_an_absolute_reference_is_not_rendered(tmp_path: Path, monkeypatch: pyte
     repo = tmp_path / "repo"
     write(repo, {"k8s/vllm.yaml": DEPLOYMENT})
     write(repo, {"k8s/kustomization.yaml": f"resources:\n  - vllm.yaml\n  - {repo / 'k8s' / 'vllm.yaml'}\n"})
-    monkeypatch.setattr(kz, "run_tool", lambda argv, **kw: pytest.fail("the tool ran"))
-    monkeypatch.setattr(kz, "find_tool", lambda name: "/usr/bin/kubectl")
+    monkeypatch.setattr(tools, "run_tool", lambda argv, **kw: pytest.fail("the tool ran"))
+    monkeypatch.setattr(tools, "find_tool", lambda name: "/usr/bin/kubectl")
     found = lint(repo, "k8s/kustomization.yaml")
     assert [f.code for f in found] == ["VL631"] and "absolute path" in found[0].message
 
@@ -192,8 +191,8 @@ def test_overlays_past_the_budget_are_said_not_rendered(tmp_path: Path, monkeypa
     repo = tmp_path / "repo"
     write(repo, OVERLAY)
     monkeypatch.setattr(render, "RUN_BUDGET", 0.0)
-    monkeypatch.setattr(kz, "find_tool", lambda name: "/usr/bin/kubectl")
-    monkeypatch.setattr(kz, "run_tool", lambda argv, **kw: pytest.fail("the tool ran"))
+    monkeypatch.setattr(tools, "find_tool", lambda name: "/usr/bin/kubectl")
+    monkeypatch.setattr(tools, "run_tool", lambda argv, **kw: pytest.fail("the tool ran"))
     found = lint(repo, "k8s/prod/kustomization.yaml")
     assert [f.code for f in found] == ["VL630"] and "rendering time budget" in found[0].message
 

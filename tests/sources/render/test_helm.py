@@ -117,10 +117,10 @@ def test_a_template_named_on_its_own_points_at_its_chart(tmp_path: Path) -> None
 
 
 def test_dependencies_that_are_not_vendored_are_not_fetched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import vlint.sources.render.helm as hm
+    from vlint.sources.render import tools
 
-    monkeypatch.setattr(hm, "find_tool", lambda name: "/usr/bin/helm-that-must-not-run")
-    monkeypatch.setattr(hm, "run_tool", lambda argv, **kw: pytest.fail("helm ran"))
+    monkeypatch.setattr(tools, "find_tool", lambda name: "/usr/bin/helm-that-must-not-run")
+    monkeypatch.setattr(tools, "run_tool", lambda argv, **kw: pytest.fail("helm ran"))
     chart = dict(CHART)
     chart["charts/llm/Chart.yaml"] = textwrap.dedent(chart["charts/llm/Chart.yaml"]) + textwrap.dedent("""\
         dependencies:
@@ -138,10 +138,10 @@ def test_dependencies_that_are_not_vendored_are_not_fetched(tmp_path: Path, monk
 
 
 def test_a_chart_file_linked_outside_the_root_stops_the_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import vlint.sources.render.helm as hm
+    from vlint.sources.render import tools
 
-    monkeypatch.setattr(hm, "find_tool", lambda name: "/usr/bin/helm-that-must-not-run")
-    monkeypatch.setattr(hm, "run_tool", lambda argv, **kw: pytest.fail("helm ran"))
+    monkeypatch.setattr(tools, "find_tool", lambda name: "/usr/bin/helm-that-must-not-run")
+    monkeypatch.setattr(tools, "run_tool", lambda argv, **kw: pytest.fail("helm ran"))
     repo = tmp_path / "repo"
     write(repo, CHART)
     (tmp_path / "secret.txt").write_text("token\n")

@@ -135,9 +135,9 @@ def test_tool_missing_is_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
 def test_remote_bases_plugins_and_helm_are_not_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[list[str]] = []
-    import vlint.sources.render.kustomize as kz
+    from vlint.sources.render import tools
 
-    monkeypatch.setattr(kz, "run_tool", lambda argv, **kw: calls.append(argv))  # must never be reached
+    monkeypatch.setattr(tools, "run_tool", lambda argv, **kw: calls.append(argv))  # must never be reached
     write(tmp_path, BASE)
     write(
         tmp_path,
@@ -166,9 +166,9 @@ def test_remote_bases_plugins_and_helm_are_not_run(tmp_path: Path, monkeypatch: 
 
 
 def test_references_outside_the_lint_root_are_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import vlint.sources.render.kustomize as kz
+    from vlint.sources.render import tools
 
-    monkeypatch.setattr(kz, "run_tool", lambda argv, **kw: pytest.fail("the tool ran"))
+    monkeypatch.setattr(tools, "run_tool", lambda argv, **kw: pytest.fail("the tool ran"))
     outside = tmp_path / "outside"
     write(outside, {"deployment.yaml": BASE["k8s/base/deployment.yaml"]})
     repo = tmp_path / "repo"

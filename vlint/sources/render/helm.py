@@ -34,10 +34,12 @@ from vlint.security.bounded_read import NotReadable, read_regular
 from vlint.security.lint_root import VCS_DIRS, LintRoot, Refused
 from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.kube.k8s_common import LineIndex, compose_documents, get, items, scalar
-from vlint.sources.render import RUN_BUDGET, settings
+
+# tools.run_tool through the module, never imported by name: whoever replaces it (a test) replaces it here
+# too, whichever module was imported first
+from vlint.sources.render import RUN_BUDGET, settings, tools
 from vlint.sources.render.mapping import Origins
 from vlint.sources.render.output import lint_rendered, merge, not_rendered, render_blocked
-from vlint.sources.render.tools import find_tool, not_found, run_tool
 from vlint.sources.yaml_nodes import MappingNode
 
 NAME = "helm-chart"
@@ -106,9 +108,9 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     if not settings().enabled:
         result.problems.append(not_rendered(anchor, "the Helm chart", "chart", shown, settings().off_reason, how))
         return result
-    helm = find_tool("helm")
+    helm = tools.find_tool("helm")
     if helm is None:
-        why = not_found(("helm",), "helm is not on PATH (install helm 3)")
+        why = tools.not_found(("helm",), "helm is not on PATH (install helm 3)")
         result.problems.append(not_rendered(anchor, "the Helm chart", "chart", shown, why, how))
         return result
     with tempfile.TemporaryDirectory(prefix="vlint-chart-") as tmp:
@@ -132,7 +134,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
                     )
                 )
                 continue
-            run = run_tool(argv, extra_env=_HELM_ENV, budget=settings().budget)
+            run = tools.run_tool(argv, extra_env=_HELM_ENV, budget=settings().budget)
             if not run.ok:
                 error = run.error.replace(str(copy), shown)
                 result.problems.append(

@@ -42,10 +42,12 @@ from vlint.core.span import Span
 from vlint.security.lint_root import real_path
 from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.kube.k8s_common import LineIndex, MappedText, compose_documents, get, items, scalar, scalar_text
-from vlint.sources.render import RUN_BUDGET, settings
+
+# tools.run_tool through the module, never imported by name: whoever replaces it (a test) replaces it here
+# too, whichever module was imported first
+from vlint.sources.render import RUN_BUDGET, settings, tools
 from vlint.sources.render.mapping import Origins
 from vlint.sources.render.output import lint_rendered, merge, not_rendered, render_blocked
-from vlint.sources.render.tools import find_tool, not_found, run_tool
 from vlint.sources.sniffing import KUSTOMIZATION_NAMES
 from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode
 
@@ -138,13 +140,13 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
             not_rendered(anchor, "the kustomize overlay", "overlay", shown, settings().off_reason, how)
         )
         return result
-    tool = find_tool("kustomize")
+    tool = tools.find_tool("kustomize")
     argv = [tool, "build"] if tool else None
     if argv is None:
-        kubectl = find_tool("kubectl")
+        kubectl = tools.find_tool("kubectl")
         argv = [kubectl, "kustomize"] if kubectl else None
     if argv is None:
-        why = not_found(
+        why = tools.not_found(
             ("kustomize", "kubectl"),
             "neither kubectl nor kustomize is on PATH (install kubectl, which ships kustomize)",
         )
@@ -156,7 +158,9 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         return result
     with tempfile.TemporaryDirectory(prefix="vlint-kustomize-") as tmp:
         overlay = _write_copy(plan, src, Path(tmp) / "tree")
-        run = run_tool([*argv, str(overlay), "--load-restrictor", "LoadRestrictionsRootOnly"], budget=settings().budget)
+        run = tools.run_tool(
+            [*argv, str(overlay), "--load-restrictor", "LoadRestrictionsRootOnly"], budget=settings().budget
+        )
         run.error = run.error.replace(str(overlay), shown).replace(str(Path(tmp) / "tree"), ".")
     if not run.ok:
         if "is not in or below" in run.error:

@@ -555,3 +555,48 @@ def test_an_omni_launch_is_parsed_by_vllm_omni_so_vllm_refusals_are_warnings(par
     omni = parse(["m", "--deploy-config", "x.yaml", "--omni"])
     assert {(i.code, i.severity) for i in omni.issues} == {("VL001", "warning")}
     assert all("vllm-omni" in i.message and i.data["vllm_omni"] for i in omni.issues)
+
+
+# -- fixes the parser's issues carry (vlint fix and the editor's quick fixes apply the same Fix) ----------------
+@pytest.mark.parametrize(
+    ("typo", "fixed"),
+    [
+        ("--gpu-memory-utilisation", "--gpu-memory-utilization"),
+        ("--max-model-length", "--max-model-len"),
+        ("--enable-prefix-cachng", "--enable-prefix-caching"),  # --no-enable-prefix-caching is further away
+        # two arguments (or both polarities) equally close: a did-you-mean in words, never a guessed rename
+        ("--n-async-scheduling", None),
+        ("--c-kv-cache-interleave-size", None),
+    ],
+)
+def test_a_unique_did_you_mean_is_a_rename_fix(real, typo: str, fixed: str | None) -> None:
+    (issue,) = real(["m", typo, "1"] if "scheduling" not in typo else ["m", typo]).issues
+    assert issue.code == "VL001"
+    if fixed is None:
+        assert issue.fix is None
+        return
+    assert issue.fix is not None and issue.fix.applicable and issue.fix.unsafe and issue.fix.label == "fix (unsafe)"
+    (change,) = issue.fix.changes
+    assert (change.action, change.option, change.spans) == ("rename", fixed, (issue.span,))
+    assert issue.fix.description == f"rename {typo} to {fixed}"
+
+
+def test_deprecated_flag_names_its_replacement_vl009() -> None:
+    """VL009 says the release that removes a deprecated flag and what replaces it (the table of replacements
+    of removed flags); a mechanical replacement is a safe rename, other advice is help, not a fix."""
+    v = Version.parse("0.11.0")
+    if v not in bundled_versions():
+        pytest.skip("the vLLM 0.11.0 schema is not bundled")
+    spec = load_spec(v)
+    words = ["m", "--override-pooler-config", "{}", "--task", "generate", "--disable-log-requests"]
+    toks = [Token(w, Span("s.sh", 1, k + 1)) for k, w in enumerate(words)]
+    p = parse_invocation(Invocation("shell", "vllm serve", Span("s.sh", 1, 1), args=toks), spec)
+    by = {i.data["option"]: i for i in p.issues if i.code == "VL009"}
+    pooler = by["--override-pooler-config"]
+    assert "(removed in vLLM 0.12.0); use --pooler-config" in pooler.message
+    assert pooler.fix is not None and pooler.fix.label == "fix" and pooler.fix.changes[0].option == "--pooler-config"
+    task = by["--task"]
+    assert "use --runner {generate,pooling,draft} with --convert" in task.message
+    assert task.fix is not None and task.fix.label == "help" and not task.fix.changes
+    logs = by["--disable-log-requests"]
+    assert "nothing replaces it: request logging is off by default" in logs.message and logs.fix is None

@@ -179,3 +179,28 @@ def test_prompt_lengths_with_a_real_tokenizer(tmp_path: Path) -> None:
     w = workload_from_requests(log, MODEL, tokenizer=tmp_path)
     assert w.prompt_p99 == 5 and w.max_tokens == 7
     assert w.tokenizer == str(tmp_path / "tokenizer.json") and "counted with the tokenizer" in w.source
+
+
+def test_without_concurrency_vllm_default_max_num_seqs_and_no_headroom() -> None:
+    """No --concurrency: max_num_seqs is vLLM's own default for the GPU (not 1), and with no target there is no
+    headroom (not "+2405%"); the table shows the fewest GPUs per type and KV dtype, at most MAX_ROWS rows."""
+    from vlint.commands.size import MAX_ROWS
+
+    args = ("size", "--model", MODEL, "--prompt-p99", "1500", "--max-tokens", "512")
+    code, out, _ = run(*args, "--gpu", "L4:4,H100:2", "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["workload"]["concurrency"] is None
+    seqs = {(r["gpu"], r["max_num_seqs"]) for r in doc["rows"]}
+    # vLLM's default max_num_seqs (resolved as vlint resolves any launch): 256, 1024 on an 80 GiB GPU in 0.33
+    assert seqs == {("L4", 256), ("H100", 1024)}, seqs
+    assert all(r["headroom"] is None for r in doc["rows"])
+    code, out, _ = run(*args, "--no-color")
+    assert code == 0
+    table = [line for line in out.splitlines() if " × " in line and "best:" not in line]
+    assert len(table) == MAX_ROWS, out
+    kinds = {(line.lstrip(" *").split(" × ")[0], line.split()[-7]) for line in table}
+    assert len(kinds) == MAX_ROWS, kinds  # one row per GPU type and KV-cache dtype
+    assert all(line.rstrip().endswith("-") for line in table) and "%" not in out
+    assert "more options fit" in out and "--all lists every option" in out
+    assert " 1  auto              2,012             1 " not in out

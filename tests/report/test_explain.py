@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -127,7 +128,7 @@ def test_bar_segments_legend_colour_and_columns(tmp_path: Path) -> None:
     assert bar_line.startswith("[") and bar_line.endswith("]")
     inside, outside = bar_line[1:-1].split("|")
     assert set(inside) == {"#", "+", "%", "="}, "weights, activation, non-torch, KV cache inside the budget"
-    assert set(outside) == {"~", "."}, "0.10.2: CUDA graphs outside the budget, then what is free"
+    assert set(outside) == {"~", ":", "."}, "0.10.2: CUDA graphs outside the budget, the CUDA context, what is left"
     legend = plain[3]
     for item in (
         "# weights",
@@ -135,18 +136,24 @@ def test_bar_segments_legend_colour_and_columns(tmp_path: Path) -> None:
         "% non-torch",
         "~ CUDA graphs",
         "= KV cache",
-        ". free",
+        ": CUDA context, other processes",
+        ". left outside the budget",
         "| end of the budget",
     ):
         assert item in legend, legend
+    # one name and one number for the spare memory: the bar's legend and the table agree
+    spare = re.search(r"\. left outside the budget (\d+\.\d+) GiB", legend)
+    row = next(line for line in plain if line.strip().startswith("left outside the budget"))
+    assert spare and f"{spare.group(1)} GiB" in row, (legend, row)
+    assert "free" not in "\n".join(plain[:4])
     header = plain[5].split()
     assert header[:3] == ["per", "GPU", "value"] and "where it comes from" in plain[5]
     weights = next(line for line in plain if line.strip().startswith("model weights"))
     assert 'log "Model loading took … GiB"' in weights
-    # 0.33: CUDA graphs inside the budget, so nothing but free memory after `|`
+    # 0.33: CUDA graphs inside the budget, so only the CUDA context and what is left after `|`
     new = explain("--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--vllm-version", "0.33.0")
     inside, outside = new.splitlines()[2].strip()[1:-1].split("|")
-    assert "~" in inside and set(outside) == {"."}
+    assert "~" in inside and set(outside) == {":", "."}
     colored = explain(str(manifest), env={"FORCE_COLOR": "1"})
     assert "\x1b[35m" in colored and "█" in colored, "weights in magenta full blocks"
     assert "\x1b[" not in explain(str(manifest), env={"FORCE_COLOR": "1", "NO_COLOR": "1"})

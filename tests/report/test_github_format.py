@@ -55,7 +55,7 @@ def test_annotations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert props["file"] == "start.sh" and props["line"] == "1" and props["col"] == "58"
     assert props["endLine"] == "1" and int(props["endColumn"]) > 58
     assert unescape_property(props["title"]) == "VL201 gpu-memory-utilization-no-headroom"
-    assert "%25" in msg and "%0Afix%3A" not in msg and "%0Afix: " in msg  # data escaping only
+    assert "%25" in msg and "%0Afix (unsafe)%3A" not in msg and "%0Afix (unsafe): " in msg  # data escaping only
     assert by_title["VL502"][0] == "error"
     assert "sk-abcdefghijklmnopqrstuvwxyz" not in out
     assert lines[-1].startswith("Found ")

@@ -98,7 +98,8 @@ def test_result_fields(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         "endColumn": 30,
     }
     assert r["message"]["text"].startswith("chunked prefill is disabled")
-    assert "fix: " in r["message"]["text"] and r["properties"]["fix"]
+    # VL101's fix removes the flag (applicable, unsafe): "fix (unsafe):"; advice only would read "help:"
+    assert "\nfix (unsafe): " in r["message"]["text"] and r["properties"]["fix"] and r["properties"]["fixApplicable"]
     assert results["VL502"]["level"] == "error"
 
 

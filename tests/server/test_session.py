@@ -312,6 +312,22 @@ def test_an_unsafe_fix_is_offered_but_not_preferred(tmp_path: Path) -> None:
     assert "--gpu-memory-utilization 0.9 " in fixed
 
 
+def test_a_typo_with_a_unique_did_you_mean_is_a_quick_fix(tmp_path: Path) -> None:
+    """VL001 --gpu-memory-utilisation: the editor offers the rename the CLI's `vlint fix --unsafe-fixes`
+    applies (the same Fix); unsafe (vLLM refused the launch as written), so not preferred."""
+    text = f"vllm serve {MODEL} --gpu-memory-utilisation 0.85 --max-model-len 8192\n"
+    write(tmp_path, {"run.sh": text})
+    s = Session([tmp_path])
+    p = opened(s, tmp_path / "run.sh")
+    fix = next(a for a in code_actions(s, p, line_range(0)) if a.title.startswith("Fix"))
+    assert "VL001" in fix.title and "rename --gpu-memory-utilisation to --gpu-memory-utilization" in fix.title
+    assert not fix.is_preferred
+    fixed = apply_edits(text, edit_of(fix, p))
+    assert fixed == text.replace("utilisation", "utilization")
+    s.change(p.as_uri(), p, 2, fixed)
+    assert codes(s.lint(p)) == []
+
+
 @pytest.mark.parametrize(
     ("name", "text", "line", "expect"),
     [

@@ -1,4 +1,5 @@
-"""Fixes for what vLLM's parser rejects: abbreviated options (VL005) and removed flags (VL002).
+"""Fixes for what vLLM's parser rejects: abbreviated options (VL005), removed flags (VL002) and unknown
+flags with a unique did-you-mean (VL001).
 
 A removed flag is *renamed* when the replacement table (:mod:`vlint.argspec.replacements`) names one
 option the target version has and the value carries over unchanged (``--chat-template-text-format`` →
@@ -39,6 +40,28 @@ def abbreviation_fix(span: Span, written: str, full: str, dest: str, origin: str
     )
 
 
+def typo_fix(span: Span, written: str, option: str | None, spec: ArgSpec, origin: str) -> Fix | None:
+    """VL001 with a unique did-you-mean (:func:`vlint.argspec.parse.unique_suggestion`): rename the flag.
+
+    Unsafe: vLLM refuses the launch as written, and the rename makes a value take effect that never
+    has (a guess of what was meant, to review)."""
+    if option is None:
+        return None
+    hit = spec.lookup(option)
+    if hit is None:
+        return None
+    target = _target(origin)
+    shown = option if target == "cli" else option[2:]
+    was = written if target == "cli" else written.lstrip("-")
+    return Fix(
+        f"rename {was} to {shown}",
+        span,
+        None,
+        unsafe=True,
+        changes=(rename(hit[0].dest, span, option, target=target),),
+    )
+
+
 def _old_argument(option: str, last_in: str) -> Argument | None:
     """The flag as the last bundled release that had it defined it (for its arity)."""
     from vlint.argspec.spec import bundled_versions, load_spec
@@ -49,6 +72,46 @@ def _old_argument(option: str, last_in: str) -> Argument | None:
         return None
     hit = load_spec(v).lookup(option)
     return hit[0] if hit is not None else None
+
+
+def _mechanical_rename(
+    advice: str | None, old: Argument | None, spec: ArgSpec, span: Span, target: str, entry_spans: tuple[Span, ...]
+) -> tuple[SettingChange, str] | None:
+    """The rename to ``advice`` when it is one option of ``spec`` (``--x`` or ``--x VALUE`` for a flag)
+    that takes a value exactly when ``old`` did; with the option as it would be written."""
+    m = _MECHANICAL.fullmatch(advice or "")
+    new_hit = spec.lookup(m.group(1)) if m else None
+    if m is None or new_hit is None or old is None or new_hit[1]:
+        return None
+    new_opt, literal = m.group(1), m.group(2)
+    new_arg = new_hit[0]
+    same_shape = literal is None and old.takes_value == new_arg.takes_value
+    flag_to_value = literal is not None and not old.takes_value and new_arg.takes_value
+    if not (same_shape or flag_to_value):
+        return None
+    spans = entry_spans[:2] if target == "config" and entry_spans else (span,)
+    change = SettingChange(new_arg.dest, "rename", literal, new_opt, spans, target=target)
+    return change, new_opt + (f" {literal}" if literal else "")
+
+
+def deprecated_flag_fix(
+    option: str,
+    arg: Argument,
+    advice: str | None,
+    spec: ArgSpec,
+    span: Span,
+    origin: str,
+    entry_spans: tuple[Span, ...],
+) -> Fix | None:
+    """VL009: the flag that replaces a deprecated one (from the table of what replaced removed flags):
+    a safe rename when it is mechanical, else the advice in words; None when the table names none."""
+    if not advice or advice.startswith("nothing"):
+        return None
+    renamed = _mechanical_rename(advice, arg, spec, span, _target(origin), entry_spans)
+    if renamed is not None:
+        change, shown = renamed
+        return Fix(f"replace {option} with {shown}", span, None, unsafe=False, changes=(change,))
+    return Fix(f"use {advice} instead of {option}", span, None)
 
 
 def removed_flag_fix(
@@ -69,24 +132,16 @@ def removed_flag_fix(
     removed_in = data.get("removed_in", "?")
     target = _target(origin)
     old = _old_argument(option, str(data.get("last_in", "")))
-    m = _MECHANICAL.fullmatch(advice or "")
-    new_hit = spec.lookup(m.group(1)) if m else None
-    if m and new_hit is not None and old is not None and not new_hit[1]:
-        new_opt, literal = m.group(1), m.group(2)
-        new_arg = new_hit[0]
-        same_shape = literal is None and old.takes_value == new_arg.takes_value
-        flag_to_value = literal is not None and not old.takes_value and new_arg.takes_value
-        if same_shape or flag_to_value:
-            spans = entry_spans[:2] if target == "config" and entry_spans else (span,)
-            change = SettingChange(new_arg.dest, "rename", literal, new_opt, spans, target=target)
-            shown = new_opt + (f" {literal}" if literal else "")
-            return Fix(
-                f"replace {option} with {shown} (its replacement; {option} was removed in vLLM {removed_in})",
-                span,
-                None,
-                unsafe=False,
-                changes=(change,),
-            )
+    renamed = _mechanical_rename(advice, old, spec, span, target, entry_spans)
+    if renamed is not None:
+        change, shown = renamed
+        return Fix(
+            f"replace {option} with {shown} (its replacement; {option} was removed in vLLM {removed_in})",
+            span,
+            None,
+            unsafe=False,
+            changes=(change,),
+        )
     if target == "config" and entry_spans:
         spans = entry_spans
     else:

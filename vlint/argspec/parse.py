@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vlint.argspec import config_expand
-from vlint.argspec.fixes import abbreviation_fix, removed_flag_fix
+from vlint.argspec.fixes import abbreviation_fix, deprecated_flag_fix, removed_flag_fix, typo_fix
 from vlint.argspec.issues import ArgIssue
 from vlint.argspec.spec import ArgSpec, Argument
 from vlint.argspec.values import ArgValueError, convert, human_readable_int
@@ -419,9 +419,10 @@ def _match_option(it: _Item, spec: ArgSpec, out: ParsedArgs) -> tuple[Argument, 
     # did-you-mean costs ~1 ms per unknown flag: past MAX_SUGGESTIONS issues (a generated or hostile
     # argv) the flags are still reported, without a suggestion
     suggest = len(out.issues) < MAX_SUGGESTIONS
-    out.issues.append(
-        unknown_option_issue(name, written, spec, it.span, from_config=it.origin == "config", suggest=suggest)
-    )
+    issue = unknown_option_issue(name, written, spec, it.span, from_config=it.origin == "config", suggest=suggest)
+    if issue.code == "VL001" and suggest and not issue.data.get("positional"):
+        issue.fix = typo_fix(it.span, written, unique_suggestion(name, spec), spec, it.origin)
+    out.issues.append(issue)
     return None
 
 
@@ -435,6 +436,28 @@ def _former_flag_note(name: str, spec: ArgSpec) -> str:
 
 #: unknown options of one launch that get a did-you-mean suggestion
 MAX_SUGGESTIONS = 200
+#: a did-you-mean becomes a fix (a rename) only when it is this close (difflib's ratio) and every option
+#: of another argument, or of the other polarity (--no-…), is at least UNIQUE_MARGIN further away:
+#: --gpu-memory-utilisation → --gpu-memory-utilization (0.96; next --mm-ipc-gpu-memory-gb, far below)
+UNIQUE_RATIO = 0.9
+UNIQUE_MARGIN = 0.05
+
+
+def unique_suggestion(name: str, spec: ArgSpec) -> str | None:
+    """The one option ``name`` is a typo of, or None when no option, or more than one, is that close."""
+    scored = []
+    for option in difflib.get_close_matches(name, list(spec.options), n=8, cutoff=0.75):
+        arg, negated = spec.options[option]
+        scored.append((difflib.SequenceMatcher(None, name, option).ratio(), option, (arg.dest, negated)))
+    if not scored:
+        return None
+    scored.sort(key=lambda t: -t[0])
+    best, option, meaning = scored[0]
+    if best < UNIQUE_RATIO:
+        return None
+    if any(other != meaning and best - ratio < UNIQUE_MARGIN for ratio, _, other in scored[1:]):
+        return None
+    return option
 
 
 def unknown_option_issue(
@@ -539,14 +562,7 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
         arg, negated, option, explicit = match
         i += 1
         if arg.deprecated:
-            out.issues.append(
-                ArgIssue(
-                    "VL009",
-                    it.span,
-                    f"{it.written or option} is deprecated in vLLM {spec.version}: {arg.deprecated}",
-                    {"option": option},
-                )
-            )
+            out.issues.append(_deprecated_issue(it, arg, option, spec))
         if not arg.takes_value:
             if explicit is not None:
                 out.issues.append(
@@ -603,6 +619,34 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
 
 
 _INVALID = object()
+
+
+def _deprecated_issue(it: _Item, arg: Argument, option: str, spec: ArgSpec) -> ArgIssue:
+    """VL009 in vLLM's words, with the release that removes the flag and what replaces it (the bundled
+    history of releases and the table of replacements of removed flags, :mod:`vlint.argspec.replacements`)."""
+    from vlint.argspec.history import history
+    from vlint.argspec.replacements import replacement_for
+
+    h = history()
+    present = set(h.present_in(option))
+    gone = next((v for v in h.versions if v > spec.version and v not in present), None)
+    advice = replacement_for(option)
+    msg = f"{it.written or option} is deprecated in vLLM {spec.version}: {arg.deprecated}"
+    if gone is not None:
+        msg += f" (removed in vLLM {gone})"
+    if advice and advice.startswith("nothing"):
+        msg += f"; nothing replaces it{advice[len('nothing') :]}"
+    elif advice:
+        msg += f"; use {advice}"
+    entry = it.entry if it.origin == "config" else None
+    entry_spans = (entry.key_span, entry.value_span) if entry is not None else ()
+    return ArgIssue(
+        "VL009",
+        it.span,
+        msg,
+        {"option": option, "removed_in": str(gone) if gone else None, "replacement": advice},
+        fix=deprecated_flag_fix(it.written or option, arg, advice, spec, it.span, it.origin, entry_spans),
+    )
 
 
 def _attach_removed_flag_fix(out: ParsedArgs, it: _Item, value_item: _Item | None, spec: ArgSpec) -> None:

@@ -14,7 +14,7 @@ from vlint.core.finding import Fix
 from vlint.core.span import Span
 from vlint.core.unresolved import UNRESOLVED
 from vlint.launch.deployment import Deployment
-from vlint.sources.containers.images import parse_image
+from vlint.sources.containers.images import ImageRef, parse_image, release_tag
 
 #: below this a /dev/shm is "small" for tensor/pipeline-parallel workers (NCCL's shared-memory
 #: transport and PyTorch's inter-process tensors live there; Docker's default is 64 MiB)
@@ -72,7 +72,7 @@ def world(dep: Deployment) -> World | None:
     parts = [f"{d.split('_parallel')[0].replace('_', '-')} {v}" for d, v in sizes.items() if v and v > 1]
     if local_dp > 1:
         parts.append(f"{'local ' if isinstance(dpl, int) else ''}data-parallel {local_dp}")
-    formula = " × ".join(parts) or "1 (no parallelism)"
+    formula = " × ".join(parts) or "no parallelism"
     return World(local, base * (1 if external else dp), settings, formula)
 
 
@@ -231,5 +231,17 @@ def unpinned_image(ctx: CheckContext) -> Iterator[Hit]:
     yield Hit(
         fact.span,
         {"image": ref.raw, "tag": tag or None, "why": why},
-        fix=Fix(f"pin a release tag (e.g. {ref.repository}:v0.10.2) or a digest (@sha256:…)"),
+        fix=Fix(_pin_advice(ref, dep)),
+    )
+
+
+def _pin_advice(ref: ImageRef, dep: Deployment) -> str:
+    """Pin the release vlint checked the launch against (the configured one, else the newest bundled),
+    so that what runs is what was checked — never a fixed example release."""
+    tag = release_tag(ref, dep.version)
+    if tag is not None:
+        return f"pin the release this launch was checked against ({tag}) or a digest (@sha256:…)"
+    return (
+        f"pin a tag of {ref.repository} that ships vLLM {dep.version} (the release this launch was checked "
+        "against) or a digest (@sha256:…)"
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -146,6 +147,27 @@ def size_cmd(
     sys.exit(EXIT_CLEAN)
 
 
+#: rows of the table without --all: the best options, one per GPU type and KV-cache dtype (the fewest GPUs
+#: that fit; more of the same type only add headroom), at most this many; "… N more" says what is left out
+MAX_ROWS = 12
+
+
+def shown_rows(result: object, show_all: bool) -> tuple[list[Any], int]:
+    """The rows the text table shows, and how many fitting rows it leaves out."""
+    from vlint.fix.sizing import SizingResult
+
+    assert isinstance(result, SizingResult)
+    if show_all:
+        return list(result.rows), 0
+    fewest, seen = [], set()
+    for r in result.fitting:
+        if (r.gpu, r.kv_cache_dtype) not in seen:
+            seen.add((r.gpu, r.kv_cache_dtype))
+            fewest.append(r)
+    shown = fewest[:MAX_ROWS]
+    return shown, len(result.fitting) - len(shown)
+
+
 def render(result: object, *, show_all: bool = False, color: bool = False) -> str:
     from vlint.fix.sizing import SizingResult
     from vlint.report.text import Styler
@@ -160,12 +182,13 @@ def render(result: object, *, show_all: bool = False, color: bool = False) -> st
         + (
             f"{w.concurrency} concurrent request{'s' if w.concurrency != 1 else ''}"
             if w.concurrency_stated
-            else "at least one request at a time (--concurrency not given: vLLM's max_num_seqs is kept)"
+            else "at least one request at a time (--concurrency not given: vLLM's default max_num_seqs is "
+            "kept, and no headroom is computed)"
         ),
         f"  prompt lengths: {w.source}",
         "",
     ]
-    rows = result.rows if show_all else result.fitting
+    rows, hidden = shown_rows(result, show_all)
     head = (
         "GPUs",
         "TP",
@@ -189,7 +212,7 @@ def render(result: object, *, show_all: bool = False, color: bool = False) -> st
                 f"{r.max_num_batched_tokens:,}",
                 f"{r.kv_tokens:,}",
                 f"{r.concurrency:.1f}x",
-                f"{r.headroom(w.concurrency) * 100:+.0f}%" if r.fits else "-",
+                f"{h * 100:+.0f}%" if r.fits and (h := r.headroom_for(w)) is not None else "-",
             )
         )
     if len(table) > 1:
@@ -205,6 +228,12 @@ def render(result: object, *, show_all: bool = False, color: bool = False) -> st
     else:
         out.append("  " + st("no option fits", fg="red", bold=True) + " (--all lists every option with why)")
     skipped = len(result.rows) - len(result.fitting)
+    if hidden:
+        out.append(
+            f"  … {hidden} more option{'s fit' if hidden != 1 else ' fits'} (more GPUs of a type above"
+            + (f", or past the first {MAX_ROWS}" if len(rows) == MAX_ROWS else "")
+            + "; --all lists every option)."
+        )
     out.append("")
     if skipped and not show_all:
         out.append(f"  {skipped} other option{'s do' if skipped != 1 else ' does'} not fit (--all shows why).")
@@ -217,6 +246,7 @@ def render(result: object, *, show_all: bool = False, color: bool = False) -> st
         )
     out.append(
         "  concurrency: requests of max_model_len tokens the KV cache holds at once (vLLM's 'Maximum "
-        "concurrency'); headroom: beyond the target."
+        "concurrency'); headroom: beyond the target"
+        + ("." if w.concurrency_stated else " (give --concurrency N to size for N requests in flight).")
     )
     return "\n".join(out) + "\n"

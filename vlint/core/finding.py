@@ -72,6 +72,14 @@ class Fix:
         """Can ``vlint fix`` apply it (are there machine-readable changes)?"""
         return bool(self.changes)
 
+    @property
+    def label(self) -> str:
+        """How reports introduce it: ``fix`` / ``fix (unsafe)`` only for what ``vlint fix`` (and the
+        editor's quick fix) can apply, ``help`` for advice to follow by hand (as rustc and ruff do)."""
+        if not self.applicable:
+            return "help"
+        return "fix (unsafe)" if self.unsafe else "fix"
+
 
 @dataclass(slots=True)
 class Finding:

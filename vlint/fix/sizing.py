@@ -258,6 +258,10 @@ class SizeRow:
         """KV capacity beyond the target concurrency, as a fraction (0.5 = 50% more)."""
         return self.concurrency / max(target, 1) - 1
 
+    def headroom_for(self, workload: Workload) -> float | None:
+        """:meth:`headroom` over the stated concurrency; None without ``--concurrency`` (no target)."""
+        return self.headroom(workload.concurrency) if workload.concurrency_stated else None
+
 
 @dataclass(slots=True)
 class SizingResult:
@@ -287,9 +291,9 @@ def _launch(model: str, row: SizeRow) -> list[str]:
         str(row.max_model_len),
         "--tensor-parallel-size",
         str(row.tp),
-        "--max-num-seqs",
-        str(row.max_num_seqs),
     ]
+    if row.max_num_seqs > 0:  # 0: leave it to vLLM (its default for the GPU and release)
+        argv += ["--max-num-seqs", str(row.max_num_seqs)]
     if row.max_num_batched_tokens:
         argv += ["--max-num-batched-tokens", str(row.max_num_batched_tokens)]
     if row.kv_cache_dtype != "auto":
@@ -335,16 +339,18 @@ def size(
     for option in gpus:
         spec = lookup_gpu(option.name)
         assert spec is not None
-        probe = _resolve(model, SizeRow(option.name, spec.total_gib, 1, "auto", mml, mns, 0), opts, option.name)
+        # the probe leaves max_num_seqs to vLLM, to learn its default for this GPU and release
+        probe = _resolve(model, SizeRow(option.name, spec.total_gib, 1, "auto", mml, 0, 0), opts, option.name)
         version = str(probe.version)
         arch = probe.arch
         if arch is None:
             raise SizingError(f"vlint does not know the model {model!r} (a local folder with config.json, or --online)")
         limit = option.count or 8
         default_mns = probe.resolved.get("max_num_seqs")
-        cap = default_mns.value if default_mns is not None and isinstance(default_mns.value, int) else mns
-        # without --concurrency: vLLM's own max_num_seqs, which the written config then leaves out
-        seqs = min(mns, cap) if workload.concurrency_stated else cap
+        vllm_default = default_mns.value if default_mns is not None and isinstance(default_mns.value, int) else None
+        # --concurrency sets max_num_seqs (the next power of two); without it, vLLM's own default (256 or
+        # 1024 by GPU and release), which the written config then leaves out
+        seqs = mns if workload.concurrency_stated or vllm_default is None else vllm_default
         for tp in (t for t in TP_SIZES if t <= limit and tp_splits(arch, t)):
             fp8_ok = False
             for kv in ("auto", "fp8"):
@@ -428,7 +434,7 @@ def result_dict(result: SizingResult) -> dict[str, Any]:
             "prompt_p99": w.prompt_p99,
             "max_tokens": w.max_tokens,
             "max_model_len": w.max_model_len,
-            "concurrency": w.concurrency,
+            "concurrency": w.concurrency if w.concurrency_stated else None,
             "source": w.source,
             "requests": w.requests,
             "tokenizer": w.tokenizer,
@@ -444,7 +450,7 @@ def result_dict(result: SizingResult) -> dict[str, Any]:
                 "max_num_batched_tokens": r.max_num_batched_tokens,
                 "kv_cache_tokens": r.kv_tokens,
                 "max_concurrency": round(r.concurrency, 2),
-                "headroom": round(r.headroom(w.concurrency), 3),
+                "headroom": None if (h := r.headroom_for(w)) is None else round(h, 3),
                 "starts": r.starts,
                 "fits": r.fits,
                 "reason": r.reason or None,

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from vlint.memory import MemoryEstimate
 
 BAR_WIDTH = 64
+SPARE = "left outside the budget"
 #: (name, glyph without colour, colour): with colour every part is a full block in its colour; without
 #: it, glyphs that stay apart in any font (the shades ▓▒░ do not)
 _SEGMENTS = (
@@ -23,7 +24,10 @@ _SEGMENTS = (
     ("non-torch", "%", "cyan"),
     ("CUDA graphs", "~", "blue"),
     ("KV cache", "=", "green"),
-    ("free", ".", "white"),
+    # one name for the spare memory, in the bar and in the table: what is left past the budget once the
+    # CUDA context (taken before vLLM's budget is measured), other engines and late CUDA graphs have theirs
+    ("CUDA context, other processes", ":", "bright_black"),
+    (SPARE, ".", "white"),
 )
 #: where vLLM's budget (gpu_memory_utilization × total) ends
 _BUDGET_END = "|"
@@ -240,7 +244,9 @@ def _parts(m: MemoryEstimate) -> tuple[list[_Part], list[_Part]]:
     ]
     outside_total = max(m.total_gib - m.budget_gib, 0.0)
     graphs_out = min(graphs_out, outside_total)
-    outside = [_Part(3, graphs_out), _Part(5, max(outside_total - graphs_out, 0.0))]
+    spare = min(max(m.headroom_outside_budget_gib, 0.0), outside_total - graphs_out)
+    taken = max(outside_total - graphs_out - spare, 0.0)
+    outside = [_Part(3, graphs_out), _Part(5, taken), _Part(6, spare)]
     return [p for p in inside if p.gib > 0], [p for p in outside if p.gib > 0]
 
 
@@ -265,12 +271,13 @@ def _glyph(segment: int, style: Any) -> str:
     name, plain, color = _SEGMENTS[segment]
     if not getattr(style, "color", False):
         return plain
-    return style("·" if name == "free" else "█", fg=color, dim=name == "free")
+    return style("·" if name == SPARE else "█", fg=color, dim=name == SPARE)
 
 
 def bar(m: MemoryEstimate, style: Any, width: int = BAR_WIDTH, *, overflow_note: bool = True) -> str:
     """The GPU's memory to scale: the budget's parts, ``|`` where the budget ends, then what lies
-    outside it (CUDA graphs when vLLM puts them there, and what is left free)."""
+    outside it (CUDA graphs when vLLM puts them there, the CUDA context and other processes, and what
+    is left)."""
     inside, outside = _parts(m)
     counts = _cells([p.gib for p in inside + outside], width)
     out = []
@@ -361,7 +368,11 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
             f"{m.max_concurrency:.2f}x",
             f'log "Maximum concurrency for {dep.value("max_model_len")} tokens per request"',
         ),
-        ("left outside the budget", f"{m.headroom_outside_budget_gib:.2f} GiB", "CUDA context, NCCL, other processes"),
+        (
+            SPARE,
+            f"{m.headroom_outside_budget_gib:.2f} GiB",
+            "past the budget, after the CUDA context, other processes and late CUDA graphs: for NCCL and the rest",
+        ),
     ]
     lines += _table(
         ("per GPU", "value", "where it comes from (log: the line of vLLM's startup log that shows it)"), rows, style
@@ -503,7 +514,7 @@ def _cmp_rows(b: MemoryEstimate | None, a: MemoryEstimate | None) -> list[tuple[
         ("available KV cache memory", "kv_cache_gib", "GiB", 2),
         ("GPU KV cache size", "kv_cache_tokens", "tokens", 0),
         ("max concurrency", "max_concurrency", "x", 2),
-        ("left outside the budget", "headroom_outside_budget_gib", "GiB", 2),
+        (SPARE, "headroom_outside_budget_gib", "GiB", 2),
     ):
         x, y = gib(b, attr), gib(a, attr)
         rows.append((label, fmt(x, unit, nd), fmt(y, unit, nd), delta(x, y, unit, nd)))

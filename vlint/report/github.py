@@ -49,7 +49,7 @@ def render(report: LintReport, summary: str = "") -> str:
     for f in report.findings:
         message = red.text(f.message)
         if f.fix is not None:
-            message += f"\nfix: {red.text(f.fix.description)}"
+            message += f"\n{f.fix.label}: {red.text(f.fix.description)}"
         s = f.span
         out.append(
             command(

@@ -57,6 +57,8 @@ def finding_dict(f: Finding, red: Redactor | None = None) -> dict[str, Any]:
             "description": jsonable(f.fix.description, red),
             "replacement": jsonable(f.fix.replacement, red),
             "unsafe": f.fix.unsafe,
+            # vlint fix (and the editor's quick fix) can apply it; false: advice to follow by hand
+            "applicable": f.fix.applicable,
         }
         if f.fix.span is not None:
             fix["span"] = span_dict(f.fix.span)
@@ -110,7 +112,7 @@ def report_dict(report: LintReport) -> dict[str, Any]:
                 "sources": list(fr.sources),
                 "linked": list(fr.linked),
                 "used_by": list(fr.used_by),
-                "vllm_versions": sorted({str(d.version) for d in fr.deployments}),
+                "vllm_versions": [str(v) for v in sorted({d.version for d in fr.deployments})],
                 "skipped": fr.skipped or None,
                 "deployments": [launch_dict(d, red) for d in fr.deployments],
             }

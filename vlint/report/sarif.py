@@ -136,7 +136,8 @@ def _result(f: Finding, index: int, fingerprint: str, red: Redactor) -> dict[str
     if f.fix is not None:
         fix = red.text(f.fix.description)
         props["fix"] = fix
-        text += f"\nfix: {fix}"
+        props["fixApplicable"] = f.fix.applicable
+        text += f"\n{f.fix.label}: {fix}"
     return {
         "ruleId": f.code,
         "ruleIndex": index,

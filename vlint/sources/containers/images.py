@@ -102,6 +102,15 @@ def image_vllm_version(image: ImageRef) -> Version | None:
     return found[0] if found else None
 
 
+def release_tag(image: ImageRef, version: Version) -> str | None:
+    """``image`` pinned to vLLM ``version`` when its tags are vLLM's release tags (``vllm/vllm-openai:v0.10.2``);
+    None for other images, whose tags name their own releases (``lmcache/vllm-openai:v0.3.1``)."""
+    if not _is_official(image):
+        return None
+    prefix = f"{image.registry}/" if image.registry else ""
+    return f"{prefix}{image.repository}:v{version}"
+
+
 def _is_official(image: ImageRef) -> bool:
     """vLLM's own images, also behind a registry host or a mirror path (``mirror/vllm/vllm-openai``)."""
     repo = image.repository.lower()

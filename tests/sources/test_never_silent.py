@@ -101,3 +101,17 @@ def test_a_named_file_without_extension_that_holds_a_vllm_command_is_read_as_she
     assert r.exit_code == 1 and "serve:1:" in r.output and "1 vLLM launch" in r.output, r.output
     write(repo, {"NOTES": "we run vLLM on Fridays\n"})
     assert run("NOTES").exit_code == 2
+
+
+def test_a_policy_rule_file_is_not_a_deployment(repo: Path) -> None:
+    """A YAML of the rule schema's shape (code, name, severity, summary, message) that mentions vLLM is a rule,
+    wherever it lies (here the examples' own policies, copied under another folder name); a deployment with
+    one of those keys, or a rule-like file missing one, is still listed."""
+    examples = Path(__file__).resolve().parents[2] / "examples" / "policies"
+    files = {f"org/{p.name}": p.read_text() for p in examples.glob("*.yaml")}
+    files["deploy/notes.yaml"] = "name: vllm\nsummary: how we run vLLM\nseverity: high\n"
+    write(repo, files)
+    report = json.loads(run("--format", "json", ".").stdout)
+    skipped = {f["path"]: f["skipped"] for f in report["files"]}
+    assert len(files) == 3 and all(skipped[p] is None for p in files if p.startswith("org/")), skipped
+    assert skipped["deploy/notes.yaml"] == "mentions vLLM but has no vLLM launch vlint can read"

@@ -3,10 +3,31 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 BUILTIN = "builtin"
+
+#: the keys every rule file has (``required`` of schemas/rule.schema.json) and the shapes of two of them
+RULE_FILE_KEYS = ("code", "name", "severity", "summary", "message")
+_TOP_KEY = re.compile(r"^(code|name|severity|summary|message)[ \t]*:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+_CODE = re.compile(r"^[A-Z][A-Z0-9]*[0-9]{3}$")
+_SEVERITY = {"error", "warning", "info"}
+
+
+def looks_like_rule_file(text: str) -> bool:
+    """Is this YAML a rule of vlint's catalog shape (a policy rule for ``--rules-dir``, a file of rules/),
+    not a deployment? It has every required key of the rule schema at the top level, a rule code and a
+    severity. Read from the text (the file is not parsed again): a rule that mentions vLLM is no launch."""
+    found: dict[str, str] = {}
+    for m in _TOP_KEY.finditer(text):
+        found.setdefault(m.group(1), m.group(2).strip("'\""))
+    return (
+        all(k in found for k in RULE_FILE_KEYS)
+        and _CODE.match(found["code"]) is not None
+        and found["severity"] in _SEVERITY
+    )
 
 
 @dataclass(frozen=True, slots=True)

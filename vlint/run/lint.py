@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from vlint.config.discover import Discovered, DiscoverOptions, discover
 from vlint.core.finding import Finding
 from vlint.core.invocation import Problem, Token
+from vlint.core.rule import looks_like_rule_file
 from vlint.core.span import Span
 from vlint.engine.results import FileError, FileResult, LintReport
 from vlint.engine.runner import Engine
@@ -419,7 +420,13 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
             fr.error = FileError(why)
         elif _about_vllm(src.text):
             fr.skipped = f"mentions vLLM but is {why}"
-    elif fr.error is None and not combined.invocations and not combined.problems and _about_vllm(src.text):
+    elif (
+        fr.error is None
+        and not combined.invocations
+        and not combined.problems
+        and _about_vllm(src.text)
+        and not looks_like_rule_file(src.text)  # a policy rule that mentions vLLM is not a deployment
+    ):
         how = f" (read as {', '.join(names)})" if names else ""
         fr.skipped = f"mentions vLLM but has no vLLM launch vlint can read{how}"
     if src.undecodable is not None:

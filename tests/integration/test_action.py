@@ -11,6 +11,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +52,7 @@ def test_structure() -> None:
 
 
 def test_every_input_is_used_and_every_reference_exists() -> None:
-    refs = [e for e in expressions(ACTION["runs"]) if e.startswith("inputs.")]
-    used = {r.split(".", 1)[1] for r in refs}
+    used = {m for e in expressions(ACTION["runs"]) for m in re.findall(r"\binputs\.([\w-]+)", e)}
     assert used == set(ACTION["inputs"]), (
         f"unused inputs: {set(ACTION['inputs']) - used}, unknown: {used - set(ACTION['inputs'])}"
     )
@@ -88,27 +88,46 @@ def test_scripts_parse() -> None:
                 subprocess.run(["shellcheck", "-s", "bash", "-"], input=s["run"], text=True, check=True)
 
 
+@dataclass
+class StepRun:
+    code: int
+    out: str
+    outputs: dict[str, str]
+    #: what the step appended to $GITHUB_STEP_SUMMARY
+    summary: str
+    #: how many times the step started vlint
+    runs: int
+
+
 def _run_step(
-    tmp_path: Path, inputs: dict[str, str], files: dict[str, str] | None = None
-) -> tuple[int, str, dict[str, str]]:
-    """Execute the 'Run vlint' step like the runner does (bash -e, env from inputs), with the vlint of
-    the installed venv replaced by this checkout's; ``files`` are written into the work folder."""
+    tmp_path: Path, inputs: dict[str, str], files: dict[str, str] | None = None, *, examples: bool = True
+) -> StepRun:
+    """Execute the 'Run vlint' step like the runner does (bash -e, env from inputs), with the vlint and
+    python of the installed venv replaced by this checkout's (the fake vlint counts its runs); ``files``
+    are written into the work folder."""
     (step,) = [s for s in steps() if s.get("id") == "vlint"]
     runner_temp = tmp_path / "runner"
     bin_dir = runner_temp / "vlint-venv" / "bin"
     bin_dir.mkdir(parents=True)
+    runs = tmp_path / "runs"
     fake = bin_dir / "vlint"
-    fake.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m vlint.cli "$@"\n')
+    fake.write_text(f'#!/bin/sh\necho run >> "{runs}"\nexec "{sys.executable}" -m vlint.cli "$@"\n')
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    (bin_dir / "python").symlink_to(sys.executable)
     output = tmp_path / "github_output"
     output.write_text("")
+    step_summary = tmp_path / "step_summary.md"
+    step_summary.write_text("")
     values = {name: inputs.get(name, spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT)}
     env.update(RUNNER_TEMP=str(runner_temp), GITHUB_OUTPUT=str(output), GITHUB_ACTIONS="true")
+    env.update(GITHUB_STEP_SUMMARY=str(step_summary))
     for key, template in step["env"].items():
         env[key] = EXPR.sub(lambda m: values[m.group(1).split(".", 1)[1]], template)
     work = tmp_path / "work"
-    shutil.copytree(ROOT / "examples", work / "examples")
+    work.mkdir()
+    if examples:
+        shutil.copytree(ROOT / "examples", work / "examples")
     for rel, text in (files or {}).items():
         (work / rel).parent.mkdir(parents=True, exist_ok=True)
         (work / rel).write_text(text)
@@ -121,43 +140,100 @@ def _run_step(
         timeout=120,
     )
     outputs = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
-    return res.returncode, res.stdout, outputs
+    n = len(runs.read_text().splitlines()) if runs.exists() else 0
+    return StepRun(res.returncode, res.stdout + res.stderr, outputs, step_summary.read_text(), n)
 
 
 def test_run_step_annotates_writes_sarif_and_fails(tmp_path: Path) -> None:
-    code, out, outputs = _run_step(tmp_path, {"paths": "examples", "sarif-file": "results/vlint.sarif"})
-    assert code == 1, out
-    assert out.startswith(("::error file=examples/", "::warning file=examples/", "::notice file=examples/")), out
-    assert "title=VL210" in out  # examples/k8s: the memory model says it will not start
-    assert outputs == {"sarif-file": "results/vlint.sarif"}
+    r = _run_step(tmp_path, {"paths": "examples", "sarif-file": "results/vlint.sarif"})
+    assert r.code == 1, r.out
+    assert r.out.startswith(("::error file=examples/", "::warning file=examples/", "::notice file=examples/")), r.out
+    assert "title=VL210" in r.out  # examples/k8s: the memory model says it will not start
+    assert r.runs == 1, "one lint for the annotations, the SARIF file, the counts and the summary"
     doc = json.loads((tmp_path / "work" / "results" / "vlint.sarif").read_text())
     assert doc["version"] == "2.1.0" and doc["runs"][0]["results"]
+    errors = sum(1 for res in doc["runs"][0]["results"] if res["level"] == "error")
+    assert r.outputs == {
+        "sarif-file": "results/vlint.sarif",
+        "findings-count": str(len(doc["runs"][0]["results"])),
+        "errors-count": str(errors),
+    }
+    assert errors == 1 and r.out.count("::error ") == 1
+
+
+def test_run_step_writes_the_job_summary(tmp_path: Path) -> None:
+    """Counts per rule and severity, the memory line of each launch that starts, what was not checked."""
+    files = {"client.py": "# talks to a vLLM server\nimport openai\n"}
+    r = _run_step(tmp_path, {"paths": "examples\nclient.py"}, files)
+    assert r.code == 1 and r.runs == 1, r.out
+    s = r.summary
+    assert s.startswith("## vlint\n") and "Found 10 problems \\(1 error\\, 6 warnings\\, 3 info\\)" in s, s
+    assert "| VL210 | will\\-not\\-start | 1 |  |  |" in s and "| VL230 | reference\\-gpu\\-fit |  |  | 3 |" in s
+    assert "**Memory**" in s and "examples\\/good\\.sh\\:3\\: memory\\: Qwen\\/Qwen2\\.5\\-7B\\-Instruct" in s
+    assert "**Not checked**" in s and "client\\.py\\: mentions vLLM but has no vLLM launch" in s
+    r = _run_step(tmp_path / "off", {"paths": "examples", "summary": "false"})
+    assert r.summary == "" and r.outputs["findings-count"] == "10"
 
 
 def test_run_step_fail_on_and_args(tmp_path: Path) -> None:
-    code, out, outputs = _run_step(tmp_path, {"paths": "examples/good.sh examples/start.sh", "fail-on": "error"})
-    assert code == 0, out
-    assert outputs == {"sarif-file": ""}
-    code, out, _ = _run_step(tmp_path / "2", {"paths": "examples", "args": "--select VL101 --fail-on info"})
-    assert out.count("::") >= 1 and "VL101" in out and "VL201" not in out
+    r = _run_step(tmp_path, {"paths": "examples/good.sh\nexamples/start.sh\n", "fail-on": "error"})
+    assert r.code == 0, r.out
+    assert r.outputs["sarif-file"] == "" and r.outputs["errors-count"] == "0"
+    r = _run_step(tmp_path / "2", {"paths": "examples", "args": "--select VL101 --fail-on info"})
+    assert r.out.count("::") >= 1 and "VL101" in r.out and "VL201" not in r.out
+    assert r.outputs["findings-count"] == "1"
+
+
+BAD = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --gpu-memory-utilization 0.97\n"
+
+
+def test_run_step_paths_with_spaces_and_args_with_globs(tmp_path: Path) -> None:
+    """Paths are one per line and may hold spaces; args are split like a shell line but never glob-expanded:
+    `--extend-exclude tests/*` reaches vlint as the pattern (the old step expanded it into more paths to
+    lint), and a quoted pattern with a space stays one word."""
+    files = {
+        "deploy dir/start.sh": BAD,
+        "deploy dir/skip me.sh": BAD,
+        "tests/bad.sh": BAD,
+        "tests/more.sh": BAD,
+        "other.sh": BAD,
+    }
+    inputs = {"paths": "deploy dir\ntests\n", "args": "--extend-exclude tests/* --extend-exclude 'deploy dir/skip*'"}
+    r = _run_step(tmp_path, inputs, files, examples=False)
+    assert r.runs == 1 and r.code == 1, r.out
+    linted = set(re.findall(r"^::\w+ file=([^,]+),", r.out, re.MULTILINE))
+    assert linted == {"deploy dir/start.sh"}, r.out
+    # a path is never a glob either: `*.sh` names no file, and vlint says so instead of linting other.sh
+    r = _run_step(tmp_path / "glob", {"paths": "*.sh"}, files, examples=False)
+    assert r.code == 2 and "other.sh" not in r.out, r.out
+    # an unclosed quote is a usage error, not a half-parsed command line
+    r = _run_step(tmp_path / "quote", {"paths": "other.sh", "args": "--gpu 'H100"}, files, examples=False)
+    assert r.code == 2 and r.runs == 0 and "args input" in r.out, r.out
 
 
 def test_fail_on_is_passed_only_when_set(tmp_path: Path) -> None:
     """The input's default leaves fail-on to the repository's configuration (a warning-only run passes
     with fail-on = "error" in .vlint.toml); setting the input overrides it."""
     config = {".vlint.toml": 'fail-on = "error"\n'}
-    code, out, _ = _run_step(tmp_path / "a", {"paths": "examples/start.sh"}, config)
-    assert code == 0 and "::warning" in out, out
-    code, out, _ = _run_step(tmp_path / "b", {"paths": "examples/start.sh", "fail-on": "warning"}, config)
-    assert code == 1, out
+    r = _run_step(tmp_path / "a", {"paths": "examples/start.sh"}, config)
+    assert r.code == 0 and "::warning" in r.out, r.out
+    r = _run_step(tmp_path / "b", {"paths": "examples/start.sh", "fail-on": "warning"}, config)
+    assert r.code == 1, r.out
 
 
 def test_isolated_input_ignores_the_repository_config(tmp_path: Path) -> None:
     config = {".vlint.toml": 'ignore = ["VL2", "VL1", "VL0", "VL5"]\n'}
-    code, out, _ = _run_step(tmp_path / "a", {"paths": "examples/start.sh"}, config)
-    assert code == 0 and "::warning" not in out, out
-    code, out, _ = _run_step(tmp_path / "b", {"paths": "examples/start.sh", "isolated": "true"}, config)
-    assert code == 1 and "title=VL201" in out, out
+    r = _run_step(tmp_path / "a", {"paths": "examples/start.sh"}, config)
+    assert r.code == 0 and "::warning" not in r.out, r.out
+    r = _run_step(tmp_path / "b", {"paths": "examples/start.sh", "isolated": "true"}, config)
+    assert r.code == 1 and "title=VL201" in r.out, r.out
+
+
+def test_pip_downloads_are_cached() -> None:
+    (cache,) = [s for s in steps() if s.get("uses", "").startswith("actions/cache@")]
+    (install,) = [s for s in steps() if "pip install" in s.get("run", "")]
+    assert install["env"]["PIP_CACHE_DIR"] == cache["with"]["path"]
+    assert "inputs.cache" in cache["if"] and "github.action_ref" in cache["with"]["key"]
 
 
 def test_the_callers_python_is_left_alone() -> None:

@@ -62,6 +62,8 @@ class Run:
     statistics: bool = False
     #: (display path, text) of a file read from stdin (``vlint -``)
     stdin: tuple[str, str] | None = None
+    #: ``--also FORMAT=FILE``: more reports of this same run, each written to its file
+    also: tuple[tuple[str, Path], ...] = ()
 
 
 @click.command("check")
@@ -73,6 +75,14 @@ class Run:
     help="Output format [default: github when GITHUB_ACTIONS=true, else text].",
 )
 @click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="Write the report to FILE.")
+@click.option(
+    "--also",
+    "also",
+    multiple=True,
+    metavar="FORMAT=FILE",
+    help="Also write this run's report in FORMAT to FILE (repeatable; e.g. --also sarif=vlint.sarif --also "
+    f"markdown=summary.md): one lint, several reports. Formats: {', '.join(FORMATS)}.",
+)
 @selection_options
 @click.option(
     "--fail-on",
@@ -147,6 +157,7 @@ def check_cmd(
     paths: tuple[Path, ...],
     fmt: str | None,
     output: Path | None,
+    also: tuple[str, ...],
     select: tuple[str, ...],
     extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
@@ -263,6 +274,7 @@ def check_cmd(
             write_baseline=write_baseline,
             folders=tuple(display_path(t, opts.root) for t in targets if t.is_dir()),
             statistics=statistics,
+            also=parse_also(also),
         )
         reader = None
         if stdin is not None:
@@ -288,6 +300,18 @@ def check_cmd(
     if empty is not None:
         code = max(code, empty[1])
     sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
+
+
+def parse_also(values: tuple[str, ...]) -> tuple[tuple[str, Path], ...]:
+    """``--also FORMAT=FILE`` values (split at the first ``=``: a file name may hold one too)."""
+    out = []
+    for v in values:
+        fmt, sep, path = v.partition("=")
+        if not sep or not path or fmt not in FORMATS:
+            why = f"{v!r}: give FORMAT=FILE, FORMAT one of {', '.join(FORMATS)}"
+            raise click.BadParameter(why, param_hint="--also")
+        out.append((fmt, Path(path)))
+    return tuple(out)
 
 
 class Progress:
@@ -471,7 +495,8 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
         lines.provide(*run.stdin)
     report.redactor(lines)  # every renderer masks with it: by value, and by where each secret is written
     # fingerprints (a hash per finding) only where they are used: SARIF, GitLab and the baseline
-    needed = run.fmt in ("sarif", "gitlab") or run.baseline is not None or run.write_baseline is not None
+    formats = {run.fmt, *(f for f, _ in run.also)}
+    needed = bool(formats & {"sarif", "gitlab"}) or run.baseline is not None or run.write_baseline is not None
     prints = fingerprints(report.findings, lines) if needed else []
     try:
         # a partial run (pre-commit's batches) neither drops nor counts as stale the entries of the
@@ -497,6 +522,9 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
                 )
     except BaselineError as e:
         fail(str(e))
+    for fmt, path in run.also:  # the same run's other reports (plain text, no colour)
+        more = notes + (annotation_limit_note(report) if fmt == "github" else [])
+        _write(path, render(report, engine.catalog, prints, fmt, lines, notes=" ".join(more)))
     if run.fmt == "github":
         notes.extend(annotation_limit_note(report))
     if run.statistics and run.fmt == "text":
@@ -504,11 +532,7 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
     else:
         text = render(report, engine.catalog, prints, run.fmt, lines, quiet=quiet, color=color, notes=" ".join(notes))
     if run.output is not None:
-        try:
-            run.output.parent.mkdir(parents=True, exist_ok=True)
-            run.output.write_text(text, encoding="utf-8", errors="backslashreplace")
-        except OSError as e:
-            fail(f"{run.output}: cannot write: {e.strerror or e}")
+        _write(run.output, text)
         from vlint.report.text import summary
 
         click.echo(summary(report) + (f" {' '.join(notes)}" if notes else "") + f" Report: {run.output}", err=True)
@@ -516,6 +540,14 @@ def finish(report: LintReport, engine: Engine, run: Run, *, quiet: bool = False,
         # color=True keeps the codes when stdout is not a terminal (FORCE_COLOR in CI logs)
         click.echo(text, nl=False, color=True if color else None)
     return exit_code(report, run.fail_on)
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", errors="backslashreplace")
+    except OSError as e:
+        fail(f"{path}: cannot write: {e.strerror or e}")
 
 
 def statistics_table(report: LintReport, *, color: bool = False, notes: str = "") -> str:
@@ -594,6 +626,10 @@ def render(
         from vlint.report import gitlab
 
         return gitlab.render(report, prints)
+    if fmt == "markdown":
+        from vlint.report import markdown
+
+        return markdown.render(report) + (f"\n{notes}\n" if notes else "")
     from vlint.report.text import summary
 
     if fmt == "github":

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from vlint.engine.catalog import Catalog
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-FORMATS = ("text", "json", "sarif", "github", "gitlab")
+FORMATS = ("text", "json", "sarif", "github", "gitlab", "markdown")
 
 F = TypeVar("F", bound=Callable[..., Any])
 

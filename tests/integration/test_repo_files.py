@@ -36,3 +36,22 @@ def test_security_policy_points_to_the_security_guide() -> None:
     assert "docs/security.md" in text and "--isolated" in text
     if not (ROOT / "docs" / "security.md").is_file():
         pytest.skip("docs/security.md (written with the lint-root work, issue 11) is not in this tree yet")
+
+
+def test_the_readme_says_what_the_examples_give(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's first line exits 1 on the examples' deliberate mistakes and says so; good.sh exits 0; the
+    examples' policy rules are not listed as files without a launch."""
+    import json
+
+    from click.testing import CliRunner
+
+    from vlint.cli import main
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "python -m pip install . && vlint examples/" in readme and "**exits 1**" in readme
+    monkeypatch.chdir(ROOT)
+    res = CliRunner().invoke(main, ["--isolated", "--format", "json", "examples/"])
+    assert res.exit_code == 1
+    doc = json.loads(res.stdout)
+    assert [f["path"] for f in doc["files"] if f["skipped"]] == [] and doc["summary"]["skipped"] == 0
+    assert CliRunner().invoke(main, ["--isolated", "examples/good.sh"]).exit_code == 0

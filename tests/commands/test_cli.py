@@ -289,7 +289,9 @@ def test_quiet_prints_one_line_per_finding(project: Path) -> None:
 def test_no_problems_summary(project: Path) -> None:
     write(project, {"start.sh": CLEAN})
     r = run("--no-color", "--gpu", "H100", "start.sh")
-    assert r.output.startswith("memory model: 1 of 1 launch.\nNo problems found. 1 file checked, 1 vLLM launch.")
+    first, *rest = r.output.splitlines()
+    assert first.startswith("start.sh:1: memory: meta-llama/Llama-3.1-8B-Instruct on H100") and "— starts: " in first
+    assert "\n".join(rest).startswith("memory model: 1 of 1 launch.\nNo problems found. 1 file checked, 1 vLLM launch.")
 
 
 def test_no_color(project: Path) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from vlint.core.unresolved import UNRESOLVED
@@ -57,6 +57,9 @@ class MemoryStatus:
     #: a key of :data:`FIXES` when there is no answer ("" otherwise)
     kind: str = ""
 
+    #: ``path:line: memory: …`` for a launch the memory model says starts (the text report's line per launch)
+    line: str | None = None
+
     @property
     def fix(self) -> str:
         return FIXES.get(self.kind, "")
@@ -70,10 +73,61 @@ class MemoryStatus:
 
 
 def memory_status(dep: Deployment) -> MemoryStatus:
-    """Computed once per deployment (before a worker process slims it down)."""
+    """Computed once per deployment (before a worker process slims it down), with the launch's memory line."""
     if dep._memory_status is None:
-        dep._memory_status = _status(dep)
+        status = _status(dep)
+        dep._memory_status = replace(status, line=_launch_line(dep, status))
     return dep._memory_status
+
+
+#: how the reference devices of a ``gpu_fit`` answer are named, by their kind
+_REFERENCE = {
+    "GPU": "reference GPUs",
+    "TPU": "reference TPUs",
+    "Gaudi device": "reference Gaudi devices",
+    "CPU host": "reference host sizes",
+    "accelerator option": "of the task's accelerator options",
+}
+
+
+def _launch_line(dep: Deployment, status: MemoryStatus) -> str | None:
+    """``path:line: memory: MODEL on GPU, vLLM X — starts: KV tokens, concurrency, headroom`` for a launch the
+    memory model says starts; on the reference GPUs (no GPU named) the short form — on how many it starts and
+    what one GPU needs. None otherwise: a launch that fails has its finding (VL210, VL231), one the model
+    did not answer its notice in the ``memory model:`` line."""
+    from vlint.launch.gpu_fit import gpu_fit, label
+
+    head = f"{dep.path}:{dep.invocation.span.line}: memory: {dep.model or '(no model)'}"
+    if status.answer == "memory":
+        m = dep.memory
+        if m is None or not m.starts or m.too_close_to_call:
+            return None
+        if dep.gpu is not None:
+            n = dep.gpu_count or 1
+            device = f"{n} × {dep.gpu.name}" if n > 1 else dep.gpu.name
+        else:
+            device = m.device or m.platform
+        mml = dep.value("max_model_len")
+        at = f" at {mml:,} tokens" if isinstance(mml, int) and not isinstance(mml, bool) else ""
+        parts = [f"{m.kv_cache_tokens:,} KV-cache tokens", f"{m.max_concurrency:.2f}x concurrency{at}"]
+        if m.platform == "cuda":
+            parts.append(f"{m.headroom_outside_budget_gib:.2f} GiB left outside the budget")
+        return f"{head} on {device}, vLLM {dep.version} — starts: " + ", ".join(parts)
+    if status.answer == "gpu_fit":
+        fits = gpu_fit(dep) or []
+        ok = [f for f in fits if f.starts and not f.too_close_to_call]
+        if not ok:
+            return None
+        others = [label(f) for f in fits if f not in ok]
+        kind = fits[0].kind
+        refs = _REFERENCE.get(kind, f"reference {kind}s")
+        line = f"{head}, vLLM {dep.version} — starts on {len(ok)} of {len(fits)} {refs}"
+        line += f" (not on {', '.join(others)})" if others else ""
+        if kind not in ("CPU host", "accelerator option"):
+            need = min(f.need_gib for f in ok)
+            line += f", needs ≈ {need:.1f} GiB per {kind} at gpu_memory_utilization {ok[0].gpu_memory_utilization}"
+        return line
+    return None
 
 
 def _status(dep: Deployment) -> MemoryStatus:

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from vlint.core.escape import printable
 from vlint.core.finding import Finding
 from vlint.engine.results import LintReport
 from vlint.security.secrets import Redactor
-
-if TYPE_CHECKING:
-    from vlint.launch.deployment import Deployment
 
 _SEV_COLOR = {"error": "red", "warning": "yellow", "info": "blue"}
 
@@ -96,61 +92,12 @@ def render(
     return "\n".join(out) + "\n"
 
 
-#: how the reference devices of a ``gpu_fit`` answer are named, by their kind
-_REFERENCE = {
-    "GPU": "reference GPUs",
-    "TPU": "reference TPUs",
-    "Gaudi device": "reference Gaudi devices",
-    "CPU host": "reference host sizes",
-    "accelerator option": "of the task's accelerator options",
-}
-
-
 def launch_memory_lines(report: LintReport) -> list[str]:
-    """:func:`launch_memory_line` of every launch that has one, in file order."""
-    return [line for fr in report.files for d in fr.deployments if (line := launch_memory_line(d)) is not None]
-
-
-def launch_memory_line(dep: Deployment) -> str | None:
-    """``path:line: memory: MODEL on GPU, vLLM X — starts: KV tokens, concurrency, headroom`` for a launch the
-    memory model says starts; on the reference GPUs (no GPU named) the short form — on how many it starts and
-    what one GPU needs. None otherwise: a launch that fails has its finding (VL210, VL231), one the model
-    did not answer its notice in the ``memory model:`` line."""
-    from vlint.launch.gpu_fit import gpu_fit, label
+    """The memory line of every launch that has one (:attr:`vlint.launch.memory_status.MemoryStatus.line`),
+    in file order."""
     from vlint.launch.memory_status import memory_status
 
-    status = memory_status(dep)
-    head = f"{dep.path}:{dep.invocation.span.line}: memory: {dep.model or '(no model)'}"
-    if status.answer == "memory":
-        m = dep.memory
-        if m is None or not m.starts or m.too_close_to_call:
-            return None
-        if dep.gpu is not None:
-            n = dep.gpu_count or 1
-            device = f"{n} × {dep.gpu.name}" if n > 1 else dep.gpu.name
-        else:
-            device = m.device or m.platform
-        mml = dep.value("max_model_len")
-        at = f" at {mml:,} tokens" if isinstance(mml, int) and not isinstance(mml, bool) else ""
-        parts = [f"{m.kv_cache_tokens:,} KV-cache tokens", f"{m.max_concurrency:.2f}x concurrency{at}"]
-        if m.platform == "cuda":
-            parts.append(f"{m.headroom_outside_budget_gib:.2f} GiB left outside the budget")
-        return f"{head} on {device}, vLLM {dep.version} — starts: " + ", ".join(parts)
-    if status.answer == "gpu_fit":
-        fits = gpu_fit(dep) or []
-        ok = [f for f in fits if f.starts and not f.too_close_to_call]
-        if not ok:
-            return None
-        others = [label(f) for f in fits if f not in ok]
-        kind = fits[0].kind
-        refs = _REFERENCE.get(kind, f"reference {kind}s")
-        line = f"{head}, vLLM {dep.version} — starts on {len(ok)} of {len(fits)} {refs}"
-        line += f" (not on {', '.join(others)})" if others else ""
-        if kind not in ("CPU host", "accelerator option"):
-            need = min(f.need_gib for f in ok)
-            line += f", needs ≈ {need:.1f} GiB per {kind} at gpu_memory_utilization {ok[0].gpu_memory_utilization}"
-        return line
-    return None
+    return [line for fr in report.files for d in fr.deployments if (line := memory_status(d).line) is not None]
 
 
 def memory_line(report: LintReport, red: Redactor | None = None) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,8 +25,13 @@ from vlint.core.escape import printable
 
 if TYPE_CHECKING:
     from vlint.core.version import Version
+    from vlint.engine.results import LintReport
+    from vlint.engine.runner import Engine
     from vlint.fix.upgrade import UpgradeFix
+    from vlint.run.git_ref import Snapshot
+    from vlint.run.lint import LintOptions
     from vlint.run.upgrade import UpgradeRun
+    from vlint.security.lint_root import LintRoot
 
 
 def release(text: str, hint: str) -> Version:
@@ -225,3 +230,35 @@ def _finish_fix(fixed: UpgradeFix, *, write: bool, root: object) -> int:
     if errors or any(fr.error is not None for fr in outcome.after.files):
         return EXIT_ERROR
     return EXIT_FINDINGS if not write and files else EXIT_CLEAN
+
+
+# -- vlint check --diff-base REF -------------------------------------------------------------------
+def open_diff_base(ref: str, root: LintRoot) -> Snapshot:
+    """The files as git REF has them, or exit 2 with why not (no git, no work tree, REF unknown)."""
+    from vlint.run.git_ref import DiffBaseError, open_git_snapshot
+
+    try:
+        return open_git_snapshot(ref, root)
+    except DiffBaseError as e:
+        fail(str(e))
+
+
+def annotate_diff_base(report: LintReport, engine: Engine, opts: LintOptions, snapshot: Snapshot, post: Any) -> None:
+    """Add the VL640 finding of every launch whose stated release changed since the diff base (and say on
+    stderr what could not be compared)."""
+    from vlint.report.upgrade import explain_view
+    from vlint.run.upgrade import diff_base
+
+    found = diff_base(report, engine, opts, snapshot, explain=explain_view, post=post)
+    n = len(found.compared)
+    click.echo(
+        f"diff base {found.base}: {n} launch{'es' if n != 1 else ''} with another vLLM release than there"
+        + (
+            f" ({', '.join(sorted({f'{r.before.version} → {r.after.version}' for r in found.compared if r.after}))})"
+            if n
+            else ""
+        ),
+        err=True,
+    )
+    for note in found.notes:
+        click.echo(printable(f"diff base {found.base}: {note}"), err=True)

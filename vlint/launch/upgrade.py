@@ -271,11 +271,17 @@ def _option_of(f: Finding) -> str:
 
 
 def _breaks(before: Deployment, after: Deployment, bf: list[Finding], af: list[Finding]) -> list[Change]:
+    from vlint.core.finding import SEVERITY_RANK
+
     src, dst = _rel(before, after)
-    old = {_key(f) for f in bf}
+    # the most severe finding of each place at the source: a "too close to call" warning there that is a
+    # "will not start" error at the target is new
+    old: dict[tuple[str, str, int, int], int] = {}
+    for f in bf:
+        old[_key(f)] = max(old.get(_key(f), -1), SEVERITY_RANK[f.severity])
     out: list[Change] = []
     for f in af:
-        new = _key(f) not in old
+        new = old.get(_key(f), -1) < SEVERITY_RANK[f.severity]
         if f.code in REJECTS and f.severity in ("error", "warning"):
             out.append(_rejection(f, before, src, dst, new))
         elif new and f.severity == "error":
@@ -465,8 +471,8 @@ def _entrypoint(before: Deployment, after: Deployment) -> Change | None:
     inv = after.invocation
     fact = inv.facts.get("image")
     ref = parse_image(str(fact.value)) if fact is not None else None
-    if ref is None or default_entrypoint(ref) != inv.program:
-        return None  # not vLLM's image, or the launch names its program itself
+    if ref is None or "image_entrypoint" not in inv.facts or default_entrypoint(ref) is None:
+        return None  # the launch names its program itself, or the image is not vLLM's own
     was, now = entrypoint_of_release(before.version), entrypoint_of_release(after.version)
     if was == now:
         return None

@@ -92,14 +92,13 @@ def launches_of(report: LintReport) -> list[tuple[FileResult, Deployment, list[F
     return out
 
 
-def _keyed(report: LintReport) -> dict[tuple[str, str, str, int], tuple[FileResult, Deployment, list[Finding]]]:
-    """Launches by (file, label, program, occurrence): the same launch in two lints of one file, also
-    when another launch was added above it."""
+def _keyed(report: LintReport) -> dict[tuple[str, str, int], tuple[FileResult, Deployment, list[Finding]]]:
+    """Launches by (file, label, occurrence): the same launch in two lints of one file, also when another
+    launch was added above it or its image now runs another program."""
     out = {}
-    seen: dict[tuple[str, str, str], int] = {}
+    seen: dict[tuple[str, str], int] = {}
     for fr, dep, findings in launches_of(report):
-        inv = dep.invocation
-        k = (fr.path, inv.label, inv.program)
+        k = (fr.path, dep.invocation.label)
         seen[k] = seen.get(k, 0) + 1
         out[(*k, seen[k])] = (fr, dep, findings)
     return out
@@ -195,7 +194,7 @@ def diff_base(
     now = at_release(opts, None, "")
     head = _lint(paths, engine, now, post)
     at_base = _keyed(base)
-    groups: dict[Version, list[tuple[tuple[str, str, str, int], Deployment]]] = {}
+    groups: dict[Version, list[tuple[tuple[str, str, int], Deployment]]] = {}
     unmatched = 0
     for key, (_, dep, _) in _keyed(head).items():
         old = at_base.get(key)

@@ -194,3 +194,24 @@ def test_fix_leaves_what_it_cannot_name_plainly(tmp_path: Path) -> None:
     assert "release not rewritten" in res.err and "does not name 0.8.5 plainly" in res.err
     after = (r.root / "compose.yaml").read_text()
     assert "v0.8.5-cu124" in after and "--swap-space" not in after  # the flags are migrated all the same
+
+
+def _blocks(text: str) -> list[str]:
+    """The fenced blocks of a Markdown text, in order."""
+    import re
+
+    return [m.group(1) for m in re.finditer(r"```\w*\n(.*?)```", text, re.S)]
+
+
+def test_the_worked_example_is_real_output(tmp_path: Path) -> None:
+    """docs/upgrade.md pastes `vlint upgrade` and `--diff` on its compose file: they are what the command prints."""
+    doc = (ROOT / "docs" / "upgrade.md").read_text()
+    blocks = _blocks(doc)
+    compose = next(b for b in blocks if b.startswith("services:"))
+    r = Repo(tmp_path / "r")
+    r.write("deploy/compose.yaml", compose)
+    for cmd in (["--to", "0.33.0", "--gpu", "H100"], ["--to", "0.33.0", "--gpu", "H100", "--diff"]):
+        shown = f"$ vlint upgrade deploy/compose.yaml {' '.join(cmd)}\n"
+        (pasted,) = [b for b in blocks if b.startswith(shown)]
+        res = r.vlint("upgrade", "deploy/compose.yaml", *cmd, "--no-color")
+        assert pasted[len(shown) :] == res.out + res.err, f"docs/upgrade.md is stale for {shown}"

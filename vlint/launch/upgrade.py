@@ -517,7 +517,7 @@ def _behaviour(before: Deployment, after: Deployment) -> list[Change]:
             walk = _walk(before, after)
         steps = _steps(k, walk)
         why_after = why_of(after, k)
-        cites = [*cites_in(why_after)]
+        cites = [*cites_in(why_of(before, k)), *cites_in(why_after)]
         where = ""
         if steps:
             where = "; changed in " + ", ".join(

@@ -208,7 +208,7 @@ def _memory_rows(cmp: Comparison, style: Any, say: Any) -> list[str]:
             out.append("    " + say(f"not computed at {cmp.target}: {cmp.explain_after.get('memory_unavailable')}"))
         return out
     out = [
-        "  " + line
+        ("  " + line).rstrip()
         for line in side_by_side(
             b, a, f"vLLM {cmp.source}", f"vLLM {cmp.target}", style, (str(cmp.source), str(cmp.target))
         )[1:]

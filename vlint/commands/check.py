@@ -188,6 +188,8 @@ def check_cmd(
     unsafe_fixes: bool,
 ) -> None:
     """Lint vLLM launch configs in PATHS (files or folders; default: the current folder)."""
+    if diff_base is not None and (apply_fixes or show_diff or unsafe_fixes or add_suppressions):
+        raise click.UsageError("--diff-base reports; to migrate the files use `vlint upgrade --fix --to X.Y.Z`")
     if apply_fixes or show_diff or unsafe_fixes:
         from vlint.commands.fix import fix_cmd
 

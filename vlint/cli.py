@@ -24,6 +24,7 @@ _LAZY_COMMANDS = {
     "size": ("vlint.commands.size", "size_cmd"),
     "server": ("vlint.server.command", "server_cmd"),
     "models": ("vlint.commands.models", "models_cmd"),
+    "upgrade": ("vlint.commands.upgrade", "upgrade_cmd"),
 }
 
 

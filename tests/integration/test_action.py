@@ -236,6 +236,12 @@ def test_pip_downloads_are_cached() -> None:
     assert "inputs.cache" in cache["if"] and "github.action_ref" in cache["with"]["key"]
 
 
+def test_diff_base_input_is_passed(tmp_path: Path) -> None:
+    """diff-base reaches vlint as --diff-base (outside a git work tree, vlint stops with exit 2 and says so)."""
+    res = _run_step(tmp_path, {"paths": "examples/start.sh", "diff-base": "origin/main"})
+    assert res[0] == 2
+
+
 def test_the_callers_python_is_left_alone() -> None:
     """vlint gets its own virtualenv; setup-python runs with update-environment: false, so the job's
     python/pip/PATH are what they were for the steps after the action."""

@@ -411,6 +411,7 @@ def test_docker_run_options_env_facts_and_image_entrypoint() -> None:
         "privileged": True,
         "image": "vllm/vllm-openai:v0.10.2",
         "vllm_version": "0.10.2",
+        "image_entrypoint": "image",  # the arguments go to the image's own entry point
     }
     assert sp(inv.facts["gpus"].span) == "2:10-2:24"
 

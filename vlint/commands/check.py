@@ -148,6 +148,12 @@ class Run:
     type=click.IntRange(min=1),
     help="Worker processes for large trees [default: the number of CPUs]; the output is the same.",
 )
+@click.option(
+    "--diff-base",
+    metavar="REF",
+    help="Pull requests: for each launch whose vLLM release (image tag, pin, Helm value) differs at git REF, "
+    "report what the upgrade does to it (VL640) on the line that states the release.",
+)
 @click.option("--fix", "apply_fixes", is_flag=True, help="Apply safe fixes in place (same as `vlint fix`).")
 @click.option("--diff", "show_diff", is_flag=True, help="With --fix: print the fixes as a unified diff, write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix: also apply fixes that change behaviour.")
@@ -187,11 +193,14 @@ def check_cmd(
     quiet: bool,
     no_color: bool,
     jobs: int | None,
+    diff_base: str | None,
     apply_fixes: bool,
     show_diff: bool,
     unsafe_fixes: bool,
 ) -> None:
     """Lint vLLM launch configs in PATHS (files or folders; default: the current folder)."""
+    if diff_base is not None and (apply_fixes or show_diff or unsafe_fixes or add_suppressions):
+        raise click.UsageError("--diff-base reports; to migrate the files use `vlint upgrade --fix --to X.Y.Z`")
     if apply_fixes or show_diff or unsafe_fixes:
         from vlint.commands.fix import fix_cmd
 
@@ -245,6 +254,13 @@ def check_cmd(
     settings = RunSettings(cli)
     root = find_root([show_settings] if show_settings is not None else targets, lint_root)
     settings.lint_root = root
+    snapshot = None
+    if diff_base is not None:
+        from vlint.commands.upgrade import open_diff_base
+
+        if stdin is not None:
+            raise click.UsageError("--diff-base compares files with git REF: name them instead of `-`")
+        snapshot = open_diff_base(diff_base, root)
     try:
         if show_settings is not None:
             for line in settings.describe(show_settings, launches=True):
@@ -286,6 +302,10 @@ def check_cmd(
         opts.progress = progress if progress.enabled else None
         report = lint_paths(targets, engine, opts, reader=reader)
         progress.done()
+        if snapshot is not None:
+            from vlint.commands.upgrade import annotate_diff_base
+
+            annotate_diff_base(report, engine, opts, snapshot, lambda r: settings.apply_filters(r, opts.root))
         settings.apply_filters(report, opts.root)
         empty = _nothing_to_lint(list(paths), settings, opts.root) if not report.files else None
         if add_suppressions:

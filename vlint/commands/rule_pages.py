@@ -27,6 +27,7 @@ def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None =
     opts = ResolveOptions()
     root_arg = ""
     render = True
+    diff_base = ""
     args = list(case.args)
     select: list[str] = []
     i = 0
@@ -43,6 +44,8 @@ def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None =
             select.append(val)
         elif a == "--root":
             root_arg = val
+        elif a == "--diff-base":  # the base's files are the case's `before`
+            diff_base = val
         elif a == "--no-render":
             render = False
             i += 1
@@ -62,9 +65,15 @@ def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None =
             target.write_text(content, encoding=case.encoding if name == case.file else "utf-8")
         # the scratch folder is the repository: its lint root (or --root, relative to it)
         lint_root = LintRoot(real_path(root / root_arg))
-        report = lint_paths(
-            [root / case.file], engine, LintOptions(resolve=opts, root=root, lint_root=lint_root, render=render)
-        )
+        lint_opts = LintOptions(resolve=opts, root=root, lint_root=lint_root, render=render)
+        report = lint_paths([root / case.file], engine, lint_opts)
+        if diff_base:
+            from vlint.report.upgrade import explain_view
+            from vlint.run.git_ref import DictSnapshot
+            from vlint.run.upgrade import diff_base as annotate
+
+            snapshot = DictSnapshot({root / name: text for name, text in case.before}, name=diff_base)
+            annotate(report, engine, lint_opts, snapshot, explain=explain_view)
     return report.findings
 
 
@@ -103,6 +112,9 @@ def rule_page(rule: Rule) -> str:
             lines += [f"### {c.title}", "", f"`{c.file}`:", "", f"```{lang}", c.content.rstrip("\n"), "```", ""]
             for name, content in c.files:
                 lines += [f"`{name}`:", "", "```yaml", content.rstrip("\n"), "```", ""]
+            for name, content in c.before:
+                lang = "yaml" if name.endswith((".yaml", ".yml")) else "text"
+                lines += [f"`{name}` at the diff base:", "", f"```{lang}", content.rstrip("\n"), "```", ""]
             if c.args:
                 lines += [f"vlint options: `{' '.join(c.args)}`", ""]
             if c.options:

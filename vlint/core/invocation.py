@@ -112,7 +112,8 @@ class Invocation:
     #: ``sources.dockerfile.LostBuildArg``: build arguments the run-time command reads that never
     #: reach the container), ``duplicate_serve`` (also: the words that repeat the image's entry point),
     #: ``num_nodes`` (SkyPilot), ``min_replicas`` / ``max_replicas`` (Ray autoscaling),
-    #: ``ray_worker_gpus`` (GPUs of a RayService's worker groups, all replicas together).
+    #: ``ray_worker_gpus`` (GPUs of a RayService's worker groups, all replicas together);
+    #: ``image_entrypoint`` (the program, when the launch is arguments the image's own entry point runs).
     facts: dict[str, Fact] = field(default_factory=dict)
     #: ``OPENAI_API_SERVER`` (also Ray Serve LLM), ``LLM_CLASS``, or ``ENGINE_CONTEXT`` (Python
     #: ``EngineArgs``/``AsyncEngineArgs``, which ``*.from_engine_args`` start in that context)

@@ -44,6 +44,8 @@ class RuleCase:
     options: tuple[tuple[str, Any], ...] = ()
     #: how ``content`` is written to ``file`` (``latin-1`` for a file that is not UTF-8)
     encoding: str = "utf-8"
+    #: the files as the diff base has them (``--diff-base`` in ``args``): name → content
+    before: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,7 @@ def _rule_from_dict(d: dict[str, Any], path: Path, custom: bool) -> Rule:
                 files=files,
                 options=tuple((str(k), v) for k, v in (c.get("options") or {}).items()),
                 encoding=str(c.get("encoding", "utf-8")),
+                before=tuple((str(k), str(v)) for k, v in (c.get("before") or {}).items()),
             )
         )
     return Rule(

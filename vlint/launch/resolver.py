@@ -307,14 +307,20 @@ def without_model_facts(dep: Deployment) -> Deployment:
     return blind
 
 
-def _resolve_defaults(dep: Deployment) -> None:
-    from vlint.resolve.defaults import resolve_defaults
-
+def defaults_input(dep: Deployment) -> dict[str, Any]:
+    """What :func:`vlint.resolve.defaults.resolve_defaults` reads of a launch as ``user``: the values it
+    sets (by dest, unresolved ones left out) and its environment under ``env``."""
     user: dict[str, Any] = {}
     for dest, s in dep.args.settings.items():
         if s.value is not UNRESOLVED:
             user[dest] = s.value
     user["env"] = {k: v for k, v in dep.env.items() if v is not UNRESOLVED}
+    return user
+
+
+def _resolve_defaults(dep: Deployment) -> None:
+    from vlint.resolve.defaults import resolve_defaults
+
     dep.resolved = resolve_defaults(
-        dep.version, gpu=dep.gpu, usage_context=dep.invocation.usage_context, arch=dep.arch, user=user
+        dep.version, gpu=dep.gpu, usage_context=dep.invocation.usage_context, arch=dep.arch, user=defaults_input(dep)
     )

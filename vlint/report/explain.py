@@ -548,18 +548,31 @@ def render_compare(before: Deployment, after: Deployment, sets: dict[str, str], 
     if mb is None and ma is None:
         lines.append(f"  memory model: not computed — {blocked_by(after)}")
         return "\n".join(lines) + "\n"
-    w = COMPARE_BAR_WIDTH
-    left_title = "before (as written)"
     right_title = "after (--set " + ", ".join(f"{k}={v}" for k, v in sets.items()) + ")"
-    lines.append("")
-    lines.append(f"  {left_title:<{w + 2}}    {right_title}")
+    lines += side_by_side(before, after, "before (as written)", right_title, style)
+    return "\n".join(lines) + "\n"
+
+
+def side_by_side(
+    before: Deployment,
+    after: Deployment,
+    left_title: str,
+    right_title: str,
+    style: Any,
+    heads: tuple[str, str] = ("before", "after"),
+) -> list[str]:
+    """The two memory bars side by side, their legend, the numbers before and after with the change,
+    and the verdicts (``vlint explain --set``, ``vlint upgrade``)."""
+    mb, ma = before.memory, after.memory
+    w = COMPARE_BAR_WIDTH
+    lines = ["", f"  {left_title:<{w + 2}}    {right_title}"]
     left = bar(mb, style, w, overflow_note=False) if mb is not None else f"(not computed: {blocked_by(before)})"
     right = bar(ma, style, w, overflow_note=False) if ma is not None else f"(not computed: {blocked_by(after)})"
     pad = " " * max(0, w + 2 - _visible_len(left))
     lines.append(f"  {left}{pad}    {right}")
     lines.append("  " + legend([x for x in (mb, ma) if x is not None], style))
     lines.append("")
-    rows = [("per GPU", "before", "after", "change"), *_cmp_rows(mb, ma)]
+    rows = [("per GPU", *heads, "change"), *_cmp_rows(mb, ma)]
     rows.append(("verdict", _verdict(mb, style), _verdict(ma, style), ""))
     widths = [max(_visible_len(r[i]) for r in rows) for i in range(4)]
     for k, r in enumerate(rows):
@@ -567,10 +580,10 @@ def render_compare(before: Deployment, after: Deployment, sets: dict[str, str], 
         cells += [" " * (widths[i] - _visible_len(r[i])) + r[i] for i in (1, 2, 3)]
         text = "  " + "  ".join(cells).rstrip()
         lines.append(style(text, bold=True) if k == 0 else text)
-    for m, when in ((mb, "before"), (ma, "after")):
+    for m, when in ((mb, heads[0]), (ma, heads[1])):
         if m is not None and not m.starts:
             lines.append("  " + style(f"{when}: ", fg="red", bold=True) + str(m.failure))
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _visible_len(text: str) -> int:

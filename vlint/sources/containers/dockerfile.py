@@ -134,6 +134,7 @@ def _image_args_launch(args: list[Piece], program: str, c: Container, result: So
     _argv_launches([*_entry_pieces(program, c, args[0].span if args else None), *args], c, sub)
     for inv in sub.invocations:
         inv.program = program if program == "image" else inv.program
+        inv.facts["image_entrypoint"] = Fact(program, None, "the image's own entry point runs the arguments")
     merge_result(sub, result)
 
 

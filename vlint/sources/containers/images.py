@@ -208,10 +208,14 @@ def default_entrypoint(image: ImageRef) -> str | None:
     """
     repo = image.repository.lower()
     if repo in _OFFICIAL_REPOS or image.name.lower() == "vllm-openai":
-        version = image_vllm_version(image)
-        if version is None:
-            return "image"
-        if version < SERVE_ENTRYPOINT_SINCE:
-            return "api_server"
-        return "vllm serve" if version >= SERVE_ENTRYPOINT_CERTAIN else "image"
+        return entrypoint_of_release(image_vllm_version(image))
     return None
+
+
+def entrypoint_of_release(version: Version | None) -> str:
+    """The program vLLM's own image of ``version`` runs (see :func:`default_entrypoint`)."""
+    if version is None:
+        return "image"
+    if version < SERVE_ENTRYPOINT_SINCE:
+        return "api_server"
+    return "vllm serve" if version >= SERVE_ENTRYPOINT_CERTAIN else "image"

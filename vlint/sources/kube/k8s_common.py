@@ -787,6 +787,7 @@ def image_launch(args: list[MappedText], ctx: LaunchContext) -> Invocation | Non
         return None
     anchor = ctx.image_span or (args[0].span() if args else ctx.lines.span(0, 0))
     inv = Invocation(source=ctx.source, program=program, span=anchor)
+    inv.facts["image_entrypoint"] = Fact(program, None, "the image's own entry point runs the arguments")
     inv.args = [_mark_placeholder(a.token()) for a in args]
     if args and (args[0].text == "serve" or (len(args) > 1 and args[0].text == "vllm" and args[1].text == "serve")):
         ctx.facts.set("duplicate_serve", True, args[0].span(), "arguments repeat the image's entrypoint")

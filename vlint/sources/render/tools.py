@@ -1,5 +1,6 @@
-"""Running an outside tool (``kubectl kustomize``, ``kustomize build``, ``helm template``): the one
-place vlint starts another program.
+"""Running an outside tool (``kubectl kustomize``, ``kustomize build``, ``helm template``, and ``git`` to
+read a file as a commit has it, for ``vlint check --diff-base``): the one place vlint starts another
+program.
 
 Every run is confined the same way:
 
@@ -50,6 +51,10 @@ class ToolRun:
     output: str = ""
     #: why the run failed, one line (the tool's first error line, the timeout, the cap)
     error: str = ""
+    #: the standard output as bytes (``output`` is it decoded as UTF-8)
+    data: bytes = b""
+    #: the exit code (None: it did not start, or was stopped)
+    code: int | None = None
 
 
 def find_tool(name: str) -> str | None:
@@ -72,11 +77,12 @@ def not_found(names: tuple[str, ...], missing: str) -> str:
     return missing
 
 
-def _inside_root(found: str) -> str | None:
-    """Why a tool at ``found`` is the linted files' own program: its real path lies in the lint root or
-    the folder vlint runs from (a checkout CI lints is both)."""
+def _inside_root(found: str, folders: tuple[Path, ...] | None = None) -> str | None:
+    """Why a tool at ``found`` is the linted files' own program: its real path lies in the lint root
+    (``folders``; default: the run's) or the folder vlint runs from (a checkout CI lints is both)."""
     real = Path(os.path.realpath(found))
-    for folder in (*settings().tool_folders_refused, Path.cwd().resolve()):
+    refused = settings().tool_folders_refused if folders is None else folders
+    for folder in (*refused, Path.cwd().resolve()):
         if real == folder or folder in real.parents:
             name = Path(found).name
             return f"{name} on PATH is {found}, inside the lint root: a program of the files linted is never run"
@@ -133,6 +139,53 @@ def run_tool(
             budget.spend(time.monotonic() - started)
 
 
+#: seconds one git command may run (``git show`` of one file answers in milliseconds)
+GIT_TIMEOUT = 10.0
+#: what git is told on top of the scrubbed environment: no pager, no lock files written, no lazy fetch of a
+#: partial clone's missing objects, no replace refs, no system or user attributes
+_GIT_ENV = {
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_NO_LAZY_FETCH": "1",
+    "GIT_NO_REPLACE_OBJECTS": "1",
+    "GIT_ATTR_NOSYSTEM": "1",
+    "GIT_ADVICE": "0",
+}
+#: configuration given on git's command line: no file-system monitor program, no protocol at all
+#: (nothing is fetched), no hooks
+_GIT_CONFIG = ("core.fsmonitor=false", "protocol.allow=never", "core.hooksPath=/dev/null")
+
+
+def find_git(root_folders: tuple[Path, ...]) -> tuple[str | None, str]:
+    """(git's path on ``PATH``, "") or (None, why not): absent, or inside the lint root."""
+    found = shutil.which("git")
+    if found is None:
+        return None, "git is not on PATH (install git, or run without --diff-base)"
+    inside = _inside_root(found, root_folders)
+    if inside is not None:
+        return None, inside
+    return found, ""
+
+
+def run_git(
+    git: str,
+    work_tree: Path,
+    args: list[str],
+    *,
+    timeout: float = GIT_TIMEOUT,
+    max_output: int = MAX_OUTPUT,
+) -> ToolRun:
+    """``git -C WORK_TREE ARGS`` confined as the module says (scrubbed environment: no user or system
+    configuration, no credentials, no network; a timeout; an output cap), git never looking above the
+    work tree for a repository (``GIT_CEILING_DIRECTORIES``). ``git`` comes from :func:`find_git`."""
+    argv = [git, "--no-pager", "-C", str(work_tree)]
+    for c in _GIT_CONFIG:
+        argv += ["-c", c]
+    extra = dict(_GIT_ENV, GIT_CEILING_DIRECTORIES=str(work_tree.parent))
+    return _run([*argv, *args], extra, timeout, max_output, MAX_MEMORY)
+
+
 def _run(
     argv: list[str], extra_env: dict[str, str] | None, timeout: float, max_output: int, max_memory: int
 ) -> ToolRun:
@@ -173,8 +226,9 @@ def _run(
                     error=first[:300]
                     or f"{Path(argv[0]).name} ran out of its memory cap ({max_memory // 2**30} GiB) or was killed",
                 )
-            return ToolRun(False, error=first[:300] or f"exit code {code}")
-        return ToolRun(True, out_path.read_bytes().decode("utf-8", errors="replace"))
+            return ToolRun(False, error=first[:300] or f"exit code {code}", code=code)
+        data = out_path.read_bytes()
+        return ToolRun(True, data.decode("utf-8", errors="replace"), data=data, code=0)
 
 
 def _limits(max_output: int, max_memory: int):  # type: ignore[no-untyped-def]

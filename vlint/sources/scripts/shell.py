@@ -671,6 +671,7 @@ def _docker_run(
         return []
     if rest and rest[0].text == "serve":
         facts["duplicate_serve"] = ("serve", rest[0], _runs(program))
+    facts["image_entrypoint"] = (program, image_word, "the image's own entry point runs the arguments")
     return [_Launch(program, image_word, rest, env, facts)]
 
 

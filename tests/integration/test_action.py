@@ -239,7 +239,7 @@ def test_pip_downloads_are_cached() -> None:
 def test_diff_base_input_is_passed(tmp_path: Path) -> None:
     """diff-base reaches vlint as --diff-base (outside a git work tree, vlint stops with exit 2 and says so)."""
     res = _run_step(tmp_path, {"paths": "examples/start.sh", "diff-base": "origin/main"})
-    assert res[0] == 2
+    assert res.code == 2 and res.runs == 1
 
 
 def test_the_callers_python_is_left_alone() -> None:

@@ -202,6 +202,12 @@ def target_options(f: F) -> F:
         f
     )
     f = click.option(
+        "--gpu-free-gib",
+        type=float,
+        help="GiB free on each GPU before vLLM starts (a display or another engine holds the rest; "
+        "config gpu-free-gib).",
+    )(f)
+    f = click.option(
         "--gpu",
         help="GPU type and count, e.g. H100 or A100-40GB:2; overrides what the files say (config gpu does not).",
     )(f)

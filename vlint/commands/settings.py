@@ -50,6 +50,7 @@ class CliSettings:
     vllm_version: str | None = None
     gpu: str | None = None
     gpu_memory_gib: float | None = None
+    gpu_free_gib: float | None = None
     rules_dirs: tuple[Path, ...] = ()
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
@@ -260,7 +261,10 @@ class RunSettings:
         models: dict[str, str] = {}
         models_where: dict[str, str] = {}
         reference: Layer | None = None
+        free_layer: Layer | None = None
         for layer in layers:
+            if layer.gpu_free_gib is not None:
+                free_layer = layer
             if layer.vllm_version is not None:
                 version, version_source = layer.vllm_version, layer
             if layer.gpu is not None:  # a GPU stated here replaces the memory stated before it
@@ -305,6 +309,13 @@ class RunSettings:
             origin.append(("gpu", f"{gpu_layer.gpu} (where the files state none)", gpu_layer.where))
         if memory is not None and memory_layer is not None and self.cli.gpu_memory_gib is None:
             origin.append(("gpu-memory-gib", f"{memory} (with the config's gpu)", memory_layer.where))
+        if free_layer is not None and free_layer.gpu_free_gib is not None:
+            d["gpu_free_gib"] = free_layer.gpu_free_gib
+            d["gpu_free_source"] = f"gpu-free-gib {free_layer.gpu_free_gib} in {free_layer.where}"
+            if self.cli.gpu_free_gib is None:
+                origin.append(("gpu-free-gib", str(free_layer.gpu_free_gib), free_layer.where))
+        if self.cli.gpu_free_gib is not None:
+            origin.append(("gpu-free-gib", str(self.cli.gpu_free_gib), "--gpu-free-gib"))
         if reference is not None and reference.reference_gpus is not None:
             from vlint.hardware.gpus import lookup_gpu
 
@@ -336,6 +347,7 @@ class RunSettings:
                 gpu=self.cli_gpu,
                 gpu_count=self.cli_gpu_count,
                 gpu_memory_gib=cli.gpu_memory_gib,
+                gpu_free_gib=cli.gpu_free_gib,
                 model_paths=dict(model_paths),
                 models=dict(models),
                 model_configs=dict(cli.model_configs),

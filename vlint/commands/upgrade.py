@@ -95,6 +95,7 @@ def upgrade_cmd(
     vllm_version: str | None,
     gpu: str | None,
     gpu_memory_gib: float | None,
+    gpu_free_gib: float | None,
     online: bool,
     model_configs: tuple[str, ...],
     config_file: Path | None,
@@ -131,6 +132,7 @@ def upgrade_cmd(
     cli = CliSettings(
         gpu=gpu,
         gpu_memory_gib=gpu_memory_gib,
+        gpu_free_gib=gpu_free_gib,
         online=online,
         model_configs=parse_model_configs(model_configs),
         config_file=config_file,

@@ -52,6 +52,7 @@ PER_PATH_KEYS = frozenset(
         "vllm-version",
         "gpu",
         "gpu-memory-gib",
+        "gpu-free-gib",
         "models",
         "reference-gpus",
     }
@@ -88,6 +89,7 @@ class Layer:
     vllm_version: str | None = None
     gpu: str | None = None
     gpu_memory_gib: float | None = None
+    gpu_free_gib: float | None = None
     #: model id → absolute folder
     model_paths: dict[str, str] = field(default_factory=dict)
     #: ``models``: a path or served name → a model id, or an absolute folder (path-like values)
@@ -517,6 +519,7 @@ def layer_from_table(t: dict[str, Any], path: Path, pattern: str = "") -> Layer:
         vllm_version=t.get("vllm-version"),
         gpu=t.get("gpu"),
         gpu_memory_gib=float(t["gpu-memory-gib"]) if "gpu-memory-gib" in t else None,
+        gpu_free_gib=float(t["gpu-free-gib"]) if "gpu-free-gib" in t else None,
         model_paths={k: str(rel(v)) for k, v in t.get("model-paths", {}).items()},
         models={k: str(rel(v)) if _path_like(v, base) else v for k, v in t.get("models", {}).items()},
         reference_gpus=tuple(t["reference-gpus"]) if "reference-gpus" in t else None,

@@ -62,6 +62,9 @@ class ConfigDefaults:
     gpu_source: str = ""
     gpu_memory_gib: float | None = None
     gpu_memory_source: str = ""
+    #: ``gpu-free-gib``: GiB free on the GPU before vLLM starts (None: not stated)
+    gpu_free_gib: float | None = None
+    gpu_free_source: str = ""
     #: ``reference-gpus``: the GPUs a launch that names none is checked on (None: vlint's list)
     reference_gpus: tuple[str, ...] | None = None
     reference_gpus_source: str = ""
@@ -85,3 +88,8 @@ class ConfigDefaults:
         if self.gpu_memory_gib is None:
             return None
         return Stated(self.gpu_memory_gib, self.gpu_memory_source or f"gpu-memory-gib {self.gpu_memory_gib}", CONFIG)
+
+    def free(self) -> Stated[float] | None:
+        if self.gpu_free_gib is None:
+            return None
+        return Stated(self.gpu_free_gib, self.gpu_free_source or f"gpu-free-gib {self.gpu_free_gib}", CONFIG)

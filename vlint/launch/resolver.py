@@ -33,6 +33,8 @@ class ResolveOptions:
     gpu: str | None = None
     gpu_count: int | None = None
     gpu_memory_gib: float | None = None
+    #: ``--gpu-free-gib``: GiB free on the GPU before vLLM starts (other processes hold the rest)
+    gpu_free_gib: float | None = None
     defaults: ConfigDefaults = field(default_factory=ConfigDefaults)
     model_paths: dict[str, str] = field(default_factory=dict)
     #: ``[tool.vlint] models``: a path or served name → a model id or an absolute folder
@@ -184,6 +186,7 @@ def resolve(inv: Invocation, opts: ResolveOptions, *, base_dir: Path | None = No
     model = args.value("model")
     dep.model = model if isinstance(model, str) and model else None
     _resolve_hardware(dep, opts)
+    _resolve_free(dep, opts)
     _resolve_model(dep, opts, base_dir)
     _resolve_defaults(dep)
     return dep
@@ -213,6 +216,16 @@ def apply_overrides(args: Any, spec: Any, overrides: dict[str, str], span: Any) 
             except ArgValueError as e:
                 raise OverrideError(f"--set {key}={text}: {e}") from None
         args.settings[arg.dest] = Setting(arg.dest, value, f"--set {key}", span, None, "override", text)
+
+
+def _resolve_free(dep: Deployment, opts: ResolveOptions) -> None:
+    """What is free on the GPU at start: the command line > the config default (files never say)."""
+    d = opts.defaults
+    cli = Stated(opts.gpu_free_gib, f"--gpu-free-gib {opts.gpu_free_gib}", CLI) if opts.gpu_free_gib is not None else None
+    config = d.free()
+    got = decide(cli, None, config)
+    if got is not None:
+        dep.gpu_free_gib, dep.gpu_free_source = float(got.value), got.source
 
 
 def _resolve_hardware(dep: Deployment, opts: ResolveOptions) -> None:

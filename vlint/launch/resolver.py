@@ -221,7 +221,8 @@ def apply_overrides(args: Any, spec: Any, overrides: dict[str, str], span: Any) 
 def _resolve_free(dep: Deployment, opts: ResolveOptions) -> None:
     """What is free on the GPU at start: the command line > the config default (files never say)."""
     d = opts.defaults
-    cli = Stated(opts.gpu_free_gib, f"--gpu-free-gib {opts.gpu_free_gib}", CLI) if opts.gpu_free_gib is not None else None
+    free = opts.gpu_free_gib
+    cli = Stated(free, f"--gpu-free-gib {free}", CLI) if free is not None else None
     config = d.free()
     got = decide(cli, None, config)
     if got is not None:

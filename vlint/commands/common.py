@@ -204,8 +204,8 @@ def target_options(f: F) -> F:
     f = click.option(
         "--gpu-free-gib",
         type=float,
-        help="GiB free on each GPU before vLLM starts (a display or another engine holds the rest; "
-        "config gpu-free-gib).",
+        help="GiB free on each GPU before vLLM starts, where the GPU is known "
+        "(a display or another engine holds the rest; config gpu-free-gib).",
     )(f)
     f = click.option(
         "--gpu",

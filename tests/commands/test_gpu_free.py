@@ -34,3 +34,10 @@ def test_config_key(tmp_path: Path) -> None:
     f.write_text(LAUNCH)
     r = CliRunner().invoke(main, ["check", "--gpu", "RTX4090", "--vllm-version", "0.19.1", str(f)])
     assert "VL210" in r.output, r.output
+
+
+def test_negative_free_is_a_usage_error(tmp_path: Path) -> None:
+    f = tmp_path / "start.sh"
+    f.write_text(LAUNCH)
+    r = CliRunner().invoke(main, [*BASE, "--gpu-free-gib", "-1", str(f)])
+    assert r.exit_code == 2 and "--gpu-free-gib" in r.output, r.output

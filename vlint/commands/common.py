@@ -203,7 +203,7 @@ def target_options(f: F) -> F:
     )
     f = click.option(
         "--gpu-free-gib",
-        type=float,
+        type=click.FloatRange(min=0),
         help="GiB free on each GPU before vLLM starts, where the GPU is known "
         "(a display or another engine holds the rest; config gpu-free-gib).",
     )(f)

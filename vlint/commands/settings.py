@@ -309,7 +309,7 @@ class RunSettings:
             origin.append(("gpu", f"{gpu_layer.gpu} (where the files state none)", gpu_layer.where))
         if memory is not None and memory_layer is not None and self.cli.gpu_memory_gib is None:
             origin.append(("gpu-memory-gib", f"{memory} (with the config's gpu)", memory_layer.where))
-        if free_layer is not None and free_layer.gpu_free_gib is not None:
+        if free_layer is not None:
             d["gpu_free_gib"] = free_layer.gpu_free_gib
             d["gpu_free_source"] = f"gpu-free-gib {free_layer.gpu_free_gib} in {free_layer.where}"
             if self.cli.gpu_free_gib is None:

@@ -282,7 +282,7 @@ def gpu_inputs(dep: Deployment, arch: ModelArch | None = None) -> MemoryInputs:
     assert arch is not None and dep.gpu is not None
     env = {k: v for k, v in dep.env.items() if isinstance(v, str)}
     extra = {"gpu_count": dep.gpu_count, "env": env, **feature_inputs(dep)}
-    if dep.gpu_free_gib is not None and dep.gpu is not None:  # the rest is held by other processes
+    if dep.gpu_free_gib is not None:  # the rest is held by other processes
         extra["other_gpu_usage_gib"] = max(0.0, dep.gpu.total_gib - dep.gpu_free_gib)
     return inputs_from_resolved(arch, dep.gpu, dep.version, dep.resolved, **extra)
 

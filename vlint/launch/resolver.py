@@ -226,7 +226,7 @@ def _resolve_free(dep: Deployment, opts: ResolveOptions) -> None:
     config = d.free()
     got = decide(cli, None, config)
     if got is not None:
-        dep.gpu_free_gib, dep.gpu_free_source = float(got.value), got.source
+        dep.gpu_free_gib = float(got.value)
 
 
 def _resolve_hardware(dep: Deployment, opts: ResolveOptions) -> None:

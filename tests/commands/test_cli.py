@@ -575,3 +575,11 @@ def test_broken_yaml_about_vllm_is_a_file_error(tmp_path: Path) -> None:
     errors = {Path(f["path"]).name: f["error"] for f in doc["files"]}
     assert errors["serve.yaml"]["line"] == 3 and "tab" in errors["serve.yaml"]["message"]
     assert errors["other.yaml"] is None
+
+
+def test_console_script_exit_codes_as_the_interpreter_gives_them() -> None:
+    """``run`` leaves with ``os._exit``: it turns ``SystemExit.code`` into a status as Python would."""
+    from vlint.cli import _exit_code
+
+    assert [_exit_code(None), _exit_code(0), _exit_code(1), _exit_code(2), _exit_code(256 + 2)] == [0, 0, 1, 2, 2]
+    assert _exit_code("a message") == 1

@@ -195,9 +195,10 @@ def test_explicit_config_and_isolated(project: Path) -> None:
 def test_no_config_imports_neither_toml_nor_jsonschema(tmp_path: Path) -> None:
     (tmp_path / "start.sh").write_text(SCRIPT)
     probe = (
-        "import sys, runpy\n"
+        "import sys\n"
         "sys.argv = ['vlint', '-q', 'start.sh']\n"
-        "try:\n    runpy.run_module('vlint.cli', run_name='__main__')\n"
+        "from vlint.cli import main\n"
+        "try:\n    main()\n"
         "except SystemExit:\n    pass\n"
         "print('LOADED', 'tomllib' in sys.modules or 'tomli' in sys.modules, 'jsonschema' in sys.modules)\n"
     )

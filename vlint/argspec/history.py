@@ -8,13 +8,13 @@ instead of every release.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
+from vlint.core.record import record
 from vlint.core.version import Version
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class History:
     versions: tuple[Version, ...]
     #: option string → ranges of indices into ``versions`` where it exists (``[[first, last], …]``)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from vlint.core.finding import Fix
+from vlint.core.record import record
 from vlint.core.span import Span
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ArgIssue:
     """Something vLLM's parser would reject or warn about."""
 

@@ -20,7 +20,7 @@ import contextlib
 import difflib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from vlint.argspec import config_expand
@@ -29,12 +29,13 @@ from vlint.argspec.issues import ArgIssue
 from vlint.argspec.spec import ArgSpec, Argument
 from vlint.argspec.values import ArgValueError, convert, human_readable_int
 from vlint.core.invocation import Entry, Invocation
+from vlint.core.record import record
 from vlint.core.span import Span
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import V
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Setting:
     """A value the launch gives one argument (by ``dest``), and where it was written."""
 
@@ -64,7 +65,7 @@ class Setting:
         return self.span
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ParsedArgs:
     #: final value per dest (last occurrence wins, as in argparse)
     settings: dict[str, Setting] = field(default_factory=dict)
@@ -84,7 +85,7 @@ class ParsedArgs:
         return default if s is None else s.value
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Item:
     """An argv word on its way through vLLM's preprocessing."""
 

@@ -11,13 +11,13 @@ so a check can say "removed in X" or "added in Y". Loaded only by the checks tha
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from functools import cache
 
+from vlint.core.record import record
 from vlint.core.version import Version
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Registry:
     name: str
     versions: tuple[Version, ...]

@@ -6,10 +6,11 @@ The schemas are generated from vLLM's own ``vllm serve`` parser by ``tools/gen_v
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from typing import Any
 
+from vlint.core.record import record
 from vlint.core.version import Version
 
 #: actions that take no value on the command line
@@ -26,7 +27,7 @@ NO_VALUE_ACTIONS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Argument:
     """One vLLM argument (an argparse action)."""
 
@@ -76,7 +77,7 @@ class Argument:
         )
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ArgSpec:
     """All arguments of one vLLM version's ``vllm serve`` parser."""
 
@@ -167,7 +168,7 @@ def _listed(value: Any, key: str) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list) else ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Resolution:
     """Which bundled release checks a wanted one, and why (one rule for lint, explain, fix, schema)."""
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from vlint.core.finding import Fix
+from vlint.core.record import record
 from vlint.core.span import Span
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from vlint.launch.file_context import FileContext
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Hit:
     span: Span
     data: dict[str, Any] = field(default_factory=dict)
@@ -32,7 +33,7 @@ class Hit:
     fix: Fix | None = None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class CheckContext:
     rule: Rule
     dep: Deployment | None = None

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from vlint.argspec.parse import Setting
 from vlint.checks import CheckContext, Hit, check
 from vlint.core.finding import Fix
+from vlint.core.record import record
 from vlint.core.span import Span
 from vlint.core.unresolved import UNRESOLVED
 from vlint.launch.deployment import Deployment
@@ -30,7 +30,7 @@ def _int(dep: Deployment, dest: str) -> int | None:
     return v
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class World:
     #: GPUs the launch's engine processes use on this node, and in all (multi-node)
     local: int

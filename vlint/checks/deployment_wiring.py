@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.core.finding import Fix
+from vlint.core.record import record
 from vlint.core.unresolved import UNRESOLVED
 
 if TYPE_CHECKING:
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 _EPS = 1e-9
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Claim:
     dep: Deployment
     gmu: float

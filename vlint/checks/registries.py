@@ -8,16 +8,16 @@ its argument has no argparse ``choices`` (those are VL004, reported while parsin
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from vlint.argspec.registries import Registry, registry
 from vlint.checks import CheckContext, Hit, check
 from vlint.core.finding import Fix
+from vlint.core.record import record
 from vlint.core.unresolved import UNRESOLVED
 from vlint.launch.deployment import Deployment
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RegistryValue:
     """One argument whose value must name an entry of a registry."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,7 @@ from vlint.commands.common import (
 )
 from vlint.core.escape import printable
 from vlint.core.finding import SEVERITY_RANK, Finding
+from vlint.core.record import record
 
 if TYPE_CHECKING:
     from vlint.commands.settings import RunSettings
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["EXIT_CLEAN", "EXIT_ERROR", "EXIT_FINDINGS", "check_cmd", "default_format", "exit_code", "render"]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Run:
     """What a lint run was asked to do, once command line and config are merged."""
 

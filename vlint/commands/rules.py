@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
 from vlint.commands.common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, build_catalog, fail, load_user_config
+from vlint.core.record import record
 from vlint.core.rule import Rule, RuleCase
 from vlint.engine.catalog import Catalog
 
@@ -63,7 +63,7 @@ def rules_cmd(ctx: click.Context, fmt: str, rules_dir: tuple[Path, ...]) -> None
         click.echo(f"{r.code}  {r.name:<{width}}  {r.severity:<7}  {r.summary}{notes}")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class CaseResult:
     rule: Rule
     case: RuleCase

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,7 @@ import click
 from vlint.commands.common import SettingsError, load_rules, parse_gpu, unknown_gpu_message
 from vlint.config.files import Config, ConfigError, ConfigFinder, Layer, display_config, glob_match
 from vlint.config.precedence import ConfigDefaults
+from vlint.core.record import record
 from vlint.security.lint_root import is_within
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ DEFAULT_FAIL_ON = "warning"
 DEFAULT_MAX_FILE_SIZE = 10  # MiB
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class CliSettings:
     """What the command line says (None / empty: not given)."""
 
@@ -65,7 +66,7 @@ class CliSettings:
     isolated: bool = False
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FileSettings:
     """Everything that applies to one linted file."""
 

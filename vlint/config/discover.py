@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from vlint.config.globs import Glob, compile_glob
+from vlint.core.record import record
 from vlint.security.bounded_read import read_regular
 from vlint.security.lint_root import VCS_DIRS, LintRoot
 
@@ -73,7 +74,7 @@ DEFAULT_INCLUDE = (
 )
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class DiscoverOptions:
     include: tuple[str, ...] = DEFAULT_INCLUDE
     exclude: tuple[str, ...] = ()
@@ -87,14 +88,14 @@ class DiscoverOptions:
     excluded: Callable[[Path, bool], bool | None] | None = None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Discovered:
     path: Path
     #: given explicitly on the command line (read even if its name matches no include pattern)
     explicit: bool
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Ignore:
     base: Path
     #: (compiled pattern, negated, dir_only, anchored): anchored patterns match the path relative to

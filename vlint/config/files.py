@@ -26,13 +26,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from vlint.config.globs import Glob, compile_glob
 from vlint.core.paths import schemas_dir
+from vlint.core.record import record
 from vlint.security.bounded_read import read_regular
 
 CONFIG_FILES = (".vlint.toml", "pyproject.toml")
@@ -70,7 +71,7 @@ class ConfigError(Exception):
         self.message = message
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Layer:
     """What one table states: a config file's top level, or one of its ``per-path`` tables.
 
@@ -130,7 +131,7 @@ def display_config(path: Path) -> str:
     return str(path) if rel.startswith("..") else rel
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Config:
     """A config file with the files it extends: ``layers`` base first, this file last."""
 

@@ -14,7 +14,8 @@ after ``/`` any number of leading folders; a trailing ``/**`` everything inside;
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from vlint.core.record import record
 
 Pred = Callable[[str], bool]
 
@@ -27,7 +28,7 @@ def _anything(c: str) -> bool:
     return True
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Glob:
     """A compiled glob: ``moves[i]`` are (predicate, next state) pairs, ``eps[i]`` the states reached
     from ``i`` without a character; the last state accepts."""

@@ -18,9 +18,9 @@ level 3 from the configuration (:mod:`vlint.config.files`) to the resolver. Noth
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from vlint.core.record import record
 from vlint.core.version import Version
 
 T = TypeVar("T")
@@ -30,7 +30,7 @@ FILE = "file"
 CONFIG = "configuration"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Stated(Generic[T]):
     """A value and who stated it: ``source`` is what reports show (``--gpu H100``, ``image tag
     vllm/vllm-openai:v0.10.2``, ``gpu in deploy/.vlint.toml``); ``level`` one of CLI/FILE/CONFIG."""
@@ -48,7 +48,7 @@ def decide(cli: Stated[T] | None, stated: Stated[T] | None, config: Stated[T] | 
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ConfigDefaults:
     """Level 3: the configuration's defaults for one file (its nearest config and per-path tables).
 

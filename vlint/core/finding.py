@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from vlint.core.record import record
 from vlint.core.span import Span
 
 SEVERITIES = ("error", "warning", "info")
@@ -15,7 +16,7 @@ SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 CHANGE_ACTIONS = ("set", "add", "remove", "rename")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SettingChange:
     """One machine-applicable change of a launch's settings (``vlint fix`` edits the file by these spans).
 
@@ -39,7 +40,7 @@ class SettingChange:
     target: str = "cli"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Fix:
     """A suggested change: a sentence, optionally the replacement text for a span, and the structured
     :class:`SettingChange` edits that ``vlint fix`` applies (empty: the fix is advice only)."""
@@ -81,7 +82,7 @@ class Fix:
         return "fix (unsafe)" if self.unsafe else "fix"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Finding:
     code: str
     name: str

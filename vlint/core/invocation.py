@@ -9,9 +9,10 @@ something vlint cannot see (``$VAR`` with no default, ``{{ .Values.x }}``) is ma
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from vlint.core.record import record
 from vlint.core.span import Span
 
 #: vLLM's usage contexts: ``vllm serve`` / the OpenAI server vs ``LLM(...)`` in Python.
@@ -19,7 +20,7 @@ SERVER = "OPENAI_API_SERVER"
 LLM_CLASS = "LLM_CLASS"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Token:
     """One argv word.
 
@@ -32,7 +33,7 @@ class Token:
     unresolved: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Entry:
     """A structured setting: a key of a vLLM ``--config`` YAML file, or a Python keyword argument."""
 
@@ -45,7 +46,7 @@ class Entry:
     item_spans: tuple[Span, ...] = ()
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ConfigFile:
     """A vLLM ``--config`` YAML file as loaded (entries in file order)."""
 
@@ -54,7 +55,7 @@ class ConfigFile:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Fact:
     """Something known about the launch's surroundings, with where it was read."""
 
@@ -63,7 +64,7 @@ class Fact:
     detail: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Problem:
     """Something a source noticed while reading a launch (rule code, where, what, numbers)."""
 
@@ -73,7 +74,7 @@ class Problem:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Invocation:
     """One vLLM launch found in a file."""
 

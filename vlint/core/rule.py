@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from vlint.core.record import record
 
 BUILTIN = "builtin"
 
@@ -30,7 +32,7 @@ def looks_like_rule_file(text: str) -> bool:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RuleCase:
     title: str
     doc: str  # "bad" | "good"
@@ -48,7 +50,7 @@ class RuleCase:
     before: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Rule:
     code: str
     name: str

@@ -8,10 +8,11 @@ editors and ruff do.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
+
+from vlint.core.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Span:
     """A region of a file: start and (inclusive-exclusive) end, 1-based line and column."""
 

@@ -8,8 +8,9 @@ release tuple, then by the post-release number.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache, total_ordering
+
+from vlint.core.record import record
 
 _VERSION_RE = re.compile(
     r"^v?(?P<release>\d+(?:\.\d+)*)"
@@ -21,7 +22,7 @@ _VERSION_RE = re.compile(
 
 
 @total_ordering
-@dataclass(frozen=True)
+@record(frozen=True)
 class Version:
     """A vLLM release number such as ``0.6.6.post1``."""
 

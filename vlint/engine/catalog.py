@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from vlint.core.paths import rules_dir, schemas_dir
+from vlint.core.record import record
 from vlint.core.rule import Rule, RuleCase
 
 try:
@@ -215,7 +216,7 @@ def load_rules_from(folder: Path, *, custom: bool = False, validate: bool = Fals
     return [load_rule_file(p, custom=custom, validate=validate) for p in paths]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Catalog:
     rules: list[Rule]
     by_code: dict[str, Rule] = field(default_factory=dict)

@@ -23,9 +23,10 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from vlint.core.record import record
 
 if sys.version_info >= (3, 11):
     from re import _constants as _c
@@ -81,7 +82,7 @@ class _Refused(Exception):
     """Raised while compiling: why the pattern is refused (``compile_linear`` names the pattern)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Instr:
     kind: int
     #: ``_CHAR``: the character test; ``_ASSERT``: the anchor's index in ``LinearRegex.anchors``
@@ -91,7 +92,7 @@ class _Instr:
     y: int = -1
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LinearRegex:
     pattern: str
     code: tuple[_Instr, ...]

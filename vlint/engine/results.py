@@ -4,24 +4,25 @@ read by suppression, reports, fixes and the language server."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from vlint.core.finding import Finding
+from vlint.core.record import record
 from vlint.security.secrets import LineSource, Redactor, Secret
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FileError:
     message: str
     line: int | None = None
     column: int | None = None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FileResult:
     path: str
     launches: int = 0
@@ -39,7 +40,7 @@ class FileResult:
     skipped: str = ""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class LintReport:
     files: list[FileResult]
     findings: list[Finding]

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 import string
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, get_check
 from vlint.core.finding import SEVERITIES, Finding, Fix
+from vlint.core.record import record
 from vlint.core.rule import Rule
 from vlint.core.span import Span
 from vlint.engine.catalog import Catalog, RuleError
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from vlint.launch.file_context import FileContext
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Selection:
     """Which rules run: ``select`` replaces the default set, ``extend_select`` adds to it, ``ignore``
     removes. ``before`` are earlier steps applied first, in order (the config files' tables, then the

@@ -24,10 +24,11 @@ import stat
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from vlint.core.finding import Finding
+from vlint.core.record import record
 from vlint.engine.results import LintReport
 from vlint.engine.runner import Engine
 from vlint.fix.editor import CannotApply, Text, TextEdit, apply_edits, edits_for
@@ -62,7 +63,7 @@ class OverlayReader(Reader):
         return super()._read(path, beneath)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FixRecord:
     """A fix that was applied (or not, with the reason)."""
 
@@ -78,7 +79,7 @@ class FixRecord:
     alternatives: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FixOutcome:
     before: LintReport
     after: LintReport
@@ -272,7 +273,7 @@ def fix_paths(
     return outcome
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Planned:
     finding: Finding
     edits: list[TextEdit]

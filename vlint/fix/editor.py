@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass
 from typing import Any
 
 from vlint.core.finding import SettingChange
+from vlint.core.record import record
 from vlint.core.span import Span, line_starts
 
 _YAML_SUFFIXES = (".yaml", ".yml")
@@ -36,7 +36,7 @@ class CannotApply(Exception):
     """A change vlint will not write (the reason is shown to the user)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TextEdit:
     """Replace ``text[start:end]`` of one file (offsets in its decoded text) by ``new``."""
 

@@ -21,9 +21,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from vlint.core.record import record
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment
@@ -43,7 +45,7 @@ class SizingError(ValueError):
 
 
 # -- the workload --------------------------------------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class Workload:
     prompt_p99: int
     max_tokens: int
@@ -207,7 +209,7 @@ def workload_from_requests(
 
 
 # -- the candidates ------------------------------------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class GpuOption:
     name: str
     #: most GPUs of this type to use (tensor parallelism); None: up to 8
@@ -233,7 +235,7 @@ def parse_gpu_options(text: str) -> list[GpuOption]:
     return out
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SizeRow:
     gpu: str
     gpu_total_gib: float
@@ -263,7 +265,7 @@ class SizeRow:
         return self.headroom(workload.concurrency) if workload.concurrency_stated else None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SizingResult:
     model: str
     version: str

@@ -20,10 +20,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from vlint.core.finding import Finding
+from vlint.core.record import record
 from vlint.core.version import Version
 from vlint.engine.results import LintReport
 from vlint.engine.runner import Engine
@@ -36,7 +37,7 @@ from vlint.run.upgrade import UpgradeRun, at_release, launches_of
 MIGRATED = frozenset({"VL002"})
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Bump:
     """The release a launch states, rewritten to the target (or why not)."""
 
@@ -49,7 +50,7 @@ class Bump:
     reason: str = ""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class UpgradeFix:
     outcome: FixOutcome
     bumps: list[Bump] = field(default_factory=list)

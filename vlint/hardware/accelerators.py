@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import cache
 
 from vlint.core.paths import data_dir
+from vlint.core.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Accelerator:
     name: str
     #: ``TPU`` or ``HPU`` (:mod:`vlint.launch.platform`)

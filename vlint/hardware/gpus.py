@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import cache
 
 from vlint.core.paths import data_dir
+from vlint.core.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GpuSpec:
     name: str
     vendor: str

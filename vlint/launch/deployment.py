@@ -4,13 +4,14 @@ version fills in, the model architecture and the GPU. Rules read deployments, ne
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vlint.argspec.parse import ParsedArgs, Setting
 from vlint.argspec.spec import ArgSpec
 from vlint.core.invocation import Invocation, Token
+from vlint.core.record import record
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from vlint.resolve.model_arch import ModelArch
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Deployment:
     invocation: Invocation
     version: Version

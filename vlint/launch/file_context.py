@@ -6,15 +6,17 @@ builds it), so that checks need not import the lint run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
+
+from vlint.core.record import record
 
 if TYPE_CHECKING:
     from vlint.core.invocation import Problem, Token
     from vlint.launch.deployment import Deployment
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FileContext:
     """One file as the file-scope rules see it."""
 

@@ -14,8 +14,9 @@ inside the memory model's measured uncertainty is "too close to call", never a f
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from vlint.core.record import record
 
 if TYPE_CHECKING:
     from vlint.hardware.gpus import GpuSpec
@@ -38,7 +39,7 @@ DEFAULT_REFERENCE_GPUS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class GpuFit:
     """The launch on one reference GPU type (× the GPUs one replica uses)."""
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from vlint.core.record import record
 from vlint.core.unresolved import UNRESOLVED
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ GROUP = {
 UNKNOWN_GPU = "the GPU type"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class MemoryStatus:
     #: ``memory``, ``gpu_fit`` or None (no answer)
     answer: str | None

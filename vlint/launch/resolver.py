@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ from vlint.argspec.parse import parse_invocation
 from vlint.argspec.spec import Resolution, load_spec, resolve_release
 from vlint.config.precedence import CLI, FILE, ConfigDefaults, Stated, decide
 from vlint.core.invocation import Invocation
+from vlint.core.record import record
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
 from vlint.launch.deployment import Deployment
@@ -22,7 +23,7 @@ from vlint.launch.memory_inputs import estimate_for
 from vlint.security.lint_root import LintRoot
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ResolveOptions:
     """What the user told vlint: the command line (these fields override what the files state) and
     the configuration's defaults for this file (``defaults``: used only where the files state

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from vlint.core.record import record
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
 
@@ -117,7 +118,7 @@ MEMORY_TERMS: tuple[tuple[str, str, str], ...] = (
 _CITE = re.compile(r"\[(\d+(?:\.\d+)+(?:\.post\d+)?)\] (vllm/[\w/.-]+\.py(?::\d+(?:-\d+)?)?)")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Change:
     """One thing the version bump changes for a launch."""
 
@@ -147,7 +148,7 @@ class Change:
         return GROUP_OF[self.kind]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Verdict:
     """The memory model's answer for one release: starts, will not start, or too close to call."""
 
@@ -180,7 +181,7 @@ def verdict_of(m: MemoryEstimate | None) -> Verdict | None:
     return Verdict(word, margin, round(m.uncertainty_gib, 2) if m.uncertainty_gib else None, m.failure)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Comparison:
     """One launch at two releases."""
 

@@ -49,12 +49,23 @@ def entries(name: str, engine: str | None = None) -> list[dict[str, Any]]:
     return list(block)
 
 
+#: (block, version, engine) → its merged values, while no override is in force (the memory model asks
+#: for the same few blocks ~13 times per launch: once per reference GPU)
+_MERGED: dict[tuple[str, Version | None, str | None], dict[str, Any]] = {}
+
+
 def constants(name: str, version: Version | None, engine: str | None = None) -> dict[str, Any]:
     """The merged constant block ``name`` (per engine where the file splits by engine)."""
-    block = _data()[name]
-    eng = (engine or "V1") if isinstance(block, dict) else ""
-    ov = {since: vals for (b, e, since), vals in _OVERRIDES.items() if b == name and e == eng}
-    return _pick(entries(name, engine), version, ov)
+    key = (name, version, engine)
+    merged = _MERGED.get(key) if not _OVERRIDES else None
+    if merged is None:
+        block = _data()[name]
+        eng = (engine or "V1") if isinstance(block, dict) else ""
+        ov = {since: vals for (b, e, since), vals in _OVERRIDES.items() if b == name and e == eng}
+        merged = _pick(entries(name, engine), version, ov)
+        if not _OVERRIDES:
+            _MERGED[key] = merged
+    return dict(merged)  # a copy: a caller may add to it
 
 
 def switches(version: Version | None) -> dict[str, Any]:
@@ -65,6 +76,7 @@ def switches(version: Version | None) -> dict[str, Any]:
 def overridden(values: Mapping[tuple[str, str, str], Mapping[str, Any]]) -> Iterator[None]:
     """Temporarily replace constant values: ``{(block, engine or "", since): {key: value}}``."""
     saved = dict(_OVERRIDES)
+    _MERGED.clear()
     try:
         for key, vals in values.items():
             _OVERRIDES[key] = {**_OVERRIDES.get(key, {}), **dict(vals)}
@@ -72,3 +84,4 @@ def overridden(values: Mapping[tuple[str, str, str], Mapping[str, Any]]) -> Iter
     finally:
         _OVERRIDES.clear()
         _OVERRIDES.update(saved)
+        _MERGED.clear()

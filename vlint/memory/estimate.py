@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from vlint.core.record import record
 from vlint.core.version import V, Version
 from vlint.hardware.gpus import GpuSpec
 from vlint.memory.constants import constants, switches
@@ -48,7 +49,7 @@ from vlint.resolve.model_arch import ModelArch, dtype_bytes
 GIB = float(2**30)
 
 
-@dataclass
+@record
 class StageEstimate:
     stage: int
     layers: int
@@ -61,7 +62,7 @@ class StageEstimate:
     bytes_per_block: float
 
 
-@dataclass
+@record
 class MemoryEstimate:
     engine: str
     total_gib: float
@@ -276,7 +277,7 @@ def sampler_rows(inp: MemoryInputs) -> int:
     return max(1, min(int(inp.max_num_seqs), int(inp.max_num_batched_tokens)))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ActivationTerms:
     """The profiling peak of one stage, by term (bytes)."""
 

@@ -20,9 +20,10 @@ per expert from 0.11.2 (lora/layers/fused_moe.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING
 
+from vlint.core.record import record
 from vlint.core.version import V
 from vlint.memory.weights import moe_split
 from vlint.resolve.model_arch import FULL, ModelArch, dtype_bytes
@@ -36,7 +37,7 @@ EAGLE_METHODS = ("eagle", "eagle3", "eagle-3", "eagle_3")
 MTP_METHODS = ("mtp", "deepseek_mtp", "qwen3_next_mtp", "glm4_moe_mtp", "ernie_mtp", "mimo_mtp", "longcat_flash_mtp")
 
 
-@dataclass
+@record
 class DraftEstimate:
     method: str
     weights_bytes: float = 0.0  # per TP rank

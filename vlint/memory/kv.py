@@ -7,8 +7,9 @@ Mirrors ``vllm/v1/kv_cache_interface.py`` (page sizes, per-request memory) and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from vlint.core.record import record
 from vlint.resolve.model_arch import (
     CACHELESS_ATTENTION,
     CHUNKED,
@@ -51,7 +52,7 @@ def kv_elem_bytes(kv_cache_dtype: str | None, model_dtype_bytes: float) -> float
     return float(b)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LayerSpec:
     """One KV-holding layer on a rank."""
 
@@ -135,7 +136,7 @@ def layer_specs(
     return specs
 
 
-@dataclass
+@record
 class KVLayout:
     """How one rank's KV memory is cut into blocks."""
 

@@ -36,9 +36,9 @@ No startup log of either calibrates these here, so their verdicts carry a wide b
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from vlint.core.record import record
 from vlint.core.version import V, Version
 from vlint.memory.constants import constants, switches
 from vlint.memory.estimate import GIB, MemoryEstimate, StageEstimate, _in_flight_tokens, context_parallel, stage_specs
@@ -76,7 +76,7 @@ TPU_BLOCK_SIZE = 16
 V1_SINCE = V("0.9.0")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class KvSpace:
     """The KV cache space a platform gives each device rank at startup."""
 

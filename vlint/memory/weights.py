@@ -9,9 +9,10 @@ the split over tensor- and pipeline-parallel ranks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
+from vlint.core.record import record
 from vlint.core.version import V, Version
 from vlint.resolve.model_arch import ModelArch, dtype_bytes
 from vlint.resolve.quant_scheme import FP8, NF4, QuantScheme
@@ -28,7 +29,7 @@ ONLINE_FP8 = ("fp8", "fbgemm_fp8", "ptpc_fp8")
 ONLINE_BNB = ("bitsandbytes",)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MoeSplit:
     """How a FusedMoE layer splits the routed experts over the ranks.
 
@@ -82,7 +83,7 @@ def moe_split(inp: MemoryInputs) -> MoeSplit:
     )
 
 
-@dataclass
+@record
 class WeightEstimate:
     per_stage: list[float]  # bytes on one TP rank of each PP stage
     total_checkpoint: float

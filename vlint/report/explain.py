@@ -5,9 +5,9 @@ All quantities are per GPU rank, GiB = 2**30 bytes, like vLLM's logs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from vlint.core.record import record
 from vlint.launch.memory_inputs import NEEDED, blocked_by
 
 if TYPE_CHECKING:
@@ -33,13 +33,13 @@ _SEGMENTS = (
 _BUDGET_END = "|"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Part:
     segment: int
     gib: float
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class WhatIf:
     """The same deployment with one suggested change, re-estimated."""
 

@@ -14,9 +14,9 @@ Source summary: shared reference ``vllm-behavior.md`` §2.1–2.3, re-checked ag
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from vlint.core.record import record
 from vlint.core.version import V, Version
 from vlint.hardware.gpus import GpuSpec
 from vlint.resolve.dtypes import AUTO_DTYPE_FALLBACK_SINCE, refuses_float16
@@ -54,7 +54,7 @@ MML_AUTO_SINCE = V("0.14.1")
 GIB = 2**30
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ResolvedValue:
     value: Any
     origin: Origin

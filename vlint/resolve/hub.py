@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from vlint.core.record import record
 from vlint.resolve.model_arch import ModelArch, model_arch_from_config
 
 #: seconds a single request may take
@@ -29,7 +29,7 @@ RUN_BUDGET_S = 15.0
 MAX_FILE_BYTES = 4 * 2**20
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class HubResult:
     arch: ModelArch | None
     #: why nothing was found (not installed, not reachable, not on the hub, too large…)

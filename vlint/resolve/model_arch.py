@@ -11,9 +11,10 @@ Everything here is pure data handling, no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
+from vlint.core.record import record
 from vlint.core.version import V, Version
 from vlint.resolve.quant_scheme import QuantScheme, scheme_from_config
 from vlint.resolve.vision_params import vision_tower_params
@@ -80,7 +81,7 @@ ATTENTION_KINDS = frozenset({FULL, SLIDING, CHUNKED})
 # the dataclass
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ModelArch:
     """Architecture facts of one checkpoint (text decoder plus what the memory model needs)."""
 

@@ -32,10 +32,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
+from vlint.core.record import record
 from vlint.resolve.model_arch import ModelArch
 
 #: organisations whose FP8 checkpoints follow a convention of their own (see :data:`SUFFIXES`)
@@ -43,7 +44,7 @@ _NVIDIA = ("nvidia",)
 _REDHAT = ("neuralmagic", "redhatai", "neuralmagic-ent")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class QuantSuffix:
     """A quantization suffix of a checkpoint name and the convention it stands for."""
 
@@ -103,7 +104,7 @@ _CONTAINER = re.compile(r"(?<=[a-z0-9])[-_.](?:ct|hf)$")
 _QAT = re.compile(r"[-_.]qat$")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NameMatch:
     """The catalog model a name was taken for."""
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
+from vlint.core.record import record
 from vlint.resolve.catalog import (
     lookup_catalog,
 )
@@ -44,7 +45,7 @@ def _expanded(ref: str) -> Path:
         return Path(ref)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ModelLookup:
     """What was found for the model a launch names."""
 

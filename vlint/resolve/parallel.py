@@ -18,8 +18,7 @@ Three checks, in the order vLLM makes them, the same in every bundled release (0
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from vlint.core.record import record
 from vlint.resolve.model_arch import ModelArch
 
 #: the tensor-parallel sizes vlint proposes (fixes, what-ifs, `vlint size`): one node's GPU counts
@@ -28,7 +27,7 @@ TP_SIZES = (1, 2, 4, 8, 16)
 VOCAB_PADDING = 64
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SplitError:
     """vLLM's error for a tensor-parallel size that cannot split the heads."""
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cached_property
 from typing import Any
+
+from vlint.core.record import record
 
 #: formats and the kernels' container layout (for notes)
 INT_PACKED = "int_packed"  # AWQ / GPTQ / compressed-tensors pack-quantized: int32-packed ints + group scales
@@ -26,7 +28,7 @@ NF4 = "nf4"  # bitsandbytes 4-bit (nf4/fp4), absmax per 64 (double-quantized or 
 BNB8 = "bnb_int8"  # bitsandbytes LLM.int8: int8 weight + fp32 row scale (SCB)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class QuantScheme:
     """Weight quantization of a checkpoint (only what sizes the weights)."""
 

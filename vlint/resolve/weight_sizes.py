@@ -10,9 +10,10 @@ layout is scaled to it so that the split between parts stays and the total is ex
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 
+from vlint.core.record import record
 from vlint.resolve.model_arch import (
     ATTENTION_KINDS,
     CACHELESS_ATTENTION,
@@ -27,7 +28,7 @@ from vlint.resolve.model_arch import (
 from vlint.resolve.quant_scheme import QuantScheme
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Linear:
     name: str  # module name in layer 0 form, e.g. "self_attn.q_proj" (prefixed with model.layers.{i}.)
     out_f: int
@@ -36,7 +37,7 @@ class Linear:
     expert: bool = False
 
 
-@dataclass
+@record
 class WeightLayout:
     """Checkpoint bytes by part (whole model, before any TP/PP split)."""
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Protocol
 
+from vlint.core.record import record
 from vlint.run.lint import LintOptions, Reader, display_path
 from vlint.security.lint_root import LintRoot, Refused, git_work_tree
 from vlint.sources.base import OutsideRoot, SourceError, SourceText
@@ -44,7 +45,7 @@ class Snapshot(Protocol):
         ...
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class DictSnapshot:
     """A snapshot given as text (the rule cases' ``before`` files): absolute path → text."""
 
@@ -64,7 +65,7 @@ class DictSnapshot:
         return data
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class GitSnapshot:
     """The files of ``commit`` in the git work tree ``work_tree``, read with ``git show``."""
 

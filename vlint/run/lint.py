@@ -10,13 +10,14 @@ import errno
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from vlint.config.discover import Discovered, DiscoverOptions, discover
 from vlint.core.finding import Finding
 from vlint.core.invocation import Problem, Token
+from vlint.core.record import record
 from vlint.core.rule import looks_like_rule_file
 from vlint.core.span import Span
 from vlint.engine.results import FileError, FileResult, LintReport
@@ -39,7 +40,7 @@ MAX_LAUNCH_WORDS = 10_000
 PARALLEL_MIN_FILES = 48
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class LintOptions:
     resolve: ResolveOptions = field(default_factory=ResolveOptions)
     discover: DiscoverOptions = field(default_factory=DiscoverOptions)

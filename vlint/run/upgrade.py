@@ -11,11 +11,12 @@ Helm value) with what the bump does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vlint.core.invocation import Problem
+from vlint.core.record import record
 from vlint.core.version import Version
 from vlint.engine.results import FileResult, LintReport
 from vlint.engine.runner import Engine, Selection, describe
@@ -32,7 +33,7 @@ Explain = Callable[["Deployment"], dict[str, Any]]
 Post = Callable[[LintReport], None]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class LaunchResult:
     """One launch of the run."""
 
@@ -45,7 +46,7 @@ class LaunchResult:
     unresolved: str = ""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class UpgradeRun:
     target: Version
     launches: list[LaunchResult]
@@ -151,7 +152,7 @@ def upgrade(
 
 
 # -- pull requests: --diff-base ------------------------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class DiffBase:
     """What ``--diff-base`` found."""
 

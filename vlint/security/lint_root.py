@@ -23,16 +23,16 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
+from vlint.core.record import record
 from vlint.security.bounded_read import read_fd
 
 #: version-control folders: never read as a referenced file, never walked
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul", "CVS"})
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LintRoot:
     """A folder (its real path) and the rule for what vlint may read below it."""
 

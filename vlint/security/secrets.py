@@ -25,13 +25,15 @@ import base64
 import binascii
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from vlint.core.lazy_re import lazy_compile
+from vlint.core.record import record
 from vlint.core.span import Span
 
 #: names whose value is a credential: ``HF_TOKEN``, ``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``,
 #: ``*PASSWORD*``, ``aws_secret_access_key``… (any case: env files and Python are often lower case)
-SECRET_ENV = re.compile(
+SECRET_ENV = lazy_compile(
     r"^(HF_TOKEN|HUGGING_FACE_HUB_TOKEN|HUGGINGFACE_HUB_TOKEN|HUGGINGFACEHUB_API_TOKEN|HF_API_TOKEN|"
     r"VLLM_API_KEY|OPENAI_API_KEY|TOKEN|API[_-]?KEY|[A-Z0-9_.-]*[_.-]API[_-]?KEY|[A-Z0-9_.-]*[_.-]TOKEN|"
     r"[A-Z0-9_.-]*SECRET[A-Z0-9_.-]*|[A-Z0-9_.-]*PASSW(OR)?D[A-Z0-9_.-]*|[A-Z0-9_.-]*ACCESS[_-]?KEY(_ID)?|"
@@ -39,24 +41,24 @@ SECRET_ENV = re.compile(
     re.IGNORECASE,
 )
 #: values that are placeholders, not secrets
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy_compile(
     r"^(|<.*>|\{.*\}|\[.*\]|x+|X+|\*+|\.\.\.|changeme|change-me|your[-_a-z]*|replace[-_a-z]*|none|null|"
     r"token|secret|dummy|empty|fake|placeholder|example|sk-\.\.\.|hf_\.\.\.|true|false|0|1)$",
     re.IGNORECASE,
 )
 #: an all-caps word stands for a value (``hf_token: HUGGINGFACE_TOKEN``); an all-caps *token* (letters
 #: and digits, no underscore, 16 or more) is one
-_VARIABLE_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
-_CAPS_TOKEN = re.compile(r"^(?=[A-Z0-9]*[0-9])(?=[A-Z0-9]*[A-Z])[A-Z0-9]{16,}$")
+_VARIABLE_NAME = lazy_compile(r"^[A-Z][A-Z0-9_]*$")
+_CAPS_TOKEN = lazy_compile(r"^(?=[A-Z0-9]*[0-9])(?=[A-Z0-9]*[A-Z])[A-Z0-9]{16,}$")
 #: values shaped like real credentials, whatever variable holds them (linear: no nested repeats)
-TOKEN_SHAPES = re.compile(
+TOKEN_SHAPES = lazy_compile(
     r"(hf_[A-Za-z0-9]{30,}|sk-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}|"
     r"github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,})"
 )
 #: ``scheme://user:password@host``: the password (group 1)
-URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@]{0,200}:([^\s/@]{1,200})@")
+URL_CREDENTIALS = lazy_compile(r"[A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s:/@]{0,200}:([^\s/@]{1,200})@")
 #: ``Authorization: Bearer <token>`` (JSON headers, curl lines): the token (group 1)
-BEARER = re.compile(r"\b[Bb]earer[ \t]+([A-Za-z0-9._~+/=-]{8,})")
+BEARER = lazy_compile(r"\b[Bb]earer[ \t]+([A-Za-z0-9._~+/=-]{8,})")
 #: an auth-param value: a token or a quoted string, its quotes escaped any number of times (``\"…\"``
 #: in a JSON string, ``\\\"…\\\"`` in JSON inside a JSON string)
 _PARAM_VALUE = r'(?:\\*"(?:[^"\\\r\n]|\\+[^"\\\r\n])*\\*"|[a-z0-9._~+/-]+)'
@@ -64,7 +66,7 @@ _PARAM = r"[a-z0-9_-]+[ \t]*=[ \t]*" + _PARAM_VALUE
 #: ``Authorization: <scheme> <credentials>``, any scheme (Basic, Bearer, token, Digest…), any case, as a
 #: YAML key, a JSON member (``"Authorization": "…"``, escaped or not), a curl ``-H`` or ``AUTHORIZATION=``:
 #: the credentials (group 1) — a token68 or an auth-param list (Digest's ``username="…", response="…"``)
-AUTHORIZATION = re.compile(
+AUTHORIZATION = lazy_compile(
     r"\b(?:proxy-)?authorization(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'][ \t]*)?"
     r"[a-z][a-z0-9._~+/-]*[ \t]+"
     rf"({_PARAM}(?:[ \t]*,[ \t]*{_PARAM})*|[a-z0-9._~+/-]+=*(?![a-z0-9._~+/=*-]))",
@@ -72,15 +74,15 @@ AUTHORIZATION = re.compile(
 )
 #: ``Basic <base64>`` wherever it is written (a header given as ``name:``/``value:`` items): the
 #: credentials (group 1), masked when they decode to ``user:password``
-BASIC = re.compile(r"\bbasic[ \t]+([a-z0-9+/]{4,}={0,2})(?![a-z0-9+/=*])", re.IGNORECASE)
+BASIC = lazy_compile(r"\bbasic[ \t]+([a-z0-9+/]{4,}={0,2})(?![a-z0-9+/=*])", re.IGNORECASE)
 #: a run that may be base64 (standard or URL-safe) long enough to hold a token shape
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
+_BASE64_RUN = lazy_compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
 #: a reference to a variable, not a value (``${HF_TOKEN}``, ``$HF_TOKEN``)
-_REFERENCE = re.compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*")
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_REFERENCE = lazy_compile(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*")
+_IDENTIFIER = lazy_compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Secret:
     name: str
     value: str
@@ -188,7 +190,7 @@ def decoded_base64(text: str) -> str | None:
 LineSource = Callable[[str], "list[str] | None"]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Redactor:
     """Hides every secret of a run wherever a report would print it (see the module docstring).
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from typing import Any
 from lsprotocol import types
 
 from vlint.core.finding import Finding
+from vlint.core.record import record
 from vlint.core.span import Span
 from vlint.engine.results import LintReport
 from vlint.run.lint import Reader, display_path, lint_paths
@@ -48,7 +49,7 @@ def unix_lines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Buffer:
     """An open document as the editor has it."""
 
@@ -93,7 +94,7 @@ class BufferReader(Reader):
             return e
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Scope:
     """Where a file is linted from: its workspace folder (display paths, config) and lint root."""
 
@@ -101,7 +102,7 @@ class Scope:
     root: LintRoot
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Entry:
     """A published diagnostic and the finding behind it."""
 
@@ -111,7 +112,7 @@ class Entry:
     owner: str
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class DocResult:
     """The last lint of one buffer."""
 

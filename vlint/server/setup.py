@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from vlint.config.files import Config
+from vlint.core.record import record
 from vlint.engine.results import LintReport
 from vlint.engine.runner import Engine
 from vlint.run.lint import DEFAULT_MAX_FILE_SIZE, LintOptions
@@ -33,7 +34,7 @@ class SetupError(Exception):
     """The configuration cannot be used (the message names the file and the key)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class EditorSettings:
     """The server's settings, as an editor sends them (the ``vlint`` section, camelCase keys)."""
 
@@ -117,7 +118,7 @@ def _convert(name: str, v: Any) -> Any:
     return v
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Setup:
     """Everything a lint of one workspace folder needs, built once and kept between requests."""
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from vlint.core.invocation import Invocation, Problem, Token
+from vlint.core.record import record
 from vlint.core.span import Span
 
 
@@ -48,7 +49,7 @@ def refused(error: SourceError, span: Span, problems: list[Problem], what: str) 
     return True
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SourceText:
     """A file's text, with the path shown to users and the path on disk."""
 
@@ -59,7 +60,7 @@ class SourceText:
     undecodable: tuple[int, int] | None = None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SourceResult:
     invocations: list[Invocation] = field(default_factory=list)
     #: ``NAME=value`` assignments written in the file (shell variables, ENV, env: entries), for
@@ -83,7 +84,7 @@ class SourceResult:
 ReadFile = Callable[[Path], "SourceText"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Source:
     """A file format vlint reads."""
 

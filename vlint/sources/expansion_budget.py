@@ -19,9 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from vlint.core.invocation import Problem
+from vlint.core.record import record
 from vlint.core.span import Span
 
 #: characters substitution may produce for one file and the files it pulls in, all expanders together
@@ -40,7 +41,7 @@ MAX_DEPTH = 10
 MAX_PULLS = 1_000
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ExpansionBudget:
     """What expansion may still do for one file."""
 

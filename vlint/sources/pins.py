@@ -13,38 +13,39 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from vlint.core.invocation import Fact
+from vlint.core.lazy_re import lazy_compile
+from vlint.core.record import record
 from vlint.core.span import Span
 
 #: ``pip install … vllm==0.9.2`` / ``uv pip install "vllm[audio]==0.10.2"`` / ``pip3 install -U vllm==0.6.6.post1``
-_INSTALL = re.compile(
+_INSTALL = lazy_compile(
     r"\b(?:uv\s+pip|pip3?|python3?\s+-m\s+pip)\s+install\b[^\n;&|]*?"
     r"(?<![\w.-])[\"']?vllm(?:\[[^\]]*\])?\s*==\s*v?(?P<v>\d+(?:\.\d+)+(?:\.post\d+)?)\b",
     re.IGNORECASE,
 )
 #: a requirements line: ``vllm==0.9.2``, ``vllm[audio] == 0.9.2 ; python_version >= "3.9"``
-_REQUIREMENT = re.compile(
+_REQUIREMENT = lazy_compile(
     r"^\s*vllm(?:\[[^\]]*\])?\s*===?\s*v?(?P<v>\d+(?:\.\d+)+(?:\.post\d+)?)\s*(?:[;#].*)?$", re.IGNORECASE
 )
 #: a PEP 508 string in pyproject.toml: ``"vllm==0.9.2"``
-_PEP508 = re.compile(
+_PEP508 = lazy_compile(
     r"[\"']vllm(?:\[[^\]]*\])?\s*===?\s*v?(?P<v>\d+(?:\.\d+)+(?:\.post\d+)?)\s*(?:;[^\"']*)?[\"']", re.IGNORECASE
 )
 #: poetry: ``vllm = "0.9.2"`` / ``vllm = "==0.9.2"`` / ``vllm = { version = "0.9.2", … }``
-_POETRY = re.compile(
+_POETRY = lazy_compile(
     r"^\s*vllm\s*=\s*(?:\{[^}\n]*?\bversion\s*=\s*)?[\"'](?:==)?v?(?P<v>\d+(?:\.\d+)+(?:\.post\d+)?)[\"']",
     re.IGNORECASE | re.MULTILINE,
 )
 #: a lock file's package entry: ``name = "vllm"`` followed by ``version = "0.9.2"``
-_LOCK = re.compile(r'^name\s*=\s*"vllm"\s*\n(?:[^\[\n][^\n]*\n)*?version\s*=\s*"(?P<v>[^"]+)"', re.MULTILINE)
+_LOCK = lazy_compile(r'^name\s*=\s*"vllm"\s*\n(?:[^\[\n][^\n]*\n)*?version\s*=\s*"(?P<v>[^"]+)"', re.MULTILINE)
 
 PROJECT_MARKERS = ("pyproject.toml", "uv.lock", "poetry.lock", ".git")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Pin:
     version: str
     path: Path

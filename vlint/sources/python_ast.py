@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import ast
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from vlint.core.invocation import LLM_CLASS, Entry, Invocation, Token
+from vlint.core.record import record
 from vlint.core.span import PositionMap, Span
 from vlint.sources import ray_serve
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
@@ -48,7 +49,7 @@ _MAX_STEPS = 200_000
 
 
 # -- values --------------------------------------------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class V:
     """An evaluated expression: ``value`` when ``known``; lists hold :class:`V` items, dicts map keys
     to ``(key node, V)``. ``node`` is where it was written."""
@@ -121,7 +122,7 @@ class _Lines:
 
 
 # -- the evaluator -------------------------------------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class _Imports:
     #: local name → what it stands for: "vllm", "vllm:LLM", "ray.serve.llm:LLMConfig", "subprocess",
     #: "subprocess:Popen", "os", "os.environ", "shutil", "asyncio", "module:<path>"

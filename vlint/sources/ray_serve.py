@@ -19,10 +19,11 @@ settings in user code: they yield no launch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from vlint.core.invocation import SERVER, Entry, Fact, Invocation, Token
+from vlint.core.record import record
 from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.containers.compose import YamlDoc, get, items, load_yaml, nested_yaml, plain, seq
@@ -44,7 +45,7 @@ _ONE_CONFIG_APPS = {
 }
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Field:
     """A setting as written: its value, where key and value are, and nested fields for mappings."""
 
@@ -62,7 +63,7 @@ class Field:
         return f
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class LLMConfigSite:
     """One ``LLMConfig`` as found: its fields, where it starts, extra facts from the host file."""
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path, PurePath
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.sources.base import SourceText
 
 # -- shared helpers ------------------------------------------------------------------------------
@@ -56,7 +57,7 @@ def has_template(text: str) -> bool:
 
 
 #: a line that opens a YAML block scalar (``key: |``, ``- >-``, ``run: |2``), trailing comment allowed
-_BLOCK_OPENER = re.compile(r"(?:^|[:-][ \t])[|>][+-]?[0-9]?[+-]?[ \t]*(?:#.*)?$")
+_BLOCK_OPENER = lazy_compile(r"(?:^|[:-][ \t])[|>][+-]?[0-9]?[+-]?[ \t]*(?:#.*)?$")
 
 
 def is_template_file(text: str) -> bool:
@@ -109,7 +110,7 @@ def _top_keys(pattern: re.Pattern[str], text: str) -> set[str]:
 
 # -- shell ---------------------------------------------------------------------------------------
 SHELL_EXTS = {".sh", ".bash", ".zsh", ".ksh", ".ps1", ".command", ".run"}
-_SHEBANG = re.compile(r"^#!.*\b(ba|z|k|da)?sh\b")
+_SHEBANG = lazy_compile(r"^#!.*\b(ba|z|k|da)?sh\b")
 
 
 def shell(src: SourceText) -> bool:
@@ -119,7 +120,7 @@ def shell(src: SourceText) -> bool:
     return bool(_SHEBANG.match(first))
 
 
-_COMMAND_LINE = re.compile(r"^[ \t]*(vllm[ \t]+serve|python3?[ \t]+-m[ \t]+vllm\.)", re.MULTILINE)
+_COMMAND_LINE = lazy_compile(r"^[ \t]*(vllm[ \t]+serve|python3?[ \t]+-m[ \t]+vllm\.)", re.MULTILINE)
 
 
 def command_file(src: SourceText) -> bool:
@@ -129,9 +130,9 @@ def command_file(src: SourceText) -> bool:
 
 
 # -- Kubernetes and Helm -------------------------------------------------------------------------
-_API_VERSION = re.compile(r"^apiVersion\s*:", re.MULTILINE)
-_KIND = re.compile(r"^kind\s*:", re.MULTILINE)
-_HELM_TOP = re.compile(r"^(servingEngineSpec|catalog|modelArtifacts|decode|prefill|image)\s*:", re.MULTILINE)
+_API_VERSION = lazy_compile(r"^apiVersion\s*:", re.MULTILINE)
+_KIND = lazy_compile(r"^kind\s*:", re.MULTILINE)
+_HELM_TOP = lazy_compile(r"^(servingEngineSpec|catalog|modelArtifacts|decode|prefill|image)\s*:", re.MULTILINE)
 
 
 def kubernetes(src: SourceText) -> bool:
@@ -165,10 +166,10 @@ def template(src: SourceText) -> bool:
 
 
 # -- compose, CI and cluster launchers ---------------------------------------------------------------
-_COMPOSE_NAME = re.compile(r"^(docker-)?compose([.-].*)?\.ya?ml$", re.IGNORECASE)
-_TOP_SERVICES = re.compile(r"^services\s*:", re.MULTILINE)
-_SERVICE_KEYS = re.compile(r"^[ \t]+(image|command|build|entrypoint)[ \t]*:", re.MULTILINE)
-_K8S = re.compile(r"^(apiVersion|kind)\s*:", re.MULTILINE)
+_COMPOSE_NAME = lazy_compile(r"^(docker-)?compose([.-].*)?\.ya?ml$", re.IGNORECASE)
+_TOP_SERVICES = lazy_compile(r"^services\s*:", re.MULTILINE)
+_SERVICE_KEYS = lazy_compile(r"^[ \t]+(image|command|build|entrypoint)[ \t]*:", re.MULTILINE)
+_K8S = lazy_compile(r"^(apiVersion|kind)\s*:", re.MULTILINE)
 
 
 def compose(src: SourceText) -> bool:
@@ -180,9 +181,9 @@ def compose(src: SourceText) -> bool:
     return bool(_TOP_SERVICES.search(text) and _SERVICE_KEYS.search(text) and not _K8S.search(text))
 
 
-_WORKFLOW_PATH = re.compile(r"(^|/)\.github/workflows/[^/]+\.ya?ml$")
-_GHA_TOP = re.compile(r"^(jobs|on|\"on\"|'on'|true|runs|name|inputs)\s*:", re.MULTILINE)
-_USING = re.compile(r"^[ \t]+using[ \t]*:[ \t]*['\"]?composite", re.MULTILINE)
+_WORKFLOW_PATH = lazy_compile(r"(^|/)\.github/workflows/[^/]+\.ya?ml$")
+_GHA_TOP = lazy_compile(r"^(jobs|on|\"on\"|'on'|true|runs|name|inputs)\s*:", re.MULTILINE)
+_USING = lazy_compile(r"^[ \t]+using[ \t]*:[ \t]*['\"]?composite", re.MULTILINE)
 
 
 def github_actions(src: SourceText) -> bool:
@@ -196,7 +197,7 @@ def github_actions(src: SourceText) -> bool:
     return "runs" in keys and bool(_USING.search(src.text))
 
 
-_SKY_TOP = re.compile(r"^(run|setup|resources|envs|num_nodes|secrets|file_mounts|workdir|service)\s*:", re.MULTILINE)
+_SKY_TOP = lazy_compile(r"^(run|setup|resources|envs|num_nodes|secrets|file_mounts|workdir|service)\s*:", re.MULTILINE)
 
 
 def skypilot(src: SourceText) -> bool:
@@ -206,7 +207,7 @@ def skypilot(src: SourceText) -> bool:
     return bool(keys & {"run", "setup"}) and bool(keys & {"resources", "envs", "num_nodes", "secrets"})
 
 
-_RAY_HINTS = re.compile(r"^[ \t]*(llm_configs|engine_kwargs|serveConfigV2|model_loading_config)[ \t]*:", re.MULTILINE)
+_RAY_HINTS = lazy_compile(r"^[ \t]*(llm_configs|engine_kwargs|serveConfigV2|model_loading_config)[ \t]*:", re.MULTILINE)
 
 
 def ray_serve(src: SourceText) -> bool:
@@ -267,7 +268,7 @@ def supervisord(src: SourceText) -> bool:
     return suffix in (".conf", ".ini") and "[program:" in src.text
 
 
-_TASKFILE_NAME = re.compile(r"^taskfile(\.dist)?\.ya?ml$", re.IGNORECASE)
+_TASKFILE_NAME = lazy_compile(r"^taskfile(\.dist)?\.ya?ml$", re.IGNORECASE)
 
 
 def taskfile(src: SourceText) -> bool:
@@ -282,8 +283,8 @@ def taskfile(src: SourceText) -> bool:
 
 
 # -- Dockerfile, .env, Python --------------------------------------------------------------------
-_DOCKERFILE_NAMES = (re.compile(r"^(docker|container)file$"), re.compile(r"^(docker|container)file[.-]"))
-_FROM_LINE = re.compile(r"^FROM\s+(?:--\S+\s+)*\S+(?:\s+AS\s+\S+)?\s*$", re.IGNORECASE)
+_DOCKERFILE_NAMES = (lazy_compile(r"^(docker|container)file$"), lazy_compile(r"^(docker|container)file[.-]"))
+_FROM_LINE = lazy_compile(r"^FROM\s+(?:--\S+\s+)*\S+(?:\s+AS\s+\S+)?\s*$", re.IGNORECASE)
 _NOT_DOCKERFILE_EXTS = {
     ".sh",
     ".bash",
@@ -332,7 +333,7 @@ def dotenv(src: SourceText) -> bool:
     return is_dotenv_name(src.abspath.name)
 
 
-_PYTHON_VLLM = re.compile(
+_PYTHON_VLLM = lazy_compile(
     r"^\s*(from\s+vllm\b|import\s+vllm\b)|ray\.serve\.llm|[\"']vllm[\"']|vllm serve|vllm\.entrypoints", re.MULTILINE
 )
 

@@ -24,24 +24,25 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from vlint.core.finding import Finding
+from vlint.core.record import record
 from vlint.engine.results import LintReport
 from vlint.suppression.inline import NO_REASON, NOT_SUPPRESSIBLE, comment_start, flavor_of
 
 _DISABLE = re.compile(r"^(#+\s*vlint\s*:\s*disable\s*=\s*)([A-Za-z0-9_,\s-]+?)(\s*(?:(?:--|#).*)?)$", re.IGNORECASE)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Added:
     path: str
     line: int
     codes: tuple[str, ...]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AddOutcome:
     added: list[Added] = field(default_factory=list)
     #: display path → why no comment was written there

@@ -24,11 +24,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vlint.core.finding import Finding
+from vlint.core.record import record
 from vlint.security.bounded_read import read_regular
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def fingerprints(findings: Sequence[Finding], lines: LineSource) -> list[str]:
     return out
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class BaselineResult:
     #: findings the baseline accepted (not reported, not counted for the exit code)
     accepted: int
@@ -116,7 +116,7 @@ class BaselineResult:
     stale: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Scope:
     """The files a run covered: those it linted, and everything under the folders it walked (display
     paths, relative to the current folder; ``.`` is the current folder)."""

@@ -25,12 +25,13 @@ import io
 import re
 import tokenize
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vlint.core.finding import Finding
 from vlint.core.invocation import Problem
+from vlint.core.record import record
 from vlint.core.span import Span
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ _REF = re.compile(r"[A-Za-z0-9_-]+")
 
 
 # -- finding comments -----------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Comment:
     line: int
     #: 1-based column of the ``#``
@@ -147,7 +148,7 @@ def scan_comments(text: str, path: str) -> list[Comment]:
 Resolver = Callable[[str], "tuple[str, ...] | str | None"]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Ref:
     text: str
     span: Span
@@ -172,7 +173,7 @@ def _codes(resolve: Resolver, text: str) -> tuple[str, ...]:
     return (hit,) if isinstance(hit, str) else tuple(hit)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Directive:
     kind: str  # "disable" | "disable-file" | "annotation" | "malformed"
     path: str
@@ -262,7 +263,7 @@ def parse_annotation(value: str, span: Span | None, path: str, resolve: Resolver
 
 
 # -- applying them --------------------------------------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class _Scope:
     """An annotation and what it covers: the findings of its launches."""
 

@@ -4,10 +4,10 @@ constraints of ``vllm/config/*.py`` per release."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
+from vlint.core.record import record
 from vlint.core.version import V, Version
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ from vlint.checks.startup.common import _fmt, _json, _num, _refuse, _user
 # -- numeric bounds of scheduler, cache, LoRA and model settings (VL106) -------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Bound:
     """``dest`` must satisfy ``op bound`` from release ``since`` (until ``until``), else vLLM refuses."""
 

@@ -26,11 +26,12 @@ escapes included), so a token cut out of a ``run: |`` script still points at the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from vlint.core.invocation import Fact, Token
+from vlint.core.record import record
 from vlint.core.span import PositionMap, Span
 from vlint.security.secrets import SECRET_ENV
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
@@ -86,7 +87,7 @@ def scalar_text(node: ScalarNode, src: Mapped, lines: LineIndex | None = None) -
     return Mapped(mt.text, [src.lo[min(o, last)] for o in mt.offsets], [src.hi[min(o, last)] for o in mt.offsets])
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class YamlDoc:
     """A YAML document and what its scalars' positions map through."""
 
@@ -162,7 +163,7 @@ def get(node: Node | None, *path: str) -> Node | None:
 
 
 # -- compose -------------------------------------------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class _Ctx:
     doc: YamlDoc
     src: SourceText

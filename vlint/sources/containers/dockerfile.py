@@ -18,10 +18,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 
 from vlint.core.invocation import Fact, Token
+from vlint.core.record import record
 from vlint.core.span import PositionMap, Span
 from vlint.security.secrets import SECRET_ENV
 from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceResult, SourceText
@@ -41,7 +42,7 @@ _PIP_VLLM = re.compile(r"\bvllm(?:\[[^\]]*\])?==v?(\d+\.\d+\.\d+(?:\.post\d+)?)"
 
 
 # -- argv pieces ---------------------------------------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class Piece:
     """One argv word as written: its text (with per-character origins) and the file it is in."""
 
@@ -69,7 +70,7 @@ def literal_piece(text: str, span: Span) -> Piece:
     return Piece(m, PositionMap(span.path, [(0, span.line, span.column)]))
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Container:
     """What a container launch needs besides its argv."""
 
@@ -330,7 +331,7 @@ def _collect(
 
 
 # -- Dockerfile instructions ---------------------------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class Instruction:
     keyword: str
     #: the arguments (continuations joined), with offsets into the file text as origins
@@ -478,7 +479,7 @@ def exec_form(args: Mapped) -> list[Mapped] | None:
 
 
 # -- stages --------------------------------------------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class EnvValue:
     token: Token
     value: Mapped
@@ -486,7 +487,7 @@ class EnvValue:
     from_args: set[str] = field(default_factory=set)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ArgDecl:
     name: str
     #: the value at build time (build arg, else default); None when neither is given
@@ -494,7 +495,7 @@ class ArgDecl:
     span: Span
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Stage:
     name: str | None
     image: ImageRef | None
@@ -528,7 +529,7 @@ class Stage:
         return root.image, root.image_text, root.image_span
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Dockerfile:
     path: str
     abspath: Path
@@ -706,7 +707,7 @@ def _command_pieces(ins: Instruction, stage: Stage, posmap: PositionMap) -> list
 
 
 # -- the image a Dockerfile builds ---------------------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class ImageConfig:
     """What ``docker run IMAGE`` does for the image a Dockerfile builds."""
 
@@ -761,7 +762,7 @@ def image_facts(image: ImageRef | None, span: Span | None, detail: str) -> dict[
     return facts
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LostBuildArg:
     """A build argument the run-time command reads although it never reaches the container."""
 
@@ -853,7 +854,7 @@ def entry_scripts(cfg: ImageConfig, base_dir: Path, read_file: ReadFile) -> list
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Mount:
     """A container path whose contents come from a file or folder of the repository."""
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 
 from vlint.core.invocation import Token
+from vlint.core.record import record
 from vlint.core.span import PositionMap, Span
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.expansion_budget import ExpansionBudget, current
@@ -33,7 +34,7 @@ _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 # -- text with origins ---------------------------------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class Mapped:
     """Text whose characters each know the ``[lo, hi)`` range of origin text they stand for.
 
@@ -327,7 +328,7 @@ def mapping_lookup(values: dict[str, Mapped | str], *, missing: str = "unknown")
 
 
 # -- shell-like word splitting (no expansion) ----------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class SplitWord:
     text: Mapped
     #: holds an unresolved value outside quotes: it may stand for any number of words
@@ -385,7 +386,7 @@ def split_words(m: Mapped, *, escape: str = "\\", stop_at_operators: bool = Fals
 
 
 # -- .env files ----------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DotenvEntry:
     name: str
     value: Mapped

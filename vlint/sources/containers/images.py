@@ -11,8 +11,8 @@ none names a vLLM version, and the report says "version unknown" with the releas
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from vlint.core.record import record
 from vlint.core.version import Version
 
 _OFFICIAL_REPOS = {
@@ -31,7 +31,7 @@ _EMBEDDED = re.compile(r"vllm[-_]?v?(\d+\.\d+\.\d+(?:\.post\d+)?)", re.IGNORECAS
 _FLOATING = {"latest", "nightly", "main", "dev", "edge", "stable", "latest-nightly"}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ImageRef:
     raw: str
     registry: str

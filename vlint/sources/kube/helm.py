@@ -30,9 +30,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from vlint.core.invocation import Invocation, Token
+from vlint.core.record import record
 from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.kube.k8s_common import (
@@ -69,7 +70,7 @@ from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode
 NAME = "helm"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _File:
     src: SourceText
     lines: LineIndex
@@ -141,7 +142,7 @@ def _go_float(value: float) -> str:
     return f"{sign}{digits[:dp]}.{digits[dp:]}"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Argv:
     """An argv under construction; every word has the span of the values entry that produced it."""
 

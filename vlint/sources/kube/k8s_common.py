@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import pairwise
 from pathlib import Path
 
 from vlint.core.invocation import Fact, Invocation, Problem, Token
+from vlint.core.record import record
 from vlint.core.span import PositionMap, Span, line_starts
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.containers.images import default_entrypoint, image_vllm_version, parse_image
@@ -87,7 +88,7 @@ class LineIndex:
         return self.span(self.offset(s.line, s.column), self.offset(e.line, e.column))
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class MappedText:
     """A string whose every character knows its offset in the file (``offsets[i]``)."""
 
@@ -243,7 +244,7 @@ def _decode_escape(src: str, p: int, end: int) -> tuple[str | None, int]:
 _DOC_MARK = re.compile(r"^(?:---|\.\.\.)(?:[ \t].*)?$", re.MULTILINE)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Documents:
     nodes: list[Node]
     #: documents that could not be read (the others still are)
@@ -393,7 +394,7 @@ def int_value(node: Node | None) -> int | None:
 
 
 # -- environment -------------------------------------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class EnvVar:
     name: str
     #: the value the process sees, None when vlint cannot know it (secret, field, placeholder)
@@ -516,7 +517,7 @@ def label_is_gpu(key: str) -> bool:
     return key in GPU_LABELS or bool(_GPU_LABEL_HINT.search(key.rsplit("/", 1)[-1]))
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Facts:
     """Facts about a launch's surroundings, collected while reading a workload."""
 
@@ -598,7 +599,7 @@ def _label_rank(key: str) -> int:
     return GPU_LABELS.index(key) if key in GPU_LABELS else len(GPU_LABELS)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Volume:
     name: str
     span: Span
@@ -662,7 +663,7 @@ def suppress_fact(out: Facts, metadata_nodes: list[Node | None], lines: LineInde
 
 
 # -- argv → launches ---------------------------------------------------------------------------
-@dataclass(slots=True)
+@record(slots=True)
 class LaunchContext:
     """What a source knows around one container when it turns the argv into launches."""
 

@@ -19,9 +19,10 @@ KubeAI ``Model`` (``spec.url``/``args``/``env``/``resourceProfile``), KServe ``I
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from vlint.core.invocation import ConfigFile, Entry, Invocation, Problem, Token
+from vlint.core.record import record
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.kube.k8s_common import (
     EnvVar,
@@ -74,7 +75,7 @@ _ROLE_KEYS = {
 }
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _File:
     src: SourceText
     lines: LineIndex

@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from vlint.core.record import record
 from vlint.security.lint_root import LintRoot
 
 NO_RENDER = "rendering is off (--no-render)"
@@ -28,7 +29,7 @@ TIMEOUT = 30.0
 RUN_BUDGET = 120.0
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Budget:
     """The seconds left for the renders of one run (:data:`RUN_BUDGET`)."""
 
@@ -46,7 +47,7 @@ class Budget:
         return self.left < 1.0
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RenderSettings:
     #: run kubectl/kustomize/helm when present (False: ``--no-render``)
     enabled: bool = True

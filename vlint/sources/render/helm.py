@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from vlint.core.invocation import Problem
+from vlint.core.record import record
 from vlint.core.span import Span
 from vlint.security.bounded_read import NotReadable, read_regular
 from vlint.security.lint_root import VCS_DIRS, LintRoot, Refused
@@ -61,7 +62,7 @@ _HELM_ENV = {
 }
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Chart:
     folder: Path
     shown: str

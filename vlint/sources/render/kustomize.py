@@ -34,10 +34,11 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from vlint.core.invocation import Problem
+from vlint.core.record import record
 from vlint.core.span import Span
 from vlint.security.lint_root import real_path
 from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceResult, SourceText, refused
@@ -99,7 +100,7 @@ _REMOTE_PREFIXES = (
 )
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Plan:
     read_file: ReadFile
     result: SourceResult

@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from vlint.core.invocation import ConfigFile, Entry, Fact, Invocation, Problem, Token
+from vlint.core.record import record
 from vlint.core.span import Span
 from vlint.sources.base import SourceResult
 from vlint.sources.kube.k8s_common import LineIndex, MappedText, compose_documents, scalar_text
@@ -37,7 +38,7 @@ _MAX_SCALARS = 200_000
 _WORD = re.compile(r"[^a-z0-9]")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Scalar:
     node: ScalarNode
     lines: LineIndex
@@ -126,7 +127,7 @@ def _norm(text: str) -> str:
     return _WORD.sub("", text.lower().lstrip("-"))
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Origins:
     """The source scalars a rendered output may have come from."""
 

@@ -27,9 +27,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from vlint.core.record import record
 from vlint.sources.render import RUN_BUDGET, TIMEOUT, Budget, settings
 
 if sys.platform != "win32":
@@ -45,7 +45,7 @@ _OUT_OF_MEMORY = re.compile(r"out of memory|cannot allocate memory|MemoryError|s
 _DEAD_PROXY = "http://127.0.0.1:9"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolRun:
     ok: bool
     output: str = ""

@@ -9,12 +9,11 @@ comments with ``#`` or ``;`` at the start of a line; supervisord also ends a val
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from vlint.core.record import record
 from vlint.sources.containers.dotenv import Mapped
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class IniEntry:
     section: str
     key: str

@@ -15,9 +15,10 @@ Read the way ``just`` reads them (the just manual, "Recipes", "Variables and Sub
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from vlint.core.invocation import Token
+from vlint.core.record import record
 from vlint.core.span import PositionMap
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.containers.dockerfile import Container, Piece, merge_result, script_launches
@@ -31,7 +32,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _STRING = re.compile(r"""("(?:[^"\\\n]|\\.)*"|'[^'\n]*')[ \t]*(?:#.*)?$""")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Value:
     value: Mapped | None
     exported: bool = False
@@ -39,7 +40,7 @@ class _Value:
     end: int = 0
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Just:
     src: SourceText
     vars: dict[str, _Value] = field(default_factory=dict)

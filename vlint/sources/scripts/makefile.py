@@ -24,10 +24,11 @@ values written in the Makefile are what runs by default, like a compose ``${VAR:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from vlint.core.invocation import Token
+from vlint.core.record import record
 from vlint.core.span import PositionMap
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.containers.dockerfile import Container, Piece, merge_result, script_launches
@@ -46,7 +47,7 @@ _VAR_NAME = re.compile(r"[A-Za-z_.][A-Za-z0-9_.-]*$")
 _MAX_INCLUDE_DEPTH = 3
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Var:
     value: Mapped | None  # None: set to something vlint cannot know ($(shell …), !=)
     exported: bool = False
@@ -62,7 +63,7 @@ def _copy(var: _Var) -> _Var:
 _IncludeKey = tuple[Path, int, bool, frozenset[tuple[str, int, bool]]]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Included:
     """What reading an included file did to the variables, replayed when it is included again from
     the same variables (20 files that include each other were read 20⁴ times)."""
@@ -74,7 +75,7 @@ class _Included:
     exported_all: bool
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Includes:
     """The includes of one Makefile (and of the files it includes), each read once per starting point."""
 
@@ -101,7 +102,7 @@ class _Includes:
         return seen[1]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Makefile:
     src: SourceText
     read_file: ReadFile

@@ -18,10 +18,11 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from vlint.core.invocation import Fact, Invocation, Problem, Token
+from vlint.core.record import record
 from vlint.core.span import PositionMap, Span
 from vlint.sources import vllm_yaml
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
@@ -215,7 +216,7 @@ _DOCKER_VALUE_OPTS = {
 }
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Launch:
     program: str
     entry: Word

@@ -16,9 +16,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from vlint.core.record import record
 from vlint.core.span import PositionMap
 from vlint.sources.expansion_budget import ExpansionBudget, current
 from vlint.sources.scripts.shell_lexer import (
@@ -37,7 +38,7 @@ from vlint.sources.scripts.shell_lexer import (
 )
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Word:
     """An expanded argv word, with the offsets (in the lexed text) of the source it came from."""
 
@@ -58,7 +59,7 @@ class Word:
         return self.partial if self.unresolved and self.partial else self.text
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Var:
     value: str | list[str] | None  # None: assigned, but to something vlint cannot know
     exported: bool = False
@@ -66,7 +67,7 @@ class Var:
     end: int = -1
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Assignment:
     """``NAME=value`` as written in the script (for secret scanning and env reporting)."""
 
@@ -76,7 +77,7 @@ class Assignment:
     exported: bool
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Command:
     """A simple command after expansion."""
 
@@ -88,7 +89,7 @@ class Command:
     heredocs: list[HereDoc] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class HeredocFile:
     """A file the script writes from a here-document (``cat > cfg.yaml << EOF``); ``heredoc_files``
     keys are normalized paths from the script's folder (``./cfg.yaml`` → ``cfg.yaml``)."""
@@ -131,7 +132,7 @@ _Value = str | tuple[str, ...] | None
 _SourceKey = tuple[str, int, frozenset[tuple[str, _Value, bool]]]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Sourced:
     """What sourcing a file did to the variables of the script that sourced it."""
 
@@ -142,7 +143,7 @@ class _Sourced:
     unset: tuple[str, ...]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SourcedFiles:
     """The files one script sources (and that they source): each read once, and evaluated once per
     starting point — 20 files that source each other were evaluated 20³ times for each of them."""

@@ -12,13 +12,15 @@ offset where the construct started.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from vlint.core.record import record
 
 # ---------------------------------------------------------------------------------------------
 # word parts
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Lit:
     """Literal text. ``quoted`` literals are not subject to field splitting or globbing."""
 
@@ -27,7 +29,7 @@ class Lit:
     pos: int = -1  # offset in the lexed text, where known (here-document bodies)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Param:
     """A parameter expansion: ``$NAME``, ``${NAME}``, ``${NAME:-word}``, ``${ARR[@]}``, ``$1``, ``$@``…"""
 
@@ -40,7 +42,7 @@ class Param:
     pos: int = -1
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class CmdSubst:
     """``$(…)`` or backticks: its output is unknown."""
 
@@ -49,7 +51,7 @@ class CmdSubst:
     pos: int = -1
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Arith:
     """``$((…))``."""
 
@@ -61,7 +63,7 @@ class Arith:
 Part = Lit | Param | CmdSubst | Arith
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class RawWord:
     parts: list[Part]
     start: int
@@ -78,14 +80,14 @@ class RawWord:
         return None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Op:
     op: str
     start: int
     end: int
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class HereDoc:
     delimiter: str
     quoted: bool
@@ -109,7 +111,7 @@ class HereDoc:
         return base_src + (body_offset - base_body)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Redirect:
     op: str
     target: RawWord | None
@@ -117,7 +119,7 @@ class Redirect:
     heredoc: HereDoc | None = None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class RawCommand:
     """A simple command: words, redirections, and the operator that ended it."""
 
@@ -683,7 +685,7 @@ def _ansi_escape(s: str, i: int) -> tuple[str, int]:
     return "\\" + c, i + 1
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _ArrayLit:
     """Elements of ``NAME=( … )`` attached to the assignment word."""
 

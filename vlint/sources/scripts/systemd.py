@@ -16,10 +16,11 @@ A ``/bin/sh -c "…"`` command line is read as the shell script it runs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from vlint.core.invocation import Problem, Token
+from vlint.core.record import record
 from vlint.core.span import PositionMap, Span
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.containers.dockerfile import Container, Piece, merge_result, script_launches
@@ -32,7 +33,7 @@ NAME = "systemd"
 _PREFIXES = "@-:+!"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _EnvFiles:
     """What the unit's ``EnvironmentFile=`` lines set, in order (a later file overrides)."""
 

@@ -1,0 +1,205 @@
+"""``vlint.core.record.record`` behaves as ``dataclasses.dataclass`` for every feature vlint uses: each
+test builds the same class with both decorators and compares what they do."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+from dataclasses import FrozenInstanceError, field
+from typing import ClassVar, Generic, TypeVar
+
+import pytest
+
+from vlint.core.record import record
+
+T = TypeVar("T")
+BOTH = pytest.mark.parametrize("deco", [dataclasses.dataclass, record], ids=["dataclass", "record"])
+
+
+def _point(deco, **opts):
+    @deco(**opts)
+    class Point:
+        x: int
+        y: int = 2
+        tags: list[str] = field(default_factory=list)
+        note: str | None = field(default=None, compare=False, repr=False)
+        LIMIT: ClassVar[int] = 9
+
+    return Point
+
+
+@BOTH
+@pytest.mark.parametrize("opts", [{}, {"slots": True}, {"frozen": True}, {"frozen": True, "slots": True}])
+def test_init_defaults_factories_repr_eq(deco, opts):
+    Point = _point(deco, **opts)
+    a, b = Point(1), Point(1, 2, [], note="other")
+    assert (a.x, a.y, a.tags, a.note) == (1, 2, [], None)
+    assert a == b  # note does not compare
+    assert a != Point(2) and a != (1, 2)
+    assert a.tags is not Point(1).tags  # one list per instance
+    assert repr(Point(3, 4, ["t"])).endswith("Point(x=3, y=4, tags=['t'])")
+    assert Point.LIMIT == 9 and "LIMIT" not in {f.name for f in dataclasses.fields(Point)}
+    assert [f.name for f in dataclasses.fields(a)] == ["x", "y", "tags", "note"]
+    assert dataclasses.is_dataclass(a) and dataclasses.is_dataclass(Point)
+    assert Point.__match_args__ == ("x", "y", "tags", "note")
+    with pytest.raises(TypeError):
+        Point()  # x has no default
+    with pytest.raises(TypeError):
+        Point(1, 2, [], None, "extra")
+    with pytest.raises(TypeError):
+        Point(1, z=3)
+
+
+@BOTH
+def test_replace_and_asdict(deco):
+    Point = _point(deco, frozen=True, slots=True)
+    a = Point(1, tags=["a"])
+    b = dataclasses.replace(a, y=5)
+    assert (b.x, b.y, b.tags) == (1, 5, ["a"]) and type(b) is Point
+    assert dataclasses.asdict(b) == {"x": 1, "y": 5, "tags": ["a"], "note": None}
+    assert dataclasses.astuple(b) == (1, 5, ["a"], None)
+
+
+@BOTH
+@pytest.mark.parametrize("slots", [False, True])
+def test_frozen_refuses_assignment_and_hashes(deco, slots):
+    Point = _point(deco, frozen=True, slots=slots)
+    a = Point(1)
+    with pytest.raises(FrozenInstanceError):
+        a.x = 2
+    with pytest.raises(FrozenInstanceError):
+        del a.x
+    hashed = _point(deco, frozen=True, slots=slots)
+    h = hashed(1, tags=())  # a tuple: hashable
+    assert hash(h) == hash(hashed(1, tags=(), note="ignored"))  # compare=False: not hashed either
+    assert {h: 1}[hashed(1, tags=())] == 1
+
+
+@BOTH
+def test_mutable_is_unhashable_and_explicit_methods_are_kept(deco):
+    Point = _point(deco, slots=True)
+    with pytest.raises(TypeError):
+        hash(Point(1))
+
+    @deco(frozen=True)
+    class Versioned:
+        major: int
+        minor: int = 0
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Versioned) and self.major == other.major
+
+        def __hash__(self) -> int:
+            return hash(self.major)
+
+        def __repr__(self) -> str:
+            return f"v{self.major}"
+
+    assert Versioned(1, 2) == Versioned(1, 3) and hash(Versioned(1, 2)) == hash(1) and repr(Versioned(4)) == "v4"
+
+
+@BOTH
+def test_slots_have_no_dict_and_mutable_records_assign(deco):
+    Point = _point(deco, slots=True)
+    a = Point(1)
+    a.y = 7
+    assert a.y == 7 and not hasattr(a, "__dict__")
+    with pytest.raises(AttributeError):
+        a.other = 1  # type: ignore[attr-defined]
+    assert "x" in Point.__slots__
+
+
+@BOTH
+def test_post_init_runs_after_fields(deco):
+    seen = []
+
+    @deco(frozen=True, slots=True)
+    class Span:
+        start: int
+        end: int = 0
+
+        def __post_init__(self) -> None:
+            seen.append((self.start, self.end))
+            if self.end < self.start:
+                raise ValueError("end before start")
+
+    Span(1, 2)
+    assert seen == [(1, 2)]
+    with pytest.raises(ValueError, match="end before start"):
+        Span(3, 1)
+
+
+@BOTH
+@pytest.mark.parametrize("frozen", [False, True])
+def test_pickle_and_copy(deco, frozen):
+    Point = _point(deco, frozen=frozen, slots=True)
+    globals()["_Pickled"] = Point  # pickle finds classes by module-level name
+    Point.__qualname__ = "_Pickled"
+    try:
+        a = Point(1, 3, ["x"], note="n")
+        for b in (pickle.loads(pickle.dumps(a)), copy.copy(a), copy.deepcopy(a)):
+            assert b == a and b.note == "n" and b is not a
+    finally:
+        del globals()["_Pickled"]
+
+
+@BOTH
+def test_generic_base_and_inheritance(deco):
+    @deco(frozen=True, slots=True)
+    class Stated(Generic[T]):
+        value: T
+        source: str = "cli"
+
+    s = Stated(3)
+    assert (s.value, s.source) == (3, "cli") and s == Stated(3, "cli")
+
+    @deco
+    class Base:
+        a: int
+        b: int = 1
+
+    @deco
+    class Child(Base):
+        c: int = 2
+
+    c = Child(5)
+    assert (c.a, c.b, c.c) == (5, 1, 2) and [f.name for f in dataclasses.fields(Child)] == ["a", "b", "c"]
+    assert repr(c).endswith("Child(a=5, b=1, c=2)")
+
+
+@BOTH
+def test_refuses_what_a_dataclass_refuses(deco):
+    with pytest.raises(ValueError, match="mutable default"):
+
+        @deco
+        class Bad:
+            items: list[int] = []  # noqa: RUF012
+
+    with pytest.raises(TypeError, match="non-default argument"):
+
+        @deco
+        class Order:
+            a: int = 1
+            b: int
+
+
+def test_record_refuses_what_it_does_not_implement():
+    with pytest.raises(TypeError, match="init=False"):
+
+        @record
+        class NoInit:
+            a: int = field(default=1, init=False)
+
+
+def test_init_compiled_once_on_first_instance():
+    @record(slots=True)
+    class Lazy:
+        a: int
+
+    stub = Lazy.__init__
+    Lazy(1)
+    assert Lazy.__init__ is not stub  # the real __init__ replaced the stub
+    real = Lazy.__init__
+    Lazy(2)
+    assert Lazy.__init__ is real

@@ -1,0 +1,275 @@
+"""``@record``: the standard library's dataclasses, without their start-up cost.
+
+``dataclasses.dataclass`` writes the source of ``__init__``, ``__repr__``, ``__eq__``, ``__hash__``,
+``__setattr__`` and ``__delattr__`` of every class and compiles it when the module is imported: about
+1 ms per class on a 2-CPU machine, which made class creation a third of ``vlint FILE``'s cold start
+(85 classes on one launch; see docs/performance.md). ``record`` gives the same classes for the features
+vlint uses (``frozen``, ``slots``, ``field(default=…, default_factory=…, repr=…, hash=…, compare=…)``,
+``__post_init__``, ``Generic`` bases), at a fraction of that:
+
+* ``__init__`` is compiled on the first instance of the class (a class never instantiated never pays),
+  with the same signature, defaults, factories and ``__post_init__`` call as a dataclass;
+* ``__repr__``, ``__eq__``, ``__hash__`` and the frozen ``__setattr__``/``__delattr__`` are closures over
+  the field names (``operator.attrgetter``), so nothing else is compiled;
+* ``__dataclass_fields__`` holds real :class:`dataclasses.Field` objects, so ``dataclasses.fields``,
+  ``replace``, ``asdict`` and ``is_dataclass`` work on records as on dataclasses.
+
+``tests/core/test_record.py`` checks each behaviour against ``dataclasses.dataclass`` on the same class.
+What a dataclass has and a record does not (``order``, ``kw_only``, ``InitVar``, ``init=False`` fields,
+``unsafe_hash``) raises ``TypeError`` at class creation rather than behaving differently.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import sys
+from collections.abc import Callable
+from dataclasses import MISSING, Field, FrozenInstanceError
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, TypeVar, overload
+
+if TYPE_CHECKING or sys.version_info >= (3, 11):
+    from typing import dataclass_transform
+else:  # pragma: no cover - Python 3.10
+
+    def dataclass_transform(**_: Any) -> Callable[[Any], Any]:
+        return lambda f: f
+
+
+_T = TypeVar("_T")
+_CLASSVAR_PREFIXES = ("ClassVar", "typing.ClassVar", "t.ClassVar")
+_UNSUPPORTED_PREFIXES = ("InitVar", "dataclasses.InitVar", "KW_ONLY", "dataclasses.KW_ONLY")
+#: the marker of a parameter left to its default_factory (a dataclass uses a private sentinel too)
+_HAS_FACTORY = object()
+
+
+def _is_classvar(annotation: object) -> bool:
+    if isinstance(annotation, str):
+        text = annotation.strip()
+        if text.startswith(_UNSUPPORTED_PREFIXES):
+            raise TypeError(f"record does not support {text}: use dataclasses.dataclass")
+        return text.startswith(_CLASSVAR_PREFIXES)
+    import typing
+
+    return annotation is typing.ClassVar or getattr(annotation, "__origin__", None) is typing.ClassVar
+
+
+def _fields(cls: type) -> dict[str, Field[Any]]:
+    """The fields of ``cls``: those of its dataclass/record bases first, then its own annotations."""
+    fields: dict[str, Field[Any]] = {}
+    for base in reversed(cls.__mro__[1:]):
+        fields.update(base.__dict__.get("__dataclass_fields__", {}))
+    for name, annotation in cls.__dict__.get("__annotations__", {}).items():  # noqa: RUF063 - own, unevaluated
+        if _is_classvar(annotation):
+            continue
+        default = cls.__dict__.get(name, MISSING)
+        f = default if isinstance(default, Field) else dataclasses.field(default=default)
+        if not f.init:
+            raise TypeError(f"record does not support init=False ({cls.__qualname__}.{name})")
+        if f.default is not MISSING and f.default.__class__.__hash__ is None:
+            raise ValueError(f"mutable default {type(f.default)} for field {name} is not allowed: use default_factory")
+        f.name = name
+        f.type = annotation
+        f._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
+        f.kw_only = False  # type: ignore[attr-defined]
+        if isinstance(default, Field):  # as dataclasses do: the class attribute is the plain default
+            if f.default is MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, f.default)
+        fields[name] = f
+    seen_default = False
+    for f in fields.values():
+        has_default = f.default is not MISSING or f.default_factory is not MISSING
+        if seen_default and not has_default:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+        seen_default = seen_default or has_default
+    return fields
+
+
+def _init_function(cls: type, fields: dict[str, Field[Any]], frozen: bool) -> Callable[..., None]:
+    """Compile the ``__init__`` a dataclass of the same fields would have."""
+    namespace: dict[str, Any] = {"__builtins__": __builtins__, "__setter": object.__setattr__}
+    params, body = [], []
+    for f in fields.values():
+        if f.default is not MISSING:
+            namespace[f"__default_{f.name}"] = f.default
+            params.append(f"{f.name}=__default_{f.name}")
+            value = f.name
+        elif f.default_factory is not MISSING:
+            namespace[f"__factory_{f.name}"] = f.default_factory
+            namespace["__HAS_FACTORY"] = _HAS_FACTORY
+            params.append(f"{f.name}=__HAS_FACTORY")
+            value = f"__factory_{f.name}() if {f.name} is __HAS_FACTORY else {f.name}"
+        else:
+            params.append(f.name)
+            value = f.name
+        body.append(f"__setter(self, {f.name!r}, {value})" if frozen else f"self.{f.name} = {value}")
+    if hasattr(cls, "__post_init__"):
+        body.append("self.__post_init__()")
+    source = f"def __init__(self, {', '.join(params)}):\n    " + ("\n    ".join(body) or "pass") + "\n"
+    exec(source, namespace)
+    init: Callable[..., None] = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
+
+
+def _lazy_init(holder: list[type], fields: dict[str, Field[Any]], frozen: bool) -> Callable[..., None]:
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        cls = holder[0]
+        real = _init_function(cls, fields, frozen)
+        cls.__init__ = real  # type: ignore[misc]
+        real(self, *args, **kwargs)
+
+    return __init__
+
+
+def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """A function returning the tuple of ``names``' values (``attrgetter`` returns a bare value for one)."""
+    if not names:
+        return lambda _obj: ()
+    if len(names) == 1:
+        one = attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return attrgetter(*names)  # type: ignore[return-value]
+
+
+def _repr_function(names: tuple[str, ...]) -> Callable[[Any], str]:
+    busy: set[int] = set()
+
+    def __repr__(self: Any) -> str:
+        key = id(self)
+        if key in busy:
+            return "..."
+        busy.add(key)
+        try:
+            inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
+        finally:
+            busy.discard(key)
+        return f"{self.__class__.__qualname__}({inner})"
+
+    return __repr__
+
+
+def _eq_function(names: tuple[str, ...]) -> Callable[[Any, object], Any]:
+    key = _getter(names)
+
+    def __eq__(self: Any, other: object) -> Any:
+        if other.__class__ is self.__class__:
+            return key(self) == key(other)
+        return NotImplemented
+
+    return __eq__
+
+
+def _hash_function(names: tuple[str, ...]) -> Callable[[Any], int]:
+    key = _getter(names)
+
+    def __hash__(self: Any) -> int:
+        return hash(key(self))
+
+    return __hash__
+
+
+def _frozen_functions(holder: list[type], names: frozenset[str]) -> tuple[Callable[..., None], Callable[..., None]]:
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        cls = holder[0]
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        cls = holder[0]
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    return __setattr__, __delattr__
+
+
+def _slots(cls: type) -> tuple[str, ...]:
+    slots = cls.__dict__.get("__slots__", ())
+    return (slots,) if isinstance(slots, str) else tuple(slots)
+
+
+def _with_slots(cls: type, names: tuple[str, ...]) -> type:
+    """``cls`` made again with ``__slots__`` of its fields (as ``dataclass(slots=True)`` does)."""
+    inherited = set(itertools.chain.from_iterable(_slots(b) for b in cls.__mro__[1:-1]))
+    cls_dict = dict(cls.__dict__)
+    cls_dict["__slots__"] = tuple(n for n in names if n not in inherited)
+    for n in names:
+        cls_dict.pop(n, None)  # defaults live in __init__; a class attribute would clash with the slot
+    cls_dict.pop("__dict__", None)
+    cls_dict.pop("__weakref__", None)
+    qualname = cls.__qualname__
+    new = type(cls)(cls.__name__, cls.__bases__, cls_dict)
+    new.__qualname__ = qualname
+    return new
+
+
+def _getstate(self: Any) -> list[Any]:
+    return [getattr(self, f) for f in self.__dataclass_fields__]
+
+
+def _setstate(self: Any, state: list[Any]) -> None:
+    for name, value in zip(self.__dataclass_fields__, state, strict=True):
+        object.__setattr__(self, name, value)
+
+
+def _set_new(cls: type, name: str, value: Any) -> None:
+    if name not in cls.__dict__:
+        setattr(cls, name, value)
+
+
+def _process(cls: type, *, frozen: bool, slots: bool, eq: bool, repr: bool) -> type:
+    fields = _fields(cls)
+    names = tuple(fields)
+    if slots:
+        cls = _with_slots(cls, names)
+    holder = [cls]
+    cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
+    _set_new(cls, "__init__", _lazy_init(holder, fields, frozen))
+    if repr:
+        _set_new(cls, "__repr__", _repr_function(tuple(n for n, f in fields.items() if f.repr)))
+    class_hash = cls.__dict__.get("__hash__", MISSING)
+    explicit_hash = not (class_hash is MISSING or (class_hash is None and "__eq__" in cls.__dict__))
+    if eq:
+        _set_new(cls, "__eq__", _eq_function(tuple(n for n, f in fields.items() if f.compare)))
+        if not explicit_hash:
+            if frozen:
+                hashed = tuple(n for n, f in fields.items() if (f.compare if f.hash is None else f.hash))
+                cls.__hash__ = _hash_function(hashed)  # type: ignore[method-assign]
+            else:
+                cls.__hash__ = None  # type: ignore[assignment]
+    if frozen:
+        if "__setattr__" in cls.__dict__ or "__delattr__" in cls.__dict__:
+            raise TypeError(f"cannot overwrite __setattr__/__delattr__ of frozen record {cls.__qualname__}")
+        cls.__setattr__, cls.__delattr__ = _frozen_functions(holder, frozenset(names))  # type: ignore[assignment]
+        if slots:
+            cls.__getstate__ = _getstate  # type: ignore[attr-defined]
+            cls.__setstate__ = _setstate  # type: ignore[attr-defined]
+    _set_new(cls, "__match_args__", names)
+    return cls
+
+
+@overload
+def record(cls: type[_T], /) -> type[_T]: ...
+
+
+@overload
+def record(
+    *, frozen: bool = False, slots: bool = False, eq: bool = True, repr: bool = True
+) -> Callable[[type[_T]], type[_T]]: ...
+
+
+@dataclass_transform(field_specifiers=(dataclasses.field, Field))
+def record(
+    cls: type[_T] | None = None, /, *, frozen: bool = False, slots: bool = False, eq: bool = True, repr: bool = True
+) -> type[_T] | Callable[[type[_T]], type[_T]]:
+    """A dataclass decorator (``@record``, ``@record(frozen=True, slots=True)``): see the module."""
+
+    def wrap(c: type[_T]) -> type[_T]:
+        return _process(c, frozen=frozen, slots=slots, eq=eq, repr=repr)  # type: ignore[return-value]
+
+    return wrap if cls is None else wrap(cls)

@@ -65,6 +65,7 @@ _MODULES = (
     "environment",
     "deployment_k8s",
     "deployment_wiring",
+    "deployment_pod",
     "versions",
     "registries",
     "startup",

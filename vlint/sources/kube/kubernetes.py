@@ -57,6 +57,7 @@ from vlint.sources.kube.k8s_common import (
     truthy,
     unexpanded_env,
 )
+from vlint.sources.kube.pod_wiring import ServiceEnv, probe_facts, read_service, service_link_facts
 from vlint.sources.scripts import shell
 from vlint.sources.sniffing import kubernetes as sniff  # noqa: F401 - re-exported: callers use kubernetes.sniff
 from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode, merged_items, to_python
@@ -83,6 +84,8 @@ class _File:
     result: SourceResult
     #: InferenceService → the ServingRuntime of the same file it runs with
     merged_runtime: dict[int, MappingNode] = field(default_factory=dict)
+    #: the Services of the file that give pods of their namespace environment variables (VL611)
+    services: list[ServiceEnv] = field(default_factory=list)
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
@@ -91,6 +94,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     nodes = read_documents(src, lines, f.result, "this manifest")
     objects = [obj for doc in nodes for obj in _objects(doc, 0)]
     runtimes = _serving_runtimes(objects)
+    f.services = [svc for obj in objects if (svc := read_service(obj, lines)) is not None]
     used: set[int] = set()
     for obj in objects:
         runtime = _runtime_of(obj, runtimes)
@@ -260,6 +264,8 @@ def _pod(f: _File, obj: Node, pod: Node, path: tuple[str, ...], base: Facts, *, 
         facts.set("ipc", "host", lines.node_span(get(pod, "hostIPC")), "pod hostIPC: true")
     _multi_node(facts, obj, path, pod, lines)
     volumes = read_volumes(pod, lines)
+    if not open_ended:  # a runtime's pods are made by KServe, in the namespace of the InferenceService
+        service_link_facts(facts, obj, pod, f.services, lines)
     for c in items(get(pod, "initContainers")):
         _literal_env(f, get(c, "env"))  # secrets in any container's env are secrets in the file
     for c in items(get(pod, "containers")):
@@ -267,7 +273,10 @@ def _pod(f: _File, obj: Node, pod: Node, path: tuple[str, ...], base: Facts, *, 
             continue
         cname = scalar(get(c, "name")) or "?"
         label = f"container {cname} in {where}" + (f" ({role})" if role else "")
-        for inv in _container(f, c, label, facts, volumes, opaque=open_ended):
+        cfacts = Facts(dict(facts.facts))
+        if not open_ended:
+            probe_facts(cfacts, c, lines)
+        for inv in _container(f, c, label, cfacts, volumes, opaque=open_ended):
             f.result.invocations.append(inv)
 
 

@@ -201,6 +201,7 @@ def test_default_liveness_budget_is_too_short() -> None:
             "args": '"--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192", "--enforce-eager"',
         },
         {"container": _probe(), "image": "vllm/vllm-openai:v0.7.3"},  # V0: no compile step to count on
+        {"container": _probe(), "image": "vllm/vllm-tpu:v0.11.0"},  # TPU: no CUDA graphs
     ],
 )
 def test_liveness_probes_vlint_does_not_report(kw: dict[str, str]) -> None:

@@ -45,14 +45,17 @@ def _service_hit(dep: Deployment, svc: ServiceEnv) -> Hit | None:
         return None
     env_from = dep.invocation.facts.get("env_from")
     maybe = f" (unless {env_from.value} in envFrom sets it)" if env_from is not None else ""
-    where = f"Service/{svc.name} (line {svc.span.line})"
+    # a Service of a rendered chart/overlay sits in the tool's output, not in a file the user has: no line
+    # (and none in the message, which reads the same for the manifest and for the overlay rendering it)
+    line = svc.span.line if svc.span.path == dep.invocation.span.path else None
+    where = f"Service/{svc.name}"
     fix = Fix(
         f"set `enableServiceLinks: false` in the pod spec, or rename {where} to a name that does not start with `vllm`"
     )
     data = {
         "service": svc.name,
         "namespace": svc.namespace or "default",
-        "service_line": svc.span.line,
+        "service_line": line,
         "variables": sorted(given),
         "vllm_version": str(dep.version),
     }
@@ -176,6 +179,11 @@ def liveness_budget(ctx: CheckContext) -> Iterator[Hit]:
 
 def _no_floor(dep: Deployment) -> str | None:
     """Why vlint has no lower bound for this launch's start (None: it compiles and captures CUDA graphs)."""
+    from vlint.launch.gpu_fit import not_a_gpu
+
+    platform = not_a_gpu(dep)
+    if platform is not None:
+        return f"runs on {platform}"  # TPU/Gaudi/CPU starts differ (XLA warm-up, no CUDA graphs)
     if dep.value("engine") != "V1":
         return "V0 engine"
     if dep.value("enforce_eager") is True:

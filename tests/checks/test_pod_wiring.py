@@ -143,6 +143,14 @@ def test_service_links_that_do_not_reach_vllm(kw: dict[str, str]) -> None:
     assert _findings("VL611", _deploy(**kw)) == []
 
 
+def test_a_script_that_unsets_vllm_port() -> None:
+    args = '"-c", "unset VLLM_PORT && exec vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192"'
+    text = _deploy(args=args).replace("args: [", 'command: ["sh", ').replace("]]", "]")
+    assert "command:" in text
+    assert _findings("VL611", text) == []
+    assert len(_findings("VL611", text.replace("unset VLLM_PORT && ", ""))) == 1
+
+
 def test_same_explicit_namespace_counts() -> None:
     (f,) = _findings("VL611", _deploy(ns="ml", service_ns="ml"))
     assert f.severity == "error"

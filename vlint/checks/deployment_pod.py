@@ -40,7 +40,9 @@ def service_links(ctx: CheckContext) -> Iterator[Hit]:
 def _service_hit(dep: Deployment, svc: ServiceEnv) -> Hit | None:
     env = dep.invocation.env
     reads = dep.spec.env_vars
-    given = {n: v for n, v in svc.variables if n.startswith("VLLM_") and n not in env}
+    unset = dep.invocation.facts.get("shell_unset")
+    gone = set(unset.value) if unset is not None and isinstance(unset.value, tuple) else set()
+    given = {n: v for n, v in svc.variables if n.startswith("VLLM_") and n not in env and n not in gone}
     if not given:
         return None
     env_from = dep.invocation.facts.get("env_from")

@@ -698,6 +698,8 @@ def _to_invocation(
             inv.env[name] = _var_token(name, var, posmap, span)
     for name, w in launch.env.items():
         inv.env[name] = _placed(w, posmap)
+    if ev.unset:  # `unset NAME` before the launch: a variable the container's environment had is gone (VL611)
+        inv.facts["shell_unset"] = Fact(tuple(sorted(ev.unset)), span, "unset by the script before the launch")
     for key, (value, word, detail) in launch.facts.items():
         inv.facts[key] = Fact(value, _placed(word, posmap).span if word is not None else None, detail)
     _attach_config(inv, ev, base_dir, read_file)

@@ -60,6 +60,7 @@ def _service_hit(dep: Deployment, svc: ServiceEnv) -> Hit | None:
         "service_line": line,
         "variables": sorted(given),
         "vllm_version": str(dep.version),
+        "vllm_version_reason": dep.version_reason,
     }
     if "VLLM_PORT" in given and "VLLM_PORT" in reads:
         value = given["VLLM_PORT"]
@@ -114,8 +115,9 @@ def _service_hit(dep: Deployment, svc: ServiceEnv) -> Hit | None:
         dep.invocation.span,
         {**data, "variable": names[0], "value": given[names[0]], "verdict": "warnings"},
         message=(
-            f"{where} makes the kubelet set {shown} in this container (service links are on): vLLM {dep.version} "
-            f"logs 'Unknown vLLM environment variable detected' for each of the {len(names)} at startup"
+            f"{where} makes the kubelet set {shown} in this container (service links are on): from {WARNS_SINCE} "
+            f"vLLM logs 'Unknown vLLM environment variable detected' for each of the {len(names)} at startup "
+            f"(checked against vLLM {dep.version})"
         ),
         severity="info",
         fix=fix,

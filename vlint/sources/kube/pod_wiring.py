@@ -18,14 +18,13 @@ declares itself (``env``/``envFrom``) wins: service variables are added only whe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from vlint.core.record import record
 from vlint.core.span import Span
 from vlint.sources.kube.k8s_common import Facts, LineIndex, get, int_value, is_false, items, scalar
 from vlint.sources.yaml_nodes import MappingNode, Node
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ServiceEnv:
     """One Service and the variables the kubelet derives from it for the pods of its namespace."""
 

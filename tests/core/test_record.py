@@ -203,3 +203,19 @@ def test_init_compiled_once_on_first_instance():
     real = Lazy.__init__
     Lazy(2)
     assert Lazy.__init__ is real
+
+
+def test_vlint_classes_use_record_not_dataclass():
+    """A ``@dataclass`` in ``vlint/`` costs ~1 ms of every start (see vlint/core/record.py): use ``@record``."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "vlint"
+    found = [
+        f"{p.relative_to(root.parent)}:{n}"
+        for p in sorted(root.rglob("*.py"))
+        if p.name != "record.py"
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if re.match(r"\s*@(dataclasses\.)?dataclass\b", line)
+    ]
+    assert found == []

@@ -36,9 +36,13 @@ class Glob:
     pattern: str
     moves: tuple[tuple[tuple[Pred, int], ...], ...]
     eps: tuple[tuple[int, ...], ...]
+    #: the same answer without the NFA, for the common shapes (``Dockerfile``, ``*.yaml``, ``**/x*``)
+    fast: Pred | None = None
 
     def match(self, text: str) -> bool:
         """Does the glob match all of ``text``?"""
+        if self.fast is not None:
+            return self.fast(text)
         accept = len(self.moves) - 1
         current = self._closure({0})
         for c in text:
@@ -99,8 +103,49 @@ class _Builder:
         self.moves[a].append((lambda c: c == "/", end))
         self.moves[inner].append((lambda c: c == "/", end))
 
-    def build(self, pattern: str) -> Glob:
-        return Glob(pattern, tuple(tuple(m) for m in self.moves), tuple(tuple(e) for e in self.eps))
+    def build(self, pattern: str, fast: Pred | None = None) -> Glob:
+        return Glob(pattern, tuple(tuple(m) for m in self.moves), tuple(tuple(e) for e in self.eps), fast)
+
+
+def _one_star(pattern: str, *, star_crosses_slash: bool) -> Pred | None:
+    """A matcher for a pattern of literal characters and at most one ``*`` (no ``?``, ``[``, escapes or
+    ``**``), which needs no automaton: a prefix, a suffix, and between them no ``/`` unless ``*`` may
+    cross one. None for every other pattern."""
+    if any(c in pattern for c in "?[\\") or "**" in pattern or pattern.count("*") > 1:
+        return None
+    if "*" not in pattern:
+        return pattern.__eq__
+    head, tail = pattern.split("*")
+    least = len(head) + len(tail)
+
+    def fast(text: str) -> bool:
+        if len(text) < least or not text.startswith(head) or not text.endswith(tail):
+            return False
+        return star_crosses_slash or "/" not in text[len(head) : len(text) - len(tail)]
+
+    return fast
+
+
+def _fast_path(pattern: str) -> Pred | None:
+    """:func:`_one_star` for a gitignore glob, also behind a leading ``**/`` (any folders, or none)."""
+    rest = pattern[3:] if pattern.startswith("**/") else None
+    if rest is None:
+        return _one_star(pattern, star_crosses_slash=False)
+    inner = _one_star(rest, star_crosses_slash=False)
+    if inner is None:
+        return None
+
+    def fast(text: str) -> bool:
+        if inner(text):
+            return True
+        i = text.find("/")
+        while i >= 0:
+            if inner(text[i + 1 :]):
+                return True
+            i = text.find("/", i + 1)
+        return False
+
+    return fast
 
 
 def compile_glob(pattern: str, *, fnmatch: bool = False) -> Glob:
@@ -139,7 +184,7 @@ def compile_glob(pattern: str, *, fnmatch: bool = False) -> Glob:
         else:
             b.step(_literal(c))
             i += 1
-    return b.build(pattern)
+    return b.build(pattern, _fast_path(pattern))
 
 
 def _compile_fnmatch(b: _Builder, pattern: str) -> Glob:
@@ -158,7 +203,7 @@ def _compile_fnmatch(b: _Builder, pattern: str) -> Glob:
         else:
             b.step(_literal(c))
             i += 1
-    return b.build(pattern)
+    return b.build(pattern, _one_star(pattern, star_crosses_slash=True))
 
 
 def _literal(ch: str) -> Pred:

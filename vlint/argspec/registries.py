@@ -16,6 +16,9 @@ from functools import cache
 from vlint.core.record import record
 from vlint.core.version import Version
 
+#: id(registry) → (the registry, so the id stays its own; release → its values)
+_VALUES_AT: dict[int, tuple[Registry, dict[Version, tuple[str, ...]]]] = {}
+
 
 @record(frozen=True, slots=True)
 class Registry:
@@ -39,12 +42,18 @@ class Registry:
         return i is not None and contains(self.extracted, i)
 
     def values_at(self, version: Version) -> list[str]:
+        """The values release ``version`` has (computed once per registry and release: a registry holds
+        up to ~600 values, asked about once per launch)."""
         from vlint.argspec.bundle import contains
 
-        i = self._index(version)
-        if i is None:
-            return []
-        return sorted(v for v, r in self.values.items() if contains(r, i))
+        held = _VALUES_AT.setdefault(id(self), (self, {}))
+        memo = held[1]
+        hit = memo.get(version)
+        if hit is None:
+            i = self._index(version)
+            hit = () if i is None else tuple(sorted(v for v, r in self.values.items() if contains(r, i)))
+            memo[version] = hit
+        return list(hit)
 
     def present_in(self, value: str) -> list[Version]:
         from vlint.argspec.bundle import expand

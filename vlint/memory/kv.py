@@ -8,6 +8,7 @@ Mirrors ``vllm/v1/kv_cache_interface.py`` (page sizes, per-request memory) and
 from __future__ import annotations
 
 from dataclasses import field
+from typing import Any
 
 from vlint.core.record import record
 from vlint.resolve.model_arch import (
@@ -87,6 +88,12 @@ def indexer_key_bytes(arch: ModelArch) -> float:
     return float(hd + hd // 128 * 4)
 
 
+#: layer_specs' answers by their arguments: the same launch is sized on ~11 reference GPUs, with the
+#: same layers each time (bounded: cleared when full)
+_SPECS: dict[tuple[Any, ...], tuple[LayerSpec, ...]] = {}
+_SPECS_MAX = 512
+
+
 def layer_specs(
     arch: ModelArch,
     *,
@@ -99,7 +106,36 @@ def layer_specs(
     indexer_skips: bool = False,
 ) -> list[LayerSpec]:
     """KV specs of the layers ``[start, end)`` on one TP rank. ``indexer_skips``: the release builds no
-    sparse-attention indexer on the layers an IndexCache config skips (see ``ModelArch.has_indexer``)."""
+    sparse-attention indexer on the layers an IndexCache config skips (see ``ModelArch.has_indexer``).
+    Equal specs are one object, so that sums over layers can compute each distinct spec once."""
+    key = (arch, layer_range, tp, kv_bytes, model_dtype_bytes, kv_cache_dtype, treat_windowed_as_full, indexer_skips)
+    try:
+        hit = _SPECS.get(key)
+    except TypeError:  # a fact that cannot be hashed: no memo
+        hit, key = None, None
+    if hit is None:
+        built = _layer_specs(
+            arch, layer_range, tp, kv_bytes, model_dtype_bytes, kv_cache_dtype, treat_windowed_as_full, indexer_skips
+        )
+        canon: dict[tuple[str, float, int | None, float], LayerSpec] = {}
+        hit = tuple(canon.setdefault(spec.key, spec) for spec in built)
+        if key is not None:
+            if len(_SPECS) >= _SPECS_MAX:
+                _SPECS.clear()
+            _SPECS[key] = hit
+    return list(hit)
+
+
+def _layer_specs(
+    arch: ModelArch,
+    layer_range: tuple[int, int],
+    tp: int,
+    kv_bytes: float,
+    model_dtype_bytes: float,
+    kv_cache_dtype: str | None,
+    treat_windowed_as_full: bool,
+    indexer_skips: bool,
+) -> list[LayerSpec]:
     specs: list[LayerSpec] = []
     start, end = layer_range
     for layer, kind in enumerate(arch.layer_types[start:end], start=start):
@@ -248,10 +284,17 @@ def spec_request_bytes(
 
 
 def request_bytes(lay: KVLayout, max_model_len: int, in_flight_tokens: int) -> float:
-    """KV bytes one request of ``max_model_len`` needs on this rank (sum over layers)."""
-    return sum(
-        spec_request_bytes(s, max_model_len, lay.block_size, in_flight_tokens, lay.context_parallel) for s in lay.specs
-    )
+    """KV bytes one request of ``max_model_len`` needs on this rank (sum over layers, in layer order;
+    each run of the same spec object computed once)."""
+    total: float = 0
+    last: LayerSpec | None = None
+    value = 0.0
+    for s in lay.specs:
+        if s is not last:
+            value = spec_request_bytes(s, max_model_len, lay.block_size, in_flight_tokens, lay.context_parallel)
+            last = s
+        total += value
+    return total
 
 
 def blocks_per_request(lay: KVLayout, max_model_len: int, in_flight_tokens: int) -> int:

@@ -10,7 +10,7 @@ the split over tensor- and pipeline-parallel ranks.
 from __future__ import annotations
 
 from dataclasses import field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vlint.core.record import record
 from vlint.core.version import V, Version
@@ -139,6 +139,12 @@ def rotary_cache_bytes(arch: ModelArch, serving_bytes: float) -> float:
     return b
 
 
+#: loaded_weights' answers by their arguments: one launch is sized on ~11 reference GPUs, and only
+#: MXFP4 MoE checkpoints depend on the GPU (their padding) (bounded: cleared when full)
+_WEIGHTS: dict[tuple[Any, ...], WeightEstimate] = {}
+_WEIGHTS_MAX = 512
+
+
 def loaded_weights(
     arch: ModelArch,
     *,
@@ -157,7 +163,54 @@ def loaded_weights(
 
     ``moe`` says how the routed experts are split when that differs from ``tp`` (data parallelism
     shards them over every rank of the DP group, see :class:`MoeSplit`). ``vision_replicated``: the
-    multimodal encoder is whole on every TP rank (``--mm-encoder-tp-mode data``)."""
+    multimodal encoder is whole on every TP rank (``--mm-encoder-tp-mode data``). Pure: the answer
+    for the same arguments is computed once (a fresh copy each time)."""
+    on_gpu = gpu if _pads_on_gpu(arch) else None
+    key = (arch, serving_dtype, version, on_gpu, tp, tuple(parts), quantization, cpu_offload_gb)
+    key += (vision_loaded, moe, vision_replicated)
+    try:
+        hit = _WEIGHTS.get(key)
+    except TypeError:  # a fact that cannot be hashed: no memo
+        hit, key = None, None
+    if hit is None:
+        hit = _loaded_weights(
+            arch,
+            serving_dtype,
+            version,
+            gpu,
+            tp,
+            parts,
+            quantization,
+            cpu_offload_gb,
+            vision_loaded,
+            moe,
+            vision_replicated,
+        )
+        if key is not None:
+            if len(_WEIGHTS) >= _WEIGHTS_MAX:
+                _WEIGHTS.clear()
+            _WEIGHTS[key] = hit
+    return WeightEstimate(list(hit.per_stage), hit.total_checkpoint, list(hit.notes), hit.vision_loaded)
+
+
+def _pads_on_gpu(arch: ModelArch) -> bool:
+    """Whether the weights depend on the GPU: MXFP4 MoE experts, padded per backend."""
+    return arch.quant is not None and arch.quant.method == "mxfp4" and arch.is_moe
+
+
+def _loaded_weights(
+    arch: ModelArch,
+    serving_dtype: str,
+    version: Version,
+    gpu: GpuSpec | None,
+    tp: int,
+    parts: list[int],
+    quantization: str | None,
+    cpu_offload_gb: float,
+    vision_loaded: bool,
+    moe: MoeSplit | None,
+    vision_replicated: bool,
+) -> WeightEstimate:
     notes: list[str] = []
     moe = moe if moe is not None and arch.is_moe else MoeSplit(tp=tp)
     lay = checkpoint_layout(arch)
@@ -202,7 +255,7 @@ def loaded_weights(
         how = online.source or online.fmt
         notes.append(f"--quantization {quantization}: linear layers quantized while loading ({how})")
     # MXFP4 experts: the MoE kernels pad the expert matrices
-    if arch.quant is not None and arch.quant.method == "mxfp4" and arch.is_moe:
+    if _pads_on_gpu(arch):
         ph, pi, backend = mxfp4_padding(arch, gpu, version, moe.tp)
         h = arch.hidden_size
         inter = -(-int(arch.moe_intermediate_size or arch.intermediate_size) // max(1, moe.tp))

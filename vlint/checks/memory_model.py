@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from vlint.checks import CheckContext, Hit, check
 from vlint.checks import memory_fixes as fixes
 from vlint.core.finding import Fix
+from vlint.launch.free_memory import free_source
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment
@@ -55,6 +56,10 @@ def _where(dep: Deployment) -> str:
     return f"{gpu}{par}, vLLM {dep.version}"
 
 
+#: failure stages whose vLLM message quotes the memory free at start (the startup check, loading the weights)
+_QUOTES_FREE = ("startup_free_memory", "weights")
+
+
 @check("memory_model.will_not_start")
 def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
@@ -63,10 +68,15 @@ def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
     if m is None or (m.starts and not m.too_close_to_call):
         return
     data = memory_data(dep, m)
+    where = _where(dep)
+    if (m.failure_stage or "") in _QUOTES_FREE and m.platform == "cuda":
+        # vLLM's message quotes the free memory: say where vlint's figure for it comes from
+        where += f"; free memory: {free_source(dep)}"
     data.update(
         failure=m.failure,
         stage=m.failure_stage,
-        where=_where(dep),
+        where=where,
+        free_memory_source=free_source(dep) if m.platform == "cuda" else None,
         need_gib=round(m.need_gib, 2),
         left_gib=round(m.left_gib, 2),
         uncertainty_gib=round(m.uncertainty_gib, 2),

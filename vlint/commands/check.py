@@ -658,10 +658,11 @@ def render(
 
     if fmt == "github":
         from vlint.report import github
-        from vlint.report.text import memory_line
+        from vlint.report.text import memory_line, note_lines
 
         memory = memory_line(report)  # the memory model's reach, on the summary's plain line
         line = summary(report) + (f" {notes}" if notes else "") + (f" {memory}" if memory else "")
+        line += "".join(f" {n}" for n in note_lines(report))
         return github.render(report, line)
     from vlint.report import text
 

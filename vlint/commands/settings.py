@@ -312,7 +312,7 @@ class RunSettings:
             origin.append(("gpu-memory-gib", f"{memory} (with the config's gpu)", memory_layer.where))
         if free_layer is not None:
             d["gpu_free_gib"] = free_layer.gpu_free_gib
-            d["gpu_free_source"] = f"gpu-free-gib {free_layer.gpu_free_gib} in {free_layer.where}"
+            d["gpu_free_source"] = f"gpu-free-gib {free_layer.gpu_free_gib:g} in {free_layer.where}"
             if self.cli.gpu_free_gib is None:
                 origin.append(("gpu-free-gib", str(free_layer.gpu_free_gib), free_layer.where))
         if self.cli.gpu_free_gib is not None:

@@ -92,4 +92,4 @@ class ConfigDefaults:
     def free(self) -> Stated[float] | None:
         if self.gpu_free_gib is None:
             return None
-        return Stated(self.gpu_free_gib, self.gpu_free_source or f"gpu-free-gib {self.gpu_free_gib}", CONFIG)
+        return Stated(self.gpu_free_gib, self.gpu_free_source or f"gpu-free-gib {self.gpu_free_gib:g}", CONFIG)

@@ -45,6 +45,15 @@ class GpuSpec:
             return None
 
     @property
+    def consumer(self) -> bool:
+        """A GeForce card: NVIDIA's consumer line, the one most often also driving a desktop. Read from
+        ``device_name``, which is what ``torch.cuda.get_device_name()`` returns (``NVIDIA GeForce RTX
+        4090``; vlint/data/gpus.json "about"); datacenter and workstation parts (``NVIDIA H100 80GB HBM3``,
+        ``Tesla T4``, ``NVIDIA RTX A6000``) do not carry the brand. A custom GPU (``--gpu-memory-gib``) has
+        no device name, so it is not one."""
+        return "geforce" in self.device_name.lower()
+
+    @property
     def is_blackwell_datacenter(self) -> bool:
         cc = self.cc_major_minor
         return cc is not None and cc[0] == 10

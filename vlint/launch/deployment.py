@@ -57,6 +57,8 @@ class Deployment:
     reference_gpus: tuple[str, ...] = ()
     #: ``--gpu-free-gib`` / ``gpu-free-gib``: GiB free on each GPU before vLLM starts (None: all of it)
     gpu_free_gib: float | None = None
+    #: who stated it: ``--gpu-free-gib 20`` or ``gpu-free-gib 20 in deploy/.vlint.toml`` ("" when not stated)
+    gpu_free_source: str = ""
     #: the folder of the file the launch is in (relative paths of the launch are looked up from it)
     base_dir: Path | None = None
     #: computes the memory model's estimate (the resolver passes :func:`vlint.launch.memory_inputs.estimate_for`:

@@ -381,7 +381,11 @@ def estimate_on_gpu(dep: Deployment, gpu: GpuSpec, gpu_count: int | None = None)
     resolved = resolve_defaults(
         dep.version, gpu=gpu, usage_context=dep.invocation.usage_context, arch=dep.arch, user=user
     )
-    probe = dc_replace(dep, gpu=gpu, gpu_count=gpu_count, resolved=resolved, _memory=None, _memory_done=False)
+    # what is free is a fact of the launch's own GPU: another GPU (a reference GPU) is taken as all free
+    free = dep.gpu_free_gib if dep.gpu is not None and dep.gpu.name == gpu.name else None
+    probe = dc_replace(
+        dep, gpu=gpu, gpu_count=gpu_count, resolved=resolved, gpu_free_gib=free, _memory=None, _memory_done=False
+    )
     if blocked_by(probe) is not None:
         return None
     return estimate_for(probe)

@@ -18,6 +18,7 @@ from vlint.core.unresolved import UNRESOLVED
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment
+    from vlint.launch.free_memory import Note
 
 #: kind → the fix, in one phrase
 FIXES = {
@@ -60,6 +61,8 @@ class MemoryStatus:
 
     #: ``path:line: memory: …`` for a launch the memory model says starts (the text report's line per launch)
     line: str | None = None
+    #: what vlint assumed about the GPU's environment and should say (:mod:`vlint.launch.free_memory`)
+    notes: tuple[Note, ...] = ()
 
     @property
     def fix(self) -> str:
@@ -76,8 +79,10 @@ class MemoryStatus:
 def memory_status(dep: Deployment) -> MemoryStatus:
     """Computed once per deployment (before a worker process slims it down), with the launch's memory line."""
     if dep._memory_status is None:
+        from vlint.launch.free_memory import environment_notes
+
         status = _status(dep)
-        dep._memory_status = replace(status, line=_launch_line(dep, status))
+        dep._memory_status = replace(status, line=_launch_line(dep, status), notes=environment_notes(dep))
     return dep._memory_status
 
 
@@ -264,6 +269,14 @@ def summary_line(deployments: Iterable[Deployment]) -> str | None:
         which = f": {', '.join(names[:2])}{', …' if len(names) > 2 else ''}" if names else ""
         groups.append(f"{n} {GROUP[kind]}{which} ({FIXES[kind]})")
     return line + "; ".join(groups) + "."
+
+
+def note_lines(deployments: Iterable[Deployment]) -> list[str]:
+    """``note: start.sh:1: the RTX-4090 is a consumer GPU, …``: one line per kind of assumption the launches
+    share (:func:`vlint.launch.free_memory.note_lines`)."""
+    from vlint.launch.free_memory import note_lines as lines
+
+    return lines([(f"{d.path}:{d.invocation.span.line}", n) for d in deployments for n in memory_status(d).notes])
 
 
 def _where(dep: Deployment) -> str:

@@ -223,11 +223,12 @@ def _resolve_free(dep: Deployment, opts: ResolveOptions) -> None:
     """What is free on the GPU at start: the command line > the config default (files never say)."""
     d = opts.defaults
     free = opts.gpu_free_gib
-    cli = Stated(free, f"--gpu-free-gib {free}", CLI) if free is not None else None
+    cli = Stated(free, f"--gpu-free-gib {free:g}", CLI) if free is not None else None
     config = d.free()
     got = decide(cli, None, config)
     if got is not None:
         dep.gpu_free_gib = float(got.value)
+        dep.gpu_free_source = got.source
 
 
 def _resolve_hardware(dep: Deployment, opts: ResolveOptions) -> None:

@@ -8,7 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from vlint.core.record import record
+from vlint.launch.free_memory import free_source
 from vlint.launch.memory_inputs import NEEDED, blocked_by
+from vlint.launch.memory_status import memory_status
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment
@@ -61,6 +63,8 @@ def explain_dict(dep: Deployment, whatifs: list[WhatIf] | None = None) -> dict[s
             "name": dep.gpu.name if dep.gpu else None,
             "count": dep.gpu_count,
             "total_gib": round(dep.gpu.total_gib, 2) if dep.gpu else None,
+            "free_gib": dep.gpu_free_gib,
+            "free_source": free_source(dep) if dep.gpu else None,
         },
         "parallel": {
             "tp": _int(dep.value("tensor_parallel_size"), 1),
@@ -89,6 +93,7 @@ def explain_dict(dep: Deployment, whatifs: list[WhatIf] | None = None) -> dict[s
         "memory": memory_dict(m) if m is not None else None,
         "memory_unavailable": memory_unavailable(dep) if m is None else None,
         "gpu_fit": _gpu_fit(dep) if m is None else None,
+        "notes": [{"kind": n.kind, "text": n.text} for n in memory_status(dep).notes],
     }
     if whatifs:
         d["what_if"] = [{"change": w.label, "memory": memory_dict(w.memory)} for w in whatifs]
@@ -329,9 +334,9 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
             lines.append("  " + style(facts, dim=True))
         fit = render_gpu_fit(dep, style)
         if fit:
-            return "\n".join(lines + fit) + "\n"
+            return "\n".join(lines + fit + _notes(dep, style)) + "\n"
         lines.append(f"  memory model: not computed — {memory_unavailable(dep)}")
-        return "\n".join(lines) + "\n"
+        return "\n".join(lines + _notes(dep, style)) + "\n"
     if m.platform != "cuda":
         return "\n".join(lines + _platform_lines(dep, m, style, facts)) + "\n"
     lines.append("  " + bar(m, style))
@@ -339,6 +344,11 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
     lines.append("")
     rows = [
         ("total GPU memory", f"{m.total_gib:.2f} GiB", f"{dep.gpu.name if dep.gpu else 'GPU'}: what vLLM sees"),
+        (
+            "free before vLLM starts",
+            f"{min(dep.gpu_free_gib, m.total_gib) if dep.gpu_free_gib is not None else m.total_gib:.2f} GiB",
+            free_source(dep),
+        ),
         (
             "budget (× gpu_memory_utilization)",
             f"{m.budget_gib:.2f} GiB",
@@ -392,7 +402,12 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
         lines.append("  " + style("assumes: " + a, dim=True))
     if facts:  # where the model's config facts came from (catalog, cache, mapping, folder, hub)
         lines.append("  " + style(facts, dim=True))
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _notes(dep, style)) + "\n"
+
+
+def _notes(dep: Deployment, style: Any) -> list[str]:
+    """``note: …`` per assumption about the GPU's environment (:mod:`vlint.launch.free_memory`)."""
+    return ["  " + style("note: ", fg="cyan", bold=True) + n.text for n in memory_status(dep).notes]
 
 
 def _platform_name(dep: Deployment) -> str:

@@ -95,6 +95,7 @@ def launch_dict(dep: Any, red: Redactor | None = None) -> dict[str, Any]:
         "memory_answer": st.answer,
         "memory_unavailable": jsonable(st.explained, red) if st.answer != "memory" else None,
         "memory_unavailable_kind": st.kind or None,
+        "notes": [{"kind": n.kind, "text": jsonable(n.text, red)} for n in st.notes],
     }
 
 

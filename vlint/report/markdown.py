@@ -31,7 +31,7 @@ def md(text: str) -> str:
 
 def render(report: LintReport) -> str:
     from vlint.launch.memory_status import memory_status
-    from vlint.report.text import launch_memory_lines, memory_line, summary
+    from vlint.report.text import launch_memory_lines, memory_line, note_lines, summary
 
     red = report.redactor()
     out = ["## vlint", "", md(red.text(summary(report))), ""]
@@ -53,6 +53,9 @@ def render(report: LintReport) -> str:
         if len(launches) > MAX_ROWS:
             out.append(f"- … and {len(launches) - MAX_ROWS} more launches")
         out.append("")
+        notes = note_lines(report, red)
+        if notes:
+            out += [md(line) for line in notes] + [""]
     unchecked = [f"{fr.path}: could not be read: {red.text(fr.error.message)}" for fr in report.files if fr.error]
     unchecked += [f"{fr.path}: {fr.skipped}" for fr in report.files if fr.skipped]
     for fr in report.files:  # launches the memory model could not answer, each with its fix

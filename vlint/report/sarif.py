@@ -204,16 +204,27 @@ def sarif_document(
 
 
 def _memory_notifications(report: LintReport, red: Redactor) -> list[dict[str, Any]]:
-    """A note per launch the memory model could not check (``memory-unavailable``), with the fix."""
+    """A note per launch the memory model could not check (``memory-unavailable``), with the fix, and per
+    assumption about a launch's GPU environment (``memory-environment``)."""
     from vlint.launch.memory_status import memory_status
 
     out = []
     for fr in report.files:
         for d in fr.deployments:
             st = memory_status(d)
+            span = d.invocation.span
+            for n in st.notes:  # what vlint assumed about the GPU's environment (vlint.launch.free_memory)
+                out.append(
+                    {
+                        "level": "note",
+                        "message": {"text": f"{fr.path}:{span.line}: {red.text(n.text)}"},
+                        "locations": [_location(fr.path, span)],
+                        "descriptor": {"id": "memory-environment"},
+                        "properties": {"kind": n.kind},
+                    }
+                )
             if st.answer is not None or st.explained is None:
                 continue
-            span = d.invocation.span
             text = f"{fr.path}:{span.line}: memory model not run: {red.text(st.explained)}"
             out.append(
                 {

@@ -88,6 +88,7 @@ def render(
     memory = memory_line(report, red)
     if memory:
         out.append(memory)
+    out.extend(note_lines(report, red))
     out.append(summary(report, st))
     return "\n".join(out) + "\n"
 
@@ -107,6 +108,15 @@ def memory_line(report: LintReport, red: Redactor | None = None) -> str | None:
 
     line = summary_line(d for fr in report.files for d in fr.deployments)
     return None if line is None else printable((red or report.redactor()).text(line))
+
+
+def note_lines(report: LintReport, red: Redactor | None = None) -> list[str]:
+    """``note: …`` lines: what vlint assumed about the launches' GPUs and how to state it
+    (:func:`vlint.launch.memory_status.note_lines`), secrets masked."""
+    from vlint.launch.memory_status import note_lines as lines
+
+    red = red or report.redactor()
+    return [printable(red.text(line)) for line in lines(d for fr in report.files for d in fr.deployments)]
 
 
 def all_checked(report: LintReport) -> bool:

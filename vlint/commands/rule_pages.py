@@ -40,6 +40,8 @@ def run_case(case: RuleCase, rule: Rule | None = None, catalog: Catalog | None =
             opts.gpu, opts.gpu_count = parse_gpu(val)
         elif a == "--gpu-memory-gib":
             opts.gpu_memory_gib = float(val)
+        elif a == "--gpu-free-gib":
+            opts.gpu_free_gib = float(val)
         elif a == "--extend-select":
             select.append(val)
         elif a == "--root":

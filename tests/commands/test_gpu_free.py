@@ -127,6 +127,9 @@ def test_notes_in_json_and_explain(tmp_path: Path) -> None:
     r = CliRunner().invoke(main, [*BASE, "--format", "json", str(f)])
     dep = json.loads(r.output)["files"][0]["deployments"][0]
     assert [n["kind"] for n in dep["notes"]] == ["consumer_gpu"], dep
+    r = CliRunner().invoke(main, [*BASE, "--format", "sarif", str(f)])
+    told = json.loads(r.output)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert [n["properties"]["kind"] for n in told if n["descriptor"]["id"] == "memory-environment"] == ["consumer_gpu"]
     r = CliRunner().invoke(
         main, ["explain", "--isolated", "--gpu", "RTX4090", "--vllm-version", "0.19.1", "--gpu-free-gib", "20", str(f)]
     )

@@ -134,3 +134,15 @@ def test_notes_in_json_and_explain(tmp_path: Path) -> None:
         main, ["explain", "--isolated", "--gpu", "RTX4090", "--vllm-version", "0.19.1", "--gpu-free-gib", "20", str(f)]
     )
     assert "free before vLLM starts" in r.output and "--gpu-free-gib 20" in r.output, r.output
+
+
+def test_startup_message_as_each_release_prints_it(tmp_path: Path) -> None:
+    """'Free memory on device cuda:0 (…)' from 0.14.0 ([0.14.0] vllm/v1/worker/utils.py:262-271), 'Free memory
+    on device (…)' before ([0.13.0] vllm/v1/worker/gpu_worker.py:245-255, [0.10.2] :175-188)."""
+    f = tmp_path / "start.sh"
+    f.write_text(LAUNCH)
+    args = ["check", "--isolated", "--gpu", "RTX4090", "--gpu-free-gib", "20"]
+    old = CliRunner().invoke(main, [*args, "--vllm-version", "0.10.2", str(f)]).output
+    new = CliRunner().invoke(main, [*args, "--vllm-version", "0.19.1", str(f)]).output
+    assert "ValueError: Free memory on device (19.49/23.64 GiB) on startup" in old, old
+    assert "ValueError: Free memory on device cuda:0 (19.49/23.64 GiB) on startup" in new, new

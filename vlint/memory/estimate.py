@@ -643,10 +643,12 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
     avail_min = s0.available_kv_gib * GIB
     needed = request_bytes(lay, mml, inflight) if lay.bytes_per_block else 0.0
     if engine == "V1" and sw.get("startup_free_memory_check") and free_start < gpu.total_gib * gmu:
+        # as vLLM prints it: str(round(GiB, 2)), the device named from 0.14.0 (memory_constants.json switches)
+        device = "cuda:0 " if sw.get("startup_check_names_device") else ""
         failure = (
-            "ValueError: Free memory on device cuda:0 "
-            f"({free_start:.2f}/{gpu.total_gib:.2f} GiB) on startup is "
-            f"less than desired GPU memory utilization ({gmu}, {gpu.total_gib * gmu:.2f} GiB). Decrease GPU "
+            f"ValueError: Free memory on device {device}"
+            f"({round(free_start, 2)}/{round(gpu.total_gib, 2)} GiB) on startup is "
+            f"less than desired GPU memory utilization ({gmu}, {round(gpu.total_gib * gmu, 2)} GiB). Decrease GPU "
             "memory utilization or reduce GPU memory used by other processes."
         )
         stage_fail = "startup_free_memory"

@@ -16,8 +16,9 @@ free. Each note here says one such assumption, with the fix:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from vlint.core.record import record
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment
@@ -30,7 +31,7 @@ NAME_THE_GPU = "name it with --gpu, a node selector (nvidia.com/gpu.product) or 
 STATE_FREE = "pass --gpu-free-gib N (the free memory nvidia-smi shows) or set gpu-free-gib"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Note:
     """One assumption about a launch's environment: ``kind`` (for grouping), ``subject`` (what the summary
     lists: the figure's source, the GPU) and ``text``, the sentence for this launch alone."""

@@ -263,6 +263,18 @@ def _tier(version: Version, gpu: GpuSpec | None, usage: str, engine: str) -> tup
     )
 
 
+def _v0_sizes(max_num_seqs: int) -> list[int]:
+    """V0's ``[1, 2, 4] + [8 * i for i in range(1, 1025)]`` up to the first size >= max_num_seqs (all of
+    them past 8192), without building the 1,027 candidates."""
+    if max_num_seqs > 8192:
+        top = 8192
+    elif max_num_seqs <= 4:
+        top = next(x for x in (1, 2, 4) if x >= max_num_seqs)
+    else:
+        top = 8 * -(-max_num_seqs // 8)
+    return [x for x in (1, 2, 4) if x <= top] + list(range(8, top + 1, 8))
+
+
 def cudagraph_sizes(
     version: Version,
     *,
@@ -300,10 +312,7 @@ def cudagraph_sizes(
             )
         return known, "user cudagraph_capture_sizes, as given"
     if engine == "V0":
-        possible = [1, 2, 4] + [8 * i for i in range(1, 1025)]
-        larger = [x for x in possible if x >= max_num_seqs]
-        top = larger[0] if larger else possible[-1]
-        return [x for x in possible if x <= top], "V0: [1,2,4] + 8..8192 step 8, up to the first size >= max_num_seqs"
+        return _v0_sizes(max_num_seqs), "V0: [1,2,4] + 8..8192 step 8, up to the first size >= max_num_seqs"
     if version < V("0.9.0"):
         sizes = [1, 2, 4, *range(8, 513, 8)]
         if version >= V("0.8.0"):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field, replace
+from functools import cached_property
 from typing import Any
 
 from vlint.core.record import record
@@ -204,16 +205,16 @@ class ModelArch:
         kinds = {t for t in self.layer_types if t not in (NO_KV, *CACHELESS_ATTENTION)}
         return len(kinds) > 1
 
-    @property
+    @cached_property
     def has_kv_cache(self) -> bool:
         """Some layer keeps a KV cache or state (not an encoder-only model)."""
         return any(t != NO_KV and t not in CACHELESS_ATTENTION for t in self.layer_types)
 
-    @property
+    @cached_property
     def has_state_layers(self) -> bool:
         return any(t in STATE_KINDS for t in self.layer_types)
 
-    @property
+    @cached_property
     def is_dense_full_attention(self) -> bool:
         """Every layer is plain full attention (no SW/chunked/state layers, not MLA)."""
         return all(t == FULL for t in self.layer_types) and not self.is_mla

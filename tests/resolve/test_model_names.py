@@ -226,3 +226,12 @@ def test_inferred_quantized_sizes_against_real_logs(
     )
     got = w.per_stage[0] / GIB
     assert abs(got - logged) / logged < INFERRED_TOLERANCE, f"{model}: inferred {got:.2f} GiB vs {logged} GiB logged"
+
+
+def test_a_non_nvidia_nvfp4_name_infers_without_crashing() -> None:
+    """The generic NVFP4 suffix's template override (``ignore``) is a cache key: it must be hashable
+    (poolside/Laguna-S-2.1-NVFP4, harvest record h050, raised TypeError: unhashable type 'list')."""
+    found = infer_arch("someone/Qwen3-8B-NVFP4")
+    assert found is not None
+    arch, how = found
+    assert how.suffix is not None and arch.quant is not None and arch.quant.ignore == ("lm_head",)

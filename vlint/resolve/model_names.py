@@ -56,7 +56,8 @@ class QuantSuffix:
     template: str
     #: organisations this entry is for (empty: any; entries are tried in order)
     orgs: tuple[str, ...] = ()
-    #: keys replaced in the template's quantization_config, with the name as the reason
+    #: keys replaced in the template's quantization_config, with the name as the reason (lists as
+    #: tuples: the entry is a cache key)
     overrides: tuple[tuple[str, Any], ...] = ()
 
 
@@ -93,7 +94,7 @@ SUFFIXES: tuple[QuantSuffix, ...] = (
     ),
     QuantSuffix(r"nvfp4|fp4", "NVFP4, groups of 16, FP8 KV cache (NVIDIA ModelOpt)", "nvidia/Qwen3-32B-NVFP4", _NVIDIA),
     QuantSuffix(
-        r"nvfp4", "NVFP4 weights, groups of 16", "nvidia/Gemma-4-31B-IT-NVFP4", overrides=(("ignore", ["lm_head"]),)
+        r"nvfp4", "NVFP4 weights, groups of 16", "nvidia/Gemma-4-31B-IT-NVFP4", overrides=(("ignore", ("lm_head",)),)
     ),
 )
 
@@ -420,7 +421,7 @@ def _template_quant(suffix: QuantSuffix) -> dict[str, Any] | None:
         return None
     q = json.loads(json.dumps(q))
     for k, v in suffix.overrides:
-        q[k] = v
+        q[k] = list(v) if isinstance(v, tuple) else v  # tuples in the entry: it is hashed (@cache)
     return q
 
 

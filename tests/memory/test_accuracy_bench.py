@@ -1,0 +1,275 @@
+"""bench/accuracy.py's machinery: two calibration files, GPU families, leave-one-GPU-out (LOGO).
+
+The unit tests run on small synthetic records in the calibration schema (the 27 keys of
+``bench/data/calibration/harvest.jsonl``; numbers of the shape vLLM logs, not real runs). The data test
+reads the shared logs and the bundled harvest and is skipped without the shared folder.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = [Path(os.environ["VLINT_SHARED"])] if os.environ.get("VLINT_SHARED") else []
+SHARED_LOGS = next(
+    (p for f in [*SHARED, ROOT.parent / "shared"] if (p := f / "calibration" / "vllm-logs.jsonl").is_file()), None
+)
+HARVEST = ROOT / "bench" / "data" / "calibration" / "harvest.jsonl"
+
+
+def _bench():
+    name = "vlint_bench_accuracy"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "accuracy.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+#: one V1 startup in the calibration schema (synthetic numbers)
+BASE = {
+    "id": "t001",
+    "source": "https://github.com/example/sweep/blob/0000000000000000000000000000000000000000/logs/a.log#L1-L9",
+    "source_detail": "synthetic test record",
+    "vllm_version": "0.19.0",
+    "vllm_version_note": None,
+    "engine": "V1",
+    "engine_is_inferred": True,
+    "model": "meta-llama/Llama-3.1-8B-Instruct",
+    "dtype": "bfloat16",
+    "quantization": "none",
+    "kv_cache_dtype": None,
+    "gpu": "H100 80GB",
+    "gpu_count": 1,
+    "tensor_parallel_size": 1,
+    "pipeline_parallel_size": None,
+    "data_parallel_size": None,
+    "expert_parallel": None,
+    "args": {
+        "max_model_len": 8192,
+        "gpu_memory_utilization": 0.9,
+        "max_num_seqs": None,
+        "max_num_batched_tokens": None,
+        "enable_chunked_prefill": None,
+        "enforce_eager": None,
+        "block_size": None,
+        "swap_space": None,
+        "cpu_offload_gb": None,
+    },
+    "other_args": None,
+    "args_note": None,
+    "observed": {"weights": "14.99 GiB", "available_kv_cache_memory": "54.0 GiB"},
+    "observed_numeric": {
+        "weights_gib": 14.99,
+        "activation_peak_gib": 1.9,
+        "non_torch_gib": 0.25,
+        "kv_cache_gib": 54.0,
+        "cuda_graph_actual_gib": 0.9,
+    },
+    "outcome": "success",
+    "failure_stage": None,
+    "failure_message": None,
+    "evidence": ["Model loading took 14.99 GiB", "Available KV cache memory: 54.0 GiB"],
+    "notes": "synthetic",
+}
+
+
+def _rec(rid: str, gpu: str, total: float | None = None, **obs: float) -> dict:
+    r = copy.deepcopy(BASE)
+    r["id"], r["gpu"] = rid, gpu
+    r["source"] = r["source"].replace("a.log", f"{rid}.log")
+    r["observed_numeric"].update(obs)
+    if total is not None:
+        r["observed_numeric"]["total_gpu_memory_gib"] = total
+    return r
+
+
+def _write(path: Path, recs: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+@pytest.fixture
+def two_files(tmp_path: Path) -> list[Path]:
+    a = _write(
+        tmp_path / "shared.jsonl",
+        [_rec("r1", "H100 80GB"), _rec("r2", "H100 80GB", non_torch_gib=0.3), _rec("r3", "RTX 3090", kv_cache_gib=4.0)],
+    )
+    b = _write(
+        tmp_path / "harvest.jsonl",
+        [
+            _rec("h1", "A100-80GB", activation_peak_gib=2.5),
+            _rec("h2", "L4", kv_cache_gib=3.0),
+            _rec("r1", "H100 80GB"),  # the same id again: its first copy is kept
+            _rec("h3", "model not named", total=47.38, kv_cache_gib=30.0),
+        ],
+    )
+    return [a, b]
+
+
+def test_records_of_two_files_keep_their_file(two_files: list[Path]) -> None:
+    bench = _bench()
+    recs = bench.load_records(two_files)
+    assert [r["id"] for r in recs] == ["r1", "r2", "r3", "h1", "h2", "h3"]
+    assert {r["id"]: r["_source"] for r in recs}["h2"] == "harvest.jsonl"
+    res = bench.evaluate(recs)
+    assert {r.rid: r.source for r in res.loro} == {
+        "r1": "shared.jsonl",
+        "r2": "shared.jsonl",
+        "r3": "shared.jsonl",
+        "h1": "harvest.jsonl",
+        "h2": "harvest.jsonl",
+        "h3": "harvest.jsonl",
+    }
+    assert len(res.logo) == len(res.loro) == len(res.loo) == len(res.prepared) == 6
+
+
+def test_default_files_are_the_shared_logs_and_the_bundled_harvest(monkeypatch, tmp_path: Path) -> None:
+    bench = _bench()
+    monkeypatch.setattr(bench, "default_logs", lambda: None)
+    assert bench.default_log_files() == [HARVEST]
+    shared = _write(tmp_path / "vllm-logs.jsonl", [_rec("r1", "H100 80GB")])
+    monkeypatch.setattr(bench, "default_logs", lambda: shared)
+    assert bench.default_log_files() == [shared, HARVEST]
+
+
+def test_logs_may_be_given_twice(two_files: list[Path], capsys) -> None:
+    bench = _bench()
+    assert bench.main(["--logs", str(two_files[0]), "--logs", str(two_files[1])]) == 0
+    out = capsys.readouterr().out
+    assert "`shared.jsonl` (3 records, 3 scored), `harvest.jsonl` (3 records, 3 scored)" in out
+    assert "| file: harvest.jsonl |" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "family"),
+    [
+        ("H100 80GB", "HOPPER"),
+        ("H20", "HOPPER"),
+        ("H200 / H20 141GB class (139.72 GiB total, inferred)", "HOPPER"),
+        ("A100-40GB (inferred)", "AMPERE_ADA"),
+        ("L4 (22.06 GiB total; inferred from total)", "AMPERE_ADA"),
+        ("L40S", "AMPERE_ADA"),
+        ("Tesla T4 (16 GB; 14.56 GiB usable)", "VOLTA_TURING"),
+        ("RTX 3090 x2 (NVLink)", "CONSUMER"),
+        ("RTX 5090 Laptop GPU (24 GB)", "CONSUMER"),
+        ("RTX A6000 (48GB)", "WORKSTATION"),
+        ("B200", "BLACKWELL"),
+        ("DGX Spark GB10 (unified memory)", "BLACKWELL"),
+        ("AMD Instinct MI300X (192 GB; ROCm)", "AMD"),
+        ("80 GB-class (H100 80GB or A100-80GB; 79.18 GiB total)", "AMBIGUOUS"),
+        ("16GB GPU (total_gpu_memory 15.77GiB; model unstated, V100-16GB/RTX 4080 class)", "AMBIGUOUS"),
+    ],
+)
+def test_gpu_family_from_the_catalog_and_the_text(text: str, family: str) -> None:
+    bench = _bench()
+    from vlint.hardware.gpus import lookup_gpu
+
+    assert bench.gpu_family(text, lookup_gpu(text)) == getattr(bench, family)
+
+
+def test_gpu_family_of_a_gpu_known_by_its_total_only() -> None:
+    bench = _bench()
+    from vlint.hardware.gpus import gpu_from_memory
+
+    custom = gpu_from_memory(15.92, name="15.92 GiB (logged)")
+    assert bench.gpu_family("AMD Radeon RX 9070-series 16GB (gfx1201, inferred)", custom) == bench.AMD
+    assert bench.gpu_family("48GB-class card (model unstated)", custom) == bench.BY_TOTAL
+    assert bench.gpu_family(None, None, weights_only_no_gpu=True) == bench.NOT_STATED
+
+
+def test_logo_refits_without_the_whole_family(two_files: list[Path], monkeypatch) -> None:
+    """Each record is scored with constants fitted on the other families only."""
+    bench = _bench()
+    res = bench.evaluate(bench.load_records(two_files))
+    family = {p.row.rid: p.row.family for p in res.prepared}
+    assert family["r1"] == family["r2"] == bench.HOPPER
+    assert family["h1"] == family["h2"] == bench.AMPERE_ADA
+    assert family["r3"] == bench.CONSUMER and family["h3"] == bench.BY_TOTAL
+    fits: list[set[str]] = []
+    real_fit = bench.fit
+
+    def spy(samples):
+        fits.append({s.rid for s in samples})
+        return real_fit(samples)
+
+    monkeypatch.setattr(bench, "fit", spy)
+    rows = bench.leave_one_gpu_out(res.prepared)
+    assert len(fits) == len(set(family.values())) == 4
+    for trained in fits:
+        held = set(family) - trained
+        assert len({family[r] for r in held}) == 1  # exactly one family is out, all of it
+        assert {r for r in family if family[r] == family[next(iter(held))]} == held
+    assert [r.rid for r in rows] == [p.row.rid for p in res.prepared]
+
+
+def test_logo_differs_from_in_sample_when_a_family_sets_a_constant(two_files: list[Path]) -> None:
+    """Without the Hopper records the V1 TP1 non-torch median comes from the others (0.25), so the
+    0.3 GiB record is predicted from them: the LOGO prediction is that median, not its own value."""
+    bench = _bench()
+    res = bench.evaluate(bench.load_records(two_files))
+    logo = {r.rid: r for r in res.logo}
+    pred, logged = logo["r2"].pairs["non_torch"]
+    assert logged == 0.3 and pred == pytest.approx(0.25, abs=1e-6)
+
+
+def test_headline_comes_first(two_files: list[Path]) -> None:
+    bench = _bench()
+    res = bench.evaluate(bench.load_records(two_files))
+    text = bench.render(two_files, res)
+    heads = [line for line in text.splitlines() if line.startswith("## ")]
+    assert heads[0] == "## Headline: leave-one-release-out and leave-one-GPU-out"
+    assert heads.index("## Leave-one-out (LOO, not the headline): mean (median) / max |error| % (n)") > 2
+    assert "| GPU: " + bench.HOPPER + " |" in text
+    assert "### Per term" in text and "Largest single sweep among scored records" in text
+
+
+def test_negative_graph_capture_memory_is_not_compared() -> None:
+    bench = _bench()
+    p, why = bench.prepare(_rec("t2", "H100 80GB", cuda_graph_actual_gib=-0.45))
+    assert p is not None, why
+    assert "cuda_graph_actual_gib" not in p.sample.obs
+
+
+def test_free_memory_line_without_a_device_name() -> None:
+    """0.10-0.11 print "Free memory on device (x/T GiB)" (no cuda:N): the memory others hold is taken."""
+    bench = _bench()
+    rec = _rec("t3", "H100 80GB", total=79.19)
+    rec["outcome"], rec["failure_stage"] = "failure", "startup free-memory check"
+    rec["failure_message"] = (
+        "ValueError: Free memory on device (5.92/79.19 GiB) on startup is less than desired GPU memory "
+        "utilization (0.9, 71.27 GiB)."
+    )
+    p, _ = bench.prepare(rec)
+    assert p is not None and p.sample.inp.other_gpu_usage_gib == pytest.approx(79.19 - 5.92 - 0.51)
+    assert bench.score(p).verdict == (False, False)
+
+
+@pytest.mark.skipif(SHARED_LOGS is None, reason="shared calibration logs not found (set VLINT_SHARED)")
+def test_all_records_scored_or_skipped_with_a_reason() -> None:
+    """Over the shared logs and the harvest: every record is scored or skipped with why, and LORO and
+    LOGO score every scored record (floors, so a regression shows)."""
+    bench = _bench()
+    recs = bench.load_records([SHARED_LOGS, HARVEST])
+    assert len(recs) >= 260
+    prepared, skipped = [], []
+    for rec in recs:
+        p, why = bench.prepare(rec)
+        (prepared if p is not None else skipped).append(p or (rec["id"], why))
+    assert len(prepared) + len(skipped) == len(recs)
+    assert all(why for _, why in skipped)
+    assert len(prepared) >= 165
+    assert {p.row.source for p in prepared} == {SHARED_LOGS.name, HARVEST.name}
+    assert len({p.row.family for p in prepared}) >= 8
+    logo = bench.leave_one_gpu_out(prepared)
+    assert len(logo) == len(prepared)

@@ -80,6 +80,8 @@ class Sample:
     atypical: str = ""
     # the model facts are another model's, taken by the name (vlint.resolve.model_names): scored, never fitted
     name_inferred: bool = False
+    # a patched or forked vLLM build (the record's notes say so): scored, never fitted
+    patched: bool = False
 
     @property
     def engine(self) -> str:
@@ -101,7 +103,7 @@ def _stage0(s: Sample):  # type: ignore[no-untyped-def]
 def fit(samples: list[Sample]) -> dict[Key, dict[str, float]]:
     """Fitted constants from ``samples`` (priors where no sample informs a parameter)."""
     out: dict[Key, dict[str, float]] = {k: dict(v) for k, v in PRIORS.items()}
-    samples = [s for s in samples if not s.name_inferred]
+    samples = [s for s in samples if not s.name_inferred and not s.patched]
     for engine, key in (("V1", ACT_V1), ("V0", ACT_V0)):
         # a V0 worker line's rank is itself inferred (only the driver samples): not used to fit
         rows = [s for s in samples if s.engine == engine and s.obs.get("activation_peak_gib") and s.rank == "driver"]

@@ -1,26 +1,30 @@
-"""Memory-model accuracy against real vLLM startup logs: in-sample, leave-one-out, leave-one-release-out.
+"""Memory-model accuracy against real vLLM startup logs: leave-one-release-out and leave-one-GPU-out
+(the headline), leave-one-out and in-sample.
 
-    python bench/accuracy.py [--logs PATH] [--markdown] [--verbose] [--write-uncertainty]
+    python bench/accuracy.py [--logs PATH]... [--models DIR] [--markdown] [--verbose] [--write-uncertainty]
 
 Runs vlint's memory model over the calibration records (default: ``calibration/vllm-logs.jsonl`` in
-``$VLINT_SHARED``, else in the folder ``shared`` beside the repository) and compares predicted with
-logged weights, activation peak, non-torch memory, CUDA-graph estimate, available KV memory, KV
-tokens and the start/fail verdict.
+``$VLINT_SHARED`` or the folder ``shared`` beside the repository when present, and the harvest kept in
+the repository, ``bench/data/calibration/harvest.jsonl``; ``--logs`` may be given several times, and each
+record keeps the file it came from) and compares predicted with logged weights, activation peak,
+non-torch memory, CUDA-graph estimate and capture, available KV memory, KV tokens and the start/fail
+verdict.
 
-Three ways of scoring, because the fitted constants (:mod:`fit_constants`) were fitted on these
-very logs:
+Four ways of scoring, because the fitted constants (:mod:`fitting`) are fitted on these very logs:
 
-- **in-sample**: the constants as shipped (fitted on every record);
-- **leave-one-out (LOO)**: for each record, the fitted constants are refit on all other records;
-- **leave-one-release-out (LORO)**: for each release range, refit on the records of the other
-  ranges (parameters left without data fall back to priors that do not come from these logs).
+- **leave-one-release-out (LORO)**: for each release range, refit on the records of the other ranges;
+- **leave-one-GPU-out (LOGO)**: for each GPU family (:data:`GPU_FAMILIES`, from the GPU catalog), refit
+  on the records of the other families;
+- **leave-one-out (LOO)**: for each record, refit on all other records;
+- **in-sample**: the constants as shipped.
 
-Only the deployment (model, GPU, version, args as logged) goes in; the logged numbers are used
-solely for the comparison and the refits. Records whose model is not known (bundled catalog or
-``--models DIR`` of ``config.json`` copies) or whose GPU is neither named in the GPU catalog nor
-given by its logged total are skipped and listed. ``--markdown`` writes ``docs/accuracy.md``
-(keeping any "## Agreement with vLLM" section already there). ``--write-uncertainty`` stores the
-LOO per-term errors in ``vlint/data/memory_constants.json`` (the verdict band).
+Parameters left without data fall back to priors that do not come from these logs. Only the deployment
+(model, GPU, version, args as logged) goes in; the logged numbers are used solely for the comparison and
+the refits. Records whose model is not known (bundled catalog or ``--models DIR`` of ``config.json``
+copies) or whose GPU is neither named in the GPU catalog nor given by its logged total are skipped and
+listed with why. ``--markdown`` writes ``docs/accuracy.md`` (keeping any "## Agreement with vLLM" section
+already there). ``--write-uncertainty`` stores the LOO per-term errors in
+``vlint/data/memory_constants.json`` (the verdict band).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Refit the memory model's fitted constants from calibration records.
 
-    python bench/fit_constants.py [--logs PATH] [--write]
+    python bench/fit_constants.py [--logs PATH]... [--write]
 
 What is fitted, and why only that, is :mod:`fitting`'s docstring; ``--write`` stores the full-data fit in
 ``vlint/data/memory_constants.json``.
@@ -20,11 +20,11 @@ from fitting import fit, write
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--logs", type=Path, default=None)
+    ap.add_argument("--logs", type=Path, action="append", default=None, help="may be given several times")
     ap.add_argument("--write", action="store_true", help="store the fit in vlint/data/memory_constants.json")
     args = ap.parse_args(argv)
-    logs = args.logs or default_logs()
-    if logs is None:
+    logs = args.logs or ([p] if (p := default_logs()) else [])
+    if not logs:
         print("calibration logs not found (pass --logs PATH)", file=sys.stderr)
         return 2
     samples, _ = load_samples(logs)

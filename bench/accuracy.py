@@ -1141,7 +1141,7 @@ def render(logs: list[Path], res: Results) -> str:
     for title, rows in (("LORO", loro), ("LOGO", logo)):
         bad = [r for r in rows if r.verdict and not r.close_call and r.verdict[0] != r.verdict[1]]
         close = [r for r in rows if r.verdict and r.close_call]
-        w(f"{title} wrong verdicts ({len(bad)}):")
+        w(f"{title} wrong verdicts ({len(bad)}, with the records whose model facts come from the name, marked):")
         w("")
         for r in bad:
             stage = str(r.logged_stage or "")
@@ -1149,6 +1149,7 @@ def render(logs: list[Path], res: Results) -> str:
                 f"- {r.rid} {r.model} on {r.gpu}, {r.version}: predicted "
                 f"{'start' if r.verdict and r.verdict[0] else r.failure_pred}, logged "
                 f"{'start' if r.verdict and r.verdict[1] else 'failure' + (f' ({stage})' if stage else '')}"
+                + (" — model facts from the name" if r.name_inferred else "")
             )
         w("")
         w(

@@ -273,3 +273,29 @@ def test_all_records_scored_or_skipped_with_a_reason() -> None:
     assert len({p.row.family for p in prepared}) >= 8
     logo = bench.leave_one_gpu_out(prepared)
     assert len(logo) == len(prepared)
+
+
+def test_series_and_the_largest_sweeps_share() -> None:
+    """A series is the planner sweep, a repository of committed logs, or one issue thread."""
+    bench = _bench()
+    blob = _rec("a", "H100 80GB")
+    thread = _rec("b", "H100 80GB")
+    thread["source"] = "https://github.com/vllm-project/vllm/issues/10517#issuecomment-1"
+    planner = _rec("c", "H100 80GB")
+    planner["source_detail"] = "llm-d-planner accuracy sweep"
+    assert bench.series_of(blob, False) == "example/sweep"
+    assert bench.series_of(thread, False) == "vllm-project/vllm#10517"
+    assert bench.series_of(planner, True) == "llm-d-planner H100 v0.19 sweep"
+    rows = [p.row for p in (bench.prepare(r)[0] for r in (blob, thread, planner, _rec("d", "L4"))) if p]
+    assert bench.largest_series(rows)[0] == ("example/sweep", 2)
+
+
+def test_a_log_without_a_version_is_its_own_release_group() -> None:
+    """The version scored for it is an assumption: LORO holds those records out together."""
+    bench = _bench()
+    rec = _rec("t4", "H100 80GB")
+    rec["vllm_version"] = None
+    p, _ = bench.prepare(rec)
+    assert p is not None and p.row.release == bench.UNSTATED_RELEASE and "assumed" in p.row.version
+    q, _ = bench.prepare(_rec("t5", "H100 80GB"))
+    assert q is not None and q.row.release == "0.17–0.20"

@@ -821,7 +821,12 @@ def main(argv: list[str] | None = None) -> int:
         help="folder of <org>__<name>/config.json copies (default: the shared harvest, when present)",
     )
     ap.add_argument("--markdown", action="store_true", help="write docs/accuracy.md")
-    ap.add_argument("--write-uncertainty", action="store_true", help="store LOO term errors in the constants")
+    ap.add_argument(
+        "--write-uncertainty",
+        action="store_true",
+        help="store LOO term errors in the constants (from every file scored: with the default files that "
+        "includes the harvest, whose spread is far wider than the shared records' that set the shipped band)",
+    )
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args(argv)
     logs = args.logs or default_log_files()

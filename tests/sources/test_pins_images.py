@@ -118,6 +118,12 @@ def test_install_lines(text: str, version: str | None) -> None:
         ("uv.lock", '[[package]]\nname = "vllm"\nversion = "0.10.1.1"\nsource = { registry = "x" }\n', "0.10.1.1"),
         ("poetry.lock", '[[package]]\nname = "vllm"\nversion = "0.8.5"\ndescription = "x"\n', "0.8.5"),
         ("uv.lock", '[[package]]\nname = "vllm-x"\nversion = "1.0"\n', None),
+        ("Dockerfile", "FROM python:3.11\nRUN pip install --no-cache-dir vllm==0.10.2\n", "0.10.2"),
+        ("Dockerfile.gpu", "FROM nvidia/cuda:12.4.1-runtime-ubuntu22.04\nRUN uv pip install vllm==0.9.2\n", "0.9.2"),
+        ("serve.Dockerfile", "RUN pip3 install vllm==0.8.5 transformers\n", "0.8.5"),
+        ("Containerfile", "RUN pip install 'vllm>=0.9'\n", None),
+        ("Dockerfile", "FROM vllm/vllm-openai:v0.9.0\n", None),
+        ("README.md", "RUN pip install vllm==0.9.2\n", None),
     ],
 )
 def test_dependency_files(name: str, text: str, version: str | None) -> None:
@@ -162,6 +168,27 @@ def test_requirements_beside_the_launch(tmp_path: Path, target) -> None:
     (tmp_path / "start.sh").write_text(LAUNCH)
     (tmp_path / "requirements.txt").write_text("vllm==0.8.5\n")
     assert "Target vLLM 0.8.5 (vllm==0.8.5 in requirements.txt)" in target("start.sh")
+
+
+def test_a_dockerfile_beside_the_launch_that_installs_vllm(tmp_path: Path, target) -> None:
+    """A script copied into an image built beside it runs the vLLM that image pip-installs."""
+    (tmp_path / "start.sh").write_text(LAUNCH)
+    (tmp_path / "Dockerfile").write_text(
+        'FROM python:3.11\nRUN pip install vllm==0.10.2\nENTRYPOINT ["bash", "/start.sh"]\n'
+    )
+    assert "Target vLLM 0.10.2 (pip install vllm==0.10.2 in Dockerfile)" in target("start.sh")
+
+
+def test_requirements_win_over_a_dockerfile_and_other_folders_do_not_count(tmp_path: Path, target) -> None:
+    (tmp_path / "start.sh").write_text(LAUNCH)
+    (tmp_path / "requirements.txt").write_text("vllm==0.8.5\n")
+    (tmp_path / "Dockerfile").write_text("FROM python:3.11\nRUN pip install vllm==0.10.2\n")
+    assert "Target vLLM 0.8.5 (vllm==0.8.5 in requirements.txt)" in target("start.sh")
+    (tmp_path / "requirements.txt").unlink()
+    (tmp_path / "Dockerfile").unlink()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "Dockerfile").write_text("FROM python:3.11\nRUN pip install vllm==0.10.2\n")
+    assert "the newest bundled release" in target("start.sh")
 
 
 def test_lock_file_at_the_project_root(tmp_path: Path, target) -> None:

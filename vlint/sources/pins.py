@@ -1,5 +1,6 @@
 """The vLLM release a deployment pins beside its launch: ``vllm==X`` in the launch's own file, its
-folder's ``requirements*.txt`` / ``pyproject.toml`` / ``uv.lock`` / ``poetry.lock``, or its project root's.
+folder's ``requirements*.txt`` / ``pyproject.toml`` / ``uv.lock`` / ``poetry.lock`` / a Dockerfile's
+``pip install vllm==X``, or its project root's.
 
 Only exact pins count (``vllm==0.9.2``, ``vllm[audio]==0.10.2``, poetry ``vllm = "0.9.2"``, a lock
 file's resolved ``version``); a range (``vllm>=0.9``) states no release. Files are read through the
@@ -19,6 +20,7 @@ from vlint.core.invocation import Fact
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import record
 from vlint.core.span import Span
+from vlint.sources.sniffing import is_dockerfile_name
 
 #: ``pip install … vllm==0.9.2`` / ``uv pip install "vllm[audio]==0.10.2"`` / ``pip3 install -U vllm==0.6.6.post1``
 _INSTALL = lazy_compile(
@@ -91,6 +93,8 @@ def pin_in_file(name: str, text: str, path: Path) -> Pin | None:
     if name in ("uv.lock", "poetry.lock"):
         m = _LOCK.search(text)
         return _at(text, m, path, f"vllm {m.group('v')} locked") if m is not None else None
+    if is_dockerfile_name(name):
+        return pin_in_script(text, path)
     return None
 
 
@@ -100,7 +104,10 @@ def _dependency_files(folder: Path) -> list[Path]:
     except OSError:
         return []
     reqs = [n for n in names if n.startswith("requirements") and n.endswith(".txt")]
-    return [folder / n for n in (*reqs, "pyproject.toml", "uv.lock", "poetry.lock") if n in names]
+    # an image built beside the launch that pip-installs vLLM (the launch's script is usually copied in):
+    # after the dependency files, which state the environment more directly
+    images = [n for n in names if is_dockerfile_name(n)]
+    return [folder / n for n in (*reqs, "pyproject.toml", "uv.lock", "poetry.lock", *images) if n in names]
 
 
 def project_root(folder: Path, root: Path) -> Path | None:

@@ -158,9 +158,22 @@ def test_arrays(script: str, words: list[str]) -> None:
     assert argv(script) == words
 
 
-def test_array_with_an_unknown_element_is_unknown() -> None:
-    (w,) = last_words('A=(--tp "$TP"); cmd "${A[@]}"')
+def test_array_with_an_unknown_element_keeps_the_known_ones() -> None:
+    """Issue 29: one element vlint cannot read does not make the whole array unreadable."""
+    tp, value = last_words('A=(--tp "$TP"); cmd "${A[@]}"')
+    assert (tp.text, tp.unresolved) == ("--tp", False)
+    assert value.unresolved and not value.opaque  # "$TP": exactly one word, its text unknown
+    words = last_words('A=(--model m $EXTRA --max-model-len 4096); cmd "${A[@]}"')
+    assert [w.text for w in words if not w.unresolved] == ["--model", "m", "--max-model-len", "4096"]
+    (extra,) = [w for w in words if w.unresolved]
+    assert extra.opaque  # unquoted: any number of words
+
+
+def test_array_appended_or_indexed_with_an_unknown_element_stays_unknown() -> None:
+    (w,) = last_words('A=(a); A+=("$X"); cmd "${A[@]}"')
     assert w.unresolved and w.opaque
+    (w,) = last_words('A=(a "$X"); cmd "${A[1]}"')
+    assert w.unresolved
 
 
 # -- arithmetic ---------------------------------------------------------------------------------------

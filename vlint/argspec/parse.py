@@ -529,7 +529,9 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
             i += 1
             continue
         if only_positional or not _looks_like_option(it, spec):
-            if it.unresolved and it.origin == "cli" and _could_be_many(it):
+            if it.unresolved and it.origin == "cli" and (_could_be_many(it) or not positionals):
+                # words vlint cannot read where no positional is left ("$EXTRA"): any flag, or none;
+                # never "unrecognized" (precision), but what vLLM gets is not fully known
                 out.opaque = True
                 i += 1
                 continue

@@ -65,6 +65,9 @@ class Var:
     exported: bool = False
     start: int = -1
     end: int = -1
+    #: an array with some elements vlint cannot know (``(--model m "$EXTRA")``; value is None): every
+    #: element as (text, known, opaque), so that ``"${A[@]}"`` keeps the known ones and marks the others
+    partial: tuple[tuple[str, bool, bool], ...] | None = None
 
 
 @record(slots=True)
@@ -394,6 +397,19 @@ class ShellEvaluator:
                     ):
                         val = None  # a word vlint does not build (see MAX_VALUE_CHARS)
                     if kind != "value" or val is None:
+                        var = self.vars.get(part.name) if part.index in ("@", "*") and not part.op else None
+                        if var is not None and var.partial is not None and part.quoted and part.index == "@":
+                            # "${A[@]}" of an array with unknown elements: one field per element, the
+                            # unknown ones marked (an unquoted one may be any number of words)
+                            for k, (item, known, opaque) in enumerate(var.partial):
+                                if k:
+                                    close()
+                                c = add(item)
+                                c.quoted = True
+                                if not known:
+                                    c.unresolved = True
+                                    c.opaque = c.opaque or opaque
+                            continue
                         mark_unknown(part.quoted, many=part.name in ("@", "*") or part.index in ("@", "*"))
                         add(part.raw)
                         continue
@@ -471,15 +487,20 @@ class ShellEvaluator:
         array = next((p for p in value_word.parts if isinstance(p, _ArrayLit)), None)
         value: str | list[str] | None
         expanded: Word
+        partial: tuple[tuple[str, bool, bool], ...] | None = None
         if array is not None:
             items: list[str] = []
             unknown = False
+            elems: list[tuple[str, bool, bool]] = []
             for e in array.elems:
                 for f in self.expand(e):
                     if f.unresolved:
                         unknown = True
                     items.append(f.text)
+                    elems.append((f.text, not f.unresolved, f.opaque))
             value = None if unknown else items
+            if unknown and not append and not conditional:
+                partial = tuple(elems)
             expanded = Word(" ".join(items), value_word.start, value_word.end, unresolved=unknown)
             if append and value is not None:
                 old = self.vars.get(name)
@@ -504,7 +525,7 @@ class ShellEvaluator:
             value = None
         prev = self.vars.get(name)
         exported = exported or self._auto_export or (prev.exported if prev else False)
-        self.vars[name] = Var(value, exported, name_start, value_word.end)
+        self.vars[name] = Var(value, exported, name_start, value_word.end, partial if value is None else None)
         self.unset.discard(name)
         if record:
             self.assignments.append(Assignment(name, expanded, name_start, exported))

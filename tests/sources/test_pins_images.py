@@ -15,6 +15,7 @@ from vlint.sources.containers.images import (
     VENDOR_RELEASES,
     image_vllm_version,
     parse_image,
+    suffix_note,
     unknown_version_reason,
     vendor_release,
 )
@@ -43,6 +44,21 @@ from vlint.sources.pins import pin_in_file, pin_in_script, project_root
         ("vllm/vllm-openai@sha256:0123abcd", None),
         ("ghcr.io/llm-d/llm-d:v0.2.0", None),
         ("kserve/huggingfaceserver:v0.15.2", None),
+        # custom builds named after vLLM: a bundled release, a dash, a build suffix (issue 27 follow-up)
+        ("vllm/vllm-openai:v0.10.2-nixl-xxx", "0.10.2"),
+        ("myorg/vllm-nixl:v0.10.2-nixl-xxx", "0.10.2"),
+        ("aibrix/vllm-openai-aibrix-kvcache-nixl:v0.10.2-nixl-0.7.1-ucx-1.19.0", "0.10.2"),
+        ("ghcr.io/acme/vllm-custom:0.9.2-cu121", "0.9.2"),
+        # must not: no vLLM in the image's name, not a vLLM release, vendors with their own numbers, floating
+        ("nvcr.io/nvidia/pytorch:24.05-py3", None),
+        ("python:3.11-slim", None),
+        ("opea/vllm-gaudi:1.22.0-ubuntu", None),
+        ("lmcache/vllm-openai:v0.3.1-cu128", None),
+        ("ghcr.io/vllm-project/router:v0.10.2-amd64", None),
+        ("acme/vllm-nixl:v0.10.2", None),
+        ("acme/vllm-nixl:v0.10.2nixl", None),
+        ("vllm-openai:latest", None),
+        ("acme/vllm-nixl:latest-v0.10.2", None),
     ],
 )
 def test_image_tags(ref: str, version: str | None) -> None:
@@ -66,6 +82,15 @@ def test_image_tags(ref: str, version: str | None) -> None:
 def test_images_that_ship_vllm_without_naming_it(ref: str, why: str) -> None:
     reason = unknown_version_reason(parse_image(ref))
     assert reason is not None and why in reason
+
+
+def test_a_custom_suffix_is_named_in_the_note() -> None:
+    note = suffix_note(parse_image("myorg/vllm-nixl:v0.10.2-nixl-xxx"))
+    assert "read as vLLM 0.10.2" in note and "'nixl-xxx'" in note and "--vllm-version" in note
+    assert suffix_note(parse_image("vllm/vllm-openai:v0.10.2-cu124")) == ""  # vLLM's own variant tags
+    assert suffix_note(parse_image("nvcr.io/nvidia/pytorch:24.05-py3")) == ""
+    assert unknown_version_reason(parse_image("myorg/vllm-nixl:v0.10.2-nixl-xxx")) is None
+    assert "floating tag" in (unknown_version_reason(parse_image("vllm-openai:latest")) or "")
 
 
 def test_images_without_vllm_are_not_version_unknown() -> None:
@@ -226,3 +251,14 @@ def test_mirror_tag_is_read(tmp_path: Path, target) -> None:
         'CMD ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"]\n'
     )
     assert "Target vLLM 0.10.2" in target("Dockerfile")
+
+
+def test_custom_image_tag_with_a_suffix_is_read_and_said(tmp_path: Path, target) -> None:
+    (tmp_path / "Dockerfile").write_text("FROM myorg/vllm-nixl:v0.10.2-nixl-xxx\n" + CMD)
+    line = target("Dockerfile")
+    assert "Target vLLM 0.10.2" in line and "suffix 'nixl-xxx'" in line, line
+
+
+def test_unrelated_image_with_a_suffix_stays_assumed(tmp_path: Path, target) -> None:
+    (tmp_path / "start.sh").write_text("docker run --gpus all nvcr.io/nvidia/pytorch:24.05-py3 " + LAUNCH)
+    assert "the newest bundled release" in target("start.sh")

@@ -92,7 +92,7 @@ def choose_release(inv: Invocation, opts: ResolveOptions) -> tuple[Resolution, s
     fact = inv.facts.get("vllm_version")
     fact_version = Version.try_parse(str(fact.value)) if fact is not None else None
     if fact is not None and fact_version is not None:
-        why = (fact.detail or f"image tag ({fact.value})") + _vendor_evidence(inv)
+        why = (fact.detail or f"image tag ({fact.value})") + _vendor_evidence(inv) + _suffix_note(inv, fact_version)
         stated = Stated(fact_version, why, FILE)
     chosen = decide(cli, stated, opts.defaults.version())
     wanted: Version | None = chosen.value if chosen is not None else None
@@ -137,6 +137,19 @@ def _vendor_evidence(inv: Invocation) -> str:
     image = parse_image(str(fact.value))
     found = vendor_release(image) if image is not None else None
     return f" ({found[1]})" if found else ""
+
+
+def _suffix_note(inv: Invocation, version: Version) -> str:
+    """`` (read as vLLM 0.10.2 …: the suffix … ignored …)`` when the release came from a custom image's tag
+    that is a release plus a suffix (not from a ``vllm==`` pin that names the same launch's release)."""
+    fact = inv.facts.get("image")
+    if fact is None:
+        return ""
+    from vlint.sources.containers.images import parse_image, suffix_note, suffixed_release
+
+    image = parse_image(str(fact.value))
+    found = suffixed_release(image) if image is not None else None
+    return suffix_note(image) if image is not None and found is not None and found[0] == version else ""
 
 
 _GPU_COUNT_ALL = re.compile(r"^\s*all\s*$", re.IGNORECASE)

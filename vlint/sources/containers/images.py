@@ -2,7 +2,9 @@
 
 Only tags that name a vLLM release unambiguously are trusted (``vllm/vllm-openai:v0.10.2``, also
 behind a registry host or mirror path and with a suffix: ``registry.corp/mirror/vllm/vllm-openai:v0.10.2-cu124``;
-``rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521``), plus the images of other vendors whose release notes
+``rocm/vllm:rocm6.3.1_vllm_0.8.5_20250521``), an image named after vLLM whose tag is a vLLM release vlint
+knows followed by a build suffix (``aibrix/vllm-openai-aibrix-kvcache-nixl:v0.10.2-nixl-0.7.1``: a custom build
+of vLLM 0.10.2, the suffix ignored and said so), plus the images of other vendors whose release notes
 state the vLLM they ship (:data:`VENDOR_RELEASES`, each with its evidence). ``lmcache/vllm-openai:v0.3.1``
 is an LMCache version, ``vllm/vllm-openai:latest`` and a ``@sha256`` digest are whatever was pushed:
 none names a vLLM version, and the report says "version unknown" with the release assumed.
@@ -27,6 +29,8 @@ _OFFICIAL_REPOS = {
 #: the last path components of the official images (a mirror keeps them: ``mirror/vllm/vllm-openai``)
 _OFFICIAL_NAMES = {r.rsplit("/", 1)[-1] for r in _OFFICIAL_REPOS}
 _VERSION_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.post\d+|\.\d+)?)(?:$|[-_+].*)")
+#: ``v0.10.2-nixl-0.7.1``: a release, a dash, then a build suffix (of a custom image named after vLLM)
+_SUFFIXED_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.post\d+)?)-([A-Za-z0-9][\w.+-]*)$")
 _EMBEDDED = re.compile(r"vllm[-_]?v?(\d+\.\d+\.\d+(?:\.post\d+)?)", re.IGNORECASE)
 _FLOATING = {"latest", "nightly", "main", "dev", "edge", "stable", "latest-nightly"}
 
@@ -98,8 +102,46 @@ def image_vllm_version(image: ImageRef) -> Version | None:
         m = _VERSION_TAG.match(tag)
         if m:
             return Version.try_parse(m.group(1))
+    suffixed = suffixed_release(image)
+    if suffixed is not None:
+        return suffixed[0]
     found = vendor_release(image)
     return found[0] if found else None
+
+
+def suffixed_release(image: ImageRef) -> tuple[Version, str] | None:
+    """(vLLM release, ignored suffix) for a custom build named after vLLM whose tag is a release vlint
+    knows plus a build suffix: ``acme/vllm-nixl:v0.10.2-nixl-xxx`` → (0.10.2, ``nixl-xxx``).
+
+    Only images whose own name (the last path component, not the organisation: ``vllm-project/router``
+    is not vLLM) contains ``vllm``, that are not vendor images with their own release numbers
+    (:data:`VENDOR_RELEASES`, :data:`SHIPS_VLLM_UNMAPPED`, LMCache's), and whose release is one of the
+    bundled vLLM releases (``opea/vllm-gaudi:1.22.0-x`` names Gaudi's 1.22, no vLLM release). vLLM's own
+    images read any suffix already (``vllm/vllm-openai:v0.10.2-cu124``) and are not this case."""
+    if _is_official(image) or "vllm" not in image.name.lower() or _vendor(image) is not None:
+        return None
+    if image.repository.lower().startswith("lmcache"):
+        return None
+    m = _SUFFIXED_TAG.match(image.tag)
+    if m is None:
+        return None
+    version = Version.try_parse(m.group(1))
+    from vlint.argspec.spec import bundled_versions
+
+    if version is None or version not in bundled_versions():
+        return None
+    return version, m.group(2)
+
+
+def suffix_note(image: ImageRef) -> str:
+    """`` (read as vLLM 0.10.2: the tag's suffix 'nixl-xxx' ignored)`` for :func:`suffixed_release` tags; else ""."""
+    found = suffixed_release(image)
+    if found is None:
+        return ""
+    return (
+        f" (read as vLLM {found[0]}, the release its tag starts with: the suffix {found[1]!r} of this custom "
+        "image is ignored; pass --vllm-version if it is another build)"
+    )
 
 
 def release_tag(image: ImageRef, version: Version) -> str | None:

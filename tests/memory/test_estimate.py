@@ -149,3 +149,65 @@ def test_auto_fit_max_model_len(llama_h100):
     e = estimate_memory(inp)
     assert e.starts and 0 < e.estimated_max_model_len < 131072
     assert e.max_concurrency == pytest.approx(1.0, abs=0.01)
+
+
+# -- --kv-cache-memory-bytes: taken as given, never checked by vLLM (issue 27 item 3) ----------------------
+MIB = 2**20
+
+
+@pytest.fixture
+def pinned_base(llama_h100) -> MemoryInputs:
+    return replace(llama_h100, version=V("0.33.0"), gpu_memory_utilization=0.9, max_num_seqs=64)
+
+
+def test_unpinned_launch_has_no_pinned_verdict(pinned_base):
+    assert estimate_memory(pinned_base).pinned_kv is None
+
+
+def test_pinned_kv_that_fits(pinned_base):
+    e = estimate_memory(replace(pinned_base, kv_cache_memory_bytes=50 * GIB))
+    assert e.pinned_kv is not None and e.pinned_kv.verdict == "fits"
+    assert e.starts and e.kv_cache_gib == pytest.approx(50.0) and not e.risks
+
+
+def test_pinned_kv_over_what_the_weights_leave_fails_at_allocation(pinned_base):
+    e = estimate_memory(replace(pinned_base, kv_cache_memory_bytes=70 * GIB))
+    p = e.pinned_kv
+    assert p is not None and p.verdict == "fails_at_allocation"
+    assert not e.starts and e.failure_stage == "kv_cache_allocation" and "allocating the KV cache" in (e.failure or "")
+    # free at start − weights − non-torch: what the allocation can take
+    assert p.alloc_room_gib == pytest.approx(e.free_at_start_gib - e.weights_gib - e.non_torch_gib)
+    assert (e.need_gib, e.left_gib) == (pytest.approx(70.0), pytest.approx(p.alloc_room_gib))
+
+
+def test_pinned_kv_without_room_for_the_activation_peak_starts_and_fails_under_load(pinned_base):
+    e = estimate_memory(replace(pinned_base, kv_cache_memory_bytes=64500 * MIB))
+    p = e.pinned_kv
+    assert p is not None and p.verdict == "oom_under_load" and e.starts
+    assert p.load_room_gib == pytest.approx(p.capture_room_gib - e.activation_gib)
+    assert p.pinned_gib - p.load_room_gib > p.uncertainty_gib
+
+
+def test_pinned_kv_inside_the_uncertainty_is_a_close_call(pinned_base):
+    e = estimate_memory(replace(pinned_base, kv_cache_memory_bytes=64000 * MIB))
+    p = e.pinned_kv
+    assert p is not None and p.verdict == "close" and e.starts
+    assert abs(p.pinned_gib - p.load_room_gib) <= p.uncertainty_gib
+
+
+@pytest.mark.parametrize("seqs", [64, 1024])
+def test_the_suggested_pinned_size_lints_clean(pinned_base, seqs):
+    base = replace(pinned_base, max_num_seqs=seqs)
+    over = estimate_memory(replace(base, kv_cache_memory_bytes=66000 * MIB))
+    assert over.pinned_kv is not None and over.pinned_kv.verdict != "fits"
+    fit = over.pinned_kv.fit_bytes
+    assert fit % MIB == 0 and 0 < fit < 66000 * MIB
+    e = estimate_memory(replace(base, kv_cache_memory_bytes=fit))
+    assert e.pinned_kv is not None and e.pinned_kv.verdict == "fits" and e.starts and not e.risks
+
+
+def test_other_processes_shrink_the_room_of_a_pinned_kv(pinned_base):
+    inp = replace(pinned_base, kv_cache_memory_bytes=55 * GIB)
+    assert estimate_memory(inp).pinned_kv.verdict == "fits"
+    shared = estimate_memory(replace(inp, other_instances_gmu=(0.2,)))
+    assert shared.pinned_kv is not None and shared.pinned_kv.verdict != "fits"

@@ -598,3 +598,37 @@ def test_an_image_whose_entrypoint_is_not_known_accepts_both_spellings_of_the_mo
         found = lint(tmp_path)
         assert not [f for f in found if f.severity == "error"], [(f.code, f.message) for f in found]
         assert one(tmp_path, (tmp_path / "docker-compose.yml").read_text()).program == "image"
+
+
+def _pinned_compose(tmp_path: Path, kv: str) -> list[Finding]:
+    from vlint.launch.resolver import ResolveOptions
+
+    (tmp_path / "docker-compose.yml").write_text(
+        "services:\n"
+        "  chat:\n    image: vllm/vllm-openai:v0.10.2\n    gpus: all\n"
+        '    command: ["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192", "--gpu-memory-utilization", "0.6"]\n'
+        "  embed:\n    image: vllm/vllm-openai:v0.10.2\n    gpus: all\n"
+        f'    command: ["Qwen/Qwen2.5-0.5B-Instruct", "--max-model-len", "8192", "--kv-cache-memory-bytes", "{kv}"]\n'
+    )
+    opts = LintOptions(root=tmp_path, resolve=ResolveOptions(gpu="H100"))
+    report = lint_paths([tmp_path / "docker-compose.yml"], Engine(load_catalog()), opts)
+    return [f for f in report.findings if f.code == "VL605"]
+
+
+def test_shared_gpu_counts_a_pinned_kv_cache_by_its_footprint(tmp_path: Path) -> None:
+    (f,) = _pinned_compose(tmp_path, "35G")
+    assert f.severity == "warning" and f.data["pinned"] == ["service embed"]
+    assert f.data["total"] > 1.0 and "--kv-cache-memory-bytes" in f.message
+    assert (f.span.line, f.span.column) == (9, 73)  # the pinned instance, the last to start
+    assert _pinned_compose(tmp_path, "20G") == []
+
+
+def test_shared_gpu_leaves_out_a_pinned_launch_it_cannot_size(tmp_path: Path) -> None:
+    (tmp_path / "docker-compose.yml").write_text(
+        "services:\n"
+        "  a:\n    image: vllm/vllm-openai:v0.10.2\n    gpus: all\n"
+        '    command: ["m1", "--gpu-memory-utilization", "0.6"]\n'
+        "  b:\n    image: vllm/vllm-openai:v0.10.2\n    gpus: all\n"
+        '    command: ["m2", "--kv-cache-memory-bytes", "60G"]\n'
+    )
+    assert [f for f in lint(tmp_path) if f.code == "VL605"] == []

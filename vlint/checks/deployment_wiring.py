@@ -23,6 +23,11 @@ class _Claim:
     gpus: tuple[str, ...]
     profiles: tuple[str, ...]
     sleep: bool
+    #: ``--kv-cache-memory-bytes``: the launch holds what it uses, not its utilization — the pinned KV cache,
+    #: weights, non-torch memory, CUDA graphs and the activation peak (GiB, the memory model's estimate)
+    pinned_gib: float | None = None
+    #: the estimate's uncertainty on that footprint, as a fraction of the GPU
+    band: float = 0.0
 
     @property
     def name(self) -> str:
@@ -37,8 +42,11 @@ def _claim(dep: Deployment) -> _Claim | None:
     """The GPUs a launch takes and the fraction of each it asks for (None when vlint cannot tell)."""
     facts = dep.invocation.facts
     ids = facts.get("gpu_ids")
-    if ids is None or "runs_with" not in facts or dep.is_set("kv_cache_memory_bytes"):
+    if ids is None or "runs_with" not in facts:
         return None
+    pinned = _pinned_footprint(dep) if dep.is_set("kv_cache_memory_bytes") else None
+    if dep.is_set("kv_cache_memory_bytes") and pinned is None:
+        return None  # the footprint of a pinned KV size needs the memory model (the model and the GPU)
     gmu = dep.value("gpu_memory_utilization")
     if gmu is UNRESOLVED or not isinstance(gmu, int | float) or isinstance(gmu, bool) or abs(gmu) > 2**53:
         return None
@@ -53,7 +61,24 @@ def _claim(dep: Deployment) -> _Claim | None:
         return None
     gpus = tuple(str(i) for i in range(world)) if visible == "all" else tuple(visible)[:world]
     profiles = facts["compose_profiles"].value if "compose_profiles" in facts else ()
-    return _Claim(dep, float(gmu), gpus, tuple(profiles), dep.value("enable_sleep_mode") is True)
+    claim = _Claim(dep, float(gmu), gpus, tuple(profiles), dep.value("enable_sleep_mode") is True)
+    if pinned is not None:
+        claim.pinned_gib, frac, claim.band = pinned
+        claim.gmu = frac
+    return claim
+
+
+def _pinned_footprint(dep: Deployment) -> tuple[float, float, float] | None:
+    """(GiB, fraction of the GPU, uncertainty as a fraction) a launch with ``--kv-cache-memory-bytes`` holds
+    once busy: vLLM allocates the pinned KV cache whatever the utilization says ([0.33.0]
+    vllm/v1/worker/gpu_worker.py:656-682), on top of the weights, non-torch memory, CUDA graphs and the
+    activation peak. None without the memory model's estimate."""
+    m = dep.memory
+    if m is None or m.pinned_kv is None or m.total_gib <= 0:
+        return None
+    p = m.pinned_kv
+    used = m.free_at_start_gib - p.load_room_gib + p.pinned_gib  # weights + non-torch + graphs + activation + KV
+    return used, used / m.total_gib, p.uncertainty_gib / m.total_gib
 
 
 def _scenarios(claims: list[_Claim]) -> list[list[_Claim]]:
@@ -93,7 +118,12 @@ def _shared_hit(on_gpu: list[_Claim], gpu: str, total: float) -> Hit:
     last = on_gpu[-1]
     setting = last.dep.setting("gpu_memory_utilization")
     span = setting.full_span if setting is not None else last.dep.invocation.span
-    parts = " + ".join(f"{c.gmu:g} ({c.name})" for c in on_gpu)
+    parts = " + ".join(
+        f"{c.gmu:g} ({c.name})"
+        if c.pinned_gib is None
+        else f"≈{c.gmu:.2f} ({c.name}: {c.pinned_gib:.1f} GiB with its --kv-cache-memory-bytes)"
+        for c in on_gpu
+    )
     sleeping = sum(1 for c in on_gpu if c.sleep)
     sleep_mode = sleeping >= len(on_gpu) - 1
     note = (
@@ -102,21 +132,49 @@ def _shared_hit(on_gpu: list[_Claim], gpu: str, total: float) -> Hit:
         if sleep_mode
         else ""
     )
+    pinned = [c for c in on_gpu if c.pinned_gib is not None]
+    data = {
+        "gpu": gpu,
+        "total": round(total, 4),
+        "parts": parts,
+        "launches": [c.name for c in on_gpu],
+        "utilizations": [c.gmu for c in on_gpu],
+        "sleep_mode": sleep_mode,
+        "note": note,
+    }
+    fix = Fix(
+        "lower --gpu-memory-utilization so the instances sharing the GPU add up to at most 1.0 (minus what "
+        "other processes use), give each its own GPU (device_ids), or put them in different compose profiles"
+    )
+    if not pinned:
+        return Hit(span, data, severity="warning" if sleep_mode else None, fix=fix)
+    # a pinned launch holds an estimated footprint, reached under load: a warning, never an error
+    band = sum(c.band for c in pinned)
+    names = ", ".join(c.name for c in pinned)
+    if last.pinned_gib is not None:
+        kv = last.dep.setting("kv_cache_memory_bytes")
+        span = kv.full_span if kv is not None else span
+    how = (
+        f"too close to call (± {band:.2f} of the GPU, the memory model's uncertainty) whether they fit"
+        if total - 1.0 <= band
+        else "more than the whole GPU"
+    )
+    data.update(pinned=[c.name for c in pinned], pinned_gib=[round(c.pinned_gib or 0.0, 2) for c in pinned])
+    msg = (
+        f"{parts} share GPU {gpu}: together they hold ≈{total:.2f} of it, {how}. vLLM sizes a pinned KV cache "
+        f"(--kv-cache-memory-bytes of {names}) without looking at what the other instances hold, so the instance "
+        "that starts last fails vLLM's startup check or its KV allocation, or runs out of memory under load"
+        f"{note}"
+    )
     return Hit(
         span,
-        {
-            "gpu": gpu,
-            "total": round(total, 4),
-            "parts": parts,
-            "launches": [c.name for c in on_gpu],
-            "utilizations": [c.gmu for c in on_gpu],
-            "sleep_mode": sleep_mode,
-            "note": note,
-        },
-        severity="warning" if sleep_mode else None,
+        data,
+        message=msg,
+        severity="warning",
         fix=Fix(
-            "lower --gpu-memory-utilization so the instances sharing the GPU add up to at most 1.0 (minus what "
-            "other processes use), give each its own GPU (device_ids), or put them in different compose profiles"
+            f"lower --kv-cache-memory-bytes of {names} (and the other instances' --gpu-memory-utilization) so "
+            "that together they fit the GPU, give each its own GPU (device_ids), or put them in different "
+            "compose profiles"
         ),
     )
 

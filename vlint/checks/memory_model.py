@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.checks import memory_fixes as fixes
+from vlint.checks.changes import remove_setting, set_value, with_changes
 from vlint.core.finding import Fix
 from vlint.launch.free_memory import free_source
 
@@ -109,6 +110,10 @@ def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
             "GPU with more memory",
             unsafe=True,
         )
+    elif stage in ("kv_cache_allocation", "cuda_graph_capture", "sampler_warmup") and m.pinned_kv is not None:
+        # the pinned KV size leaves no room: lowering it is the fix (before any other setting's)
+        yield Hit(dep.span_of("kv_cache_memory_bytes"), data, fix=pinned_kv_fix(dep, m))
+        return
     elif stage == "startup_free_memory":
         span = dep.span_of("gpu_memory_utilization")
         fix = Fix(f"lower --gpu-memory-utilization to at most {m.max_gmu_free:.2f}", unsafe=True)
@@ -294,11 +299,84 @@ def tight_headroom(ctx: CheckContext) -> Iterator[Hit]:
     m = dep.memory
     if m is None or not m.starts or not m.risks:
         return
+    if m.pinned_kv is not None and m.pinned_kv.verdict != "fits":
+        return  # the pinned KV size is what leaves no room: VL215 says it, with the size that fits
     data = memory_data(dep, m)
     data.update(risk="; ".join(m.risks), where=_where(dep), headroom_gib=round(m.headroom_outside_budget_gib, 2))
+    if m.pinned_kv is not None:  # no budget: what the pinned KV cache leaves is the headroom
+        yield Hit(dep.span_of("kv_cache_memory_bytes"), data, fix=pinned_kv_fix(dep, m))
+        return
     yield Hit(
         dep.span_of("gpu_memory_utilization", "max_num_seqs"),
         data,
         fix=fixes.tight_headroom_fix(dep, m)
         or Fix("leave more memory outside the budget: lower --gpu-memory-utilization or --max-num-seqs", unsafe=True),
     )
+
+
+def pinned_kv_fix(dep: Deployment, m: MemoryEstimate) -> Fix:
+    """Lower ``--kv-cache-memory-bytes`` to what vLLM itself would suggest for this GPU, or drop it."""
+    p = m.pinned_kv
+    assert p is not None
+    drop = "drop --kv-cache-memory-bytes (vLLM then sizes the KV cache from --gpu-memory-utilization)"
+    if p.fit_bytes <= 0:
+        return with_changes(Fix(drop, unsafe=True), *remove_setting(dep, "kv_cache_memory_bytes"))
+    lower = (
+        f"lower --kv-cache-memory-bytes to {p.fit_bytes} ({p.fit_bytes / GIB:.2f} GiB: what is left after the "
+        "weights, non-torch memory, CUDA graphs, the activation peak and the sampler warm-up, less the memory "
+        "model's uncertainty and vLLM's own 150 MiB margin)"
+    )
+    return with_changes(
+        Fix(f"{lower}; or {drop}", unsafe=True, alternatives=(drop,)),
+        set_value(dep, "kv_cache_memory_bytes", p.fit_bytes),
+    )
+
+
+def _pinned_data(dep: Deployment, m: MemoryEstimate) -> dict[str, Any]:
+    p = m.pinned_kv
+    assert p is not None
+    data = memory_data(dep, m)
+    st = m.stages[p.stage] if p.stage < len(m.stages) else m.stages[0]
+    data.update(
+        where=_where(dep),
+        pinned_gib=round(p.pinned_gib, 2),
+        pinned_bytes=int(dep.value("kv_cache_memory_bytes") or 0),
+        free_gib=round(m.free_at_start_gib, 2),
+        alloc_room_gib=round(p.alloc_room_gib, 2),
+        capture_room_gib=round(p.capture_room_gib, 2),
+        load_room_gib=round(p.load_room_gib, 2),
+        graphs_gib=round(p.alloc_room_gib - p.capture_room_gib, 2),
+        weights_gib=round(st.weights_gib, 2),
+        activation_gib=round(st.activation_gib, 2),
+        short_gib=round(p.pinned_gib - p.load_room_gib, 2),
+        fit_bytes=p.fit_bytes,
+        fit_gib=round(p.fit_bytes / GIB, 2),
+        uncertainty_gib=round(p.uncertainty_gib, 2),
+        verdict=p.verdict,
+        too_close_to_call=p.verdict == "close",
+    )
+    return data
+
+
+@check("memory_model.pinned_kv_cache")
+def pinned_kv_cache(ctx: CheckContext) -> Iterator[Hit]:
+    """VL215: --kv-cache-memory-bytes is larger than what the GPU has left for it once it is busy."""
+    dep = ctx.dep
+    assert dep is not None
+    m = dep.memory
+    if m is None or m.pinned_kv is None or not m.starts or m.pinned_kv.verdict == "fits":
+        return
+    p = m.pinned_kv
+    data = _pinned_data(dep, m)
+    msg = None
+    if p.verdict == "close":
+        msg = (
+            f"too close to call whether --kv-cache-memory-bytes ({p.pinned_gib:.2f} GiB) leaves room "
+            f"({data['where']}): "
+            f"after the weights ({data['weights_gib']:.2f} GiB), non-torch memory, CUDA graphs "
+            f"({data['graphs_gib']:.2f} GiB) and the activation peak ({data['activation_gib']:.2f} GiB) about "
+            f"{p.load_room_gib:.2f} ± {p.uncertainty_gib:.2f} GiB is left of the {m.free_at_start_gib:.2f} GiB free "
+            "at start; vLLM does not check the pinned size, so if it does not fit the server starts and runs out "
+            "of memory under load"
+        )
+    yield Hit(dep.span_of("kv_cache_memory_bytes"), data, message=msg, fix=pinned_kv_fix(dep, m))

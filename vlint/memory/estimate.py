@@ -62,6 +62,35 @@ class StageEstimate:
     bytes_per_block: float
 
 
+#: vLLM's own safety margin when it suggests a --kv-cache-memory-bytes value: "memory profiling may
+#: slightly underestimate the memory consumption. So leave a small buffer (=150MiB) to avoid OOM"
+#: ([0.33.0] vllm/v1/worker/gpu_worker.py:1023-1026, the suggestion at :1027-1037)
+PINNED_KV_BUFFER_BYTES = 150 * (1 << 20)
+
+
+@record
+class PinnedKV:
+    """``--kv-cache-memory-bytes`` (0.10.2+): vLLM takes the value as the KV cache size, skips the
+    profiling-based budget and never checks it against free memory ([0.33.0]
+    vllm/v1/worker/gpu_worker.py:656-682, [0.10.2] :235-252). What is left for it on the tightest rank,
+    in GiB: ``alloc_room`` when the KV cache is allocated (free at start − weights − non-torch), then
+    minus the CUDA graphs captured after it (``capture_room``), then minus the activation peak of a
+    full step (``load_room``), which a busy server reaches."""
+
+    pinned_gib: float
+    alloc_room_gib: float
+    capture_room_gib: float
+    load_room_gib: float
+    #: what vLLM itself suggests to "fully utilize gpu memory" (the load room − 150 MiB), less the
+    #: uncertainty and leaving the sampler warm-up its room, in whole MiB (the minimum over the ranks)
+    fit_bytes: int
+    uncertainty_gib: float
+    #: ``fits`` | ``close`` (inside the uncertainty of one of the three rooms) | ``oom_under_load`` |
+    #: ``fails_at_capture`` | ``fails_at_allocation``
+    verdict: str
+    stage: int = 0
+
+
 @record
 class MemoryEstimate:
     engine: str
@@ -114,6 +143,8 @@ class MemoryEstimate:
     platform: str = "cuda"
     #: the device on another platform (``TPU-v6e``, ``Gaudi3``, ``CPU``); "" for a GPU (the deployment's)
     device: str = ""
+    #: ``--kv-cache-memory-bytes`` against what is free (V1 on a GPU; None when not pinned)
+    pinned_kv: PinnedKV | None = None
 
     def as_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -730,10 +761,37 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
                     "decreasing `max_model_len` when initializing the engine."
                 )
                 stage_fail = "kv_cache_check"
+    # a pinned KV size: allocated as given after the profile run, never checked against free memory
+    pinned = _pinned_kv(inp, stages, free_start) if inp.kv_cache_memory_bytes and engine == "V1" else None
+    if pinned is not None and failure is None:
+        if pinned.verdict == "fails_at_allocation":
+            failure = (
+                "torch.OutOfMemoryError: CUDA out of memory allocating the KV cache: kv_cache_memory_bytes "
+                f"reserves {pinned.pinned_gib:.2f} GiB and about {pinned.alloc_room_gib:.2f} GiB is free after the "
+                "weights and non-torch memory (vLLM does not check kv_cache_memory_bytes against free memory). "
+                "Lower --kv-cache-memory-bytes or drop it."
+            )
+            stage_fail = "kv_cache_allocation"
+        elif pinned.verdict == "fails_at_capture":
+            failure = (
+                "torch.OutOfMemoryError: CUDA out of memory during CUDA graph capture: the KV cache pinned by "
+                f"kv_cache_memory_bytes ({pinned.pinned_gib:.2f} GiB) leaves about "
+                f"{pinned.alloc_room_gib - pinned.pinned_gib:.2f} GiB, and the graphs need "
+                f"~{pinned.alloc_room_gib - pinned.capture_room_gib:.2f} GiB. Lower "
+                "--kv-cache-memory-bytes or use --enforce-eager."
+            )
+            stage_fail = "cuda_graph_capture"
     # post-allocation risks
     outside = gpu.total_gib * (1 - gmu) * GIB - ctx_outside * GIB - others * GIB
     graphs_actual = _cuda_graph(inp, s0.layers, actual=True)
     head_after = outside - (0.0 if est_graphs else graphs_actual)
+    if pinned is not None:
+        # no budget: what the pinned KV cache and the graphs leave of the free memory (the sampler warms up
+        # in it); the graph-capture check is the pinned one above
+        p_last = stages[-1]
+        room_last = free_start * GIB - weights[-1] - nt * GIB
+        head_after = room_last - pinned.pinned_gib * GIB - _cuda_graph(inp, p_last.layers, actual=True)
+        graphs_actual = 0.0
     # graphs are captured after the KV cache, outside the budget (V0; V1 until the estimate is
     # subtracted, 0.20.0): past the graphs' own uncertainty it is an OOM at capture, inside a risk
     late_close = False
@@ -760,8 +818,10 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         rows = inp.max_num_seqs
         need = rows * a.vocab_size * wc["bytes_per_row_vocab"]
         last = stages[-1]
-        room = last.activation_gib * GIB + head_after
+        room = (0.0 if pinned is not None else last.activation_gib * GIB) + head_after
         band = wc.get("band_gib", 0.3) * GIB
+        if pinned is not None:  # the room is what the pinned KV leaves of an estimate, not of a budget
+            band += pinned.uncertainty_gib * GIB
         need_g, room_g = need / GIB, room / GIB
         if need > room + band:
             failure = (
@@ -800,6 +860,12 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         z_m = 2 * float(uc.get("weights_rel", 0.02)) * need_g
     elif stage_fail == "no_kv_memory":
         need_g, left_g = lay.bytes_per_block / GIB, avail_min / GIB
+    elif stage_fail == "kv_cache_allocation" and pinned is not None:
+        need_g, left_g, z_m = pinned.pinned_gib, pinned.alloc_room_gib, pinned.uncertainty_gib
+    elif stage_fail == "cuda_graph_capture" and pinned is not None:
+        startup_check = False
+        need_g = pinned.pinned_gib + pinned.alloc_room_gib - pinned.capture_room_gib
+        left_g, z_m = pinned.alloc_room_gib, pinned.uncertainty_gib
     elif stage_fail == "cuda_graph_capture":
         startup_check = False
         need_g, left_g = graphs_actual / GIB, outside / GIB
@@ -809,7 +875,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         wc = constants("sampler_warmup", ver)
         need_g = inp.max_num_seqs * a.vocab_size * wc["bytes_per_row_vocab"] / GIB
         left_g = stages[-1].activation_gib + head_after / GIB
-        z_m = float(wc.get("band_gib", 0.3))
+        z_m = float(wc.get("band_gib", 0.3)) + (pinned.uncertainty_gib if pinned is not None else 0.0)
     elif stage_fail == "mamba_blocks":
         need_g, left_g = inp.max_num_seqs * lay.bytes_per_block / GIB, num_blocks * lay.bytes_per_block / GIB
     elif engine == "V0":
@@ -856,7 +922,54 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         uncertainty_gib=z_m,
         too_close_to_call=close,
         late_close_call=late_close,
+        pinned_kv=pinned,
     )
+
+
+def _pinned_kv(inp: MemoryInputs, stages: list[StageEstimate], free_start_gib: float) -> PinnedKV:
+    """``--kv-cache-memory-bytes`` against the memory each rank has left for it (see :class:`PinnedKV`).
+
+    vLLM runs the profile pass (compilation) and returns the pinned size without looking at free memory
+    ([0.33.0] vllm/v1/worker/gpu_worker.py:656-682); the KV cache is then allocated, CUDA graphs are captured
+    after it (the engine core allocates, then compiles and captures: [0.33.0] vllm/v1/engine/core.py:251-417),
+    and every busy step needs the activation peak the profile pass measured. vLLM's own
+    suggestion for the flag is ``free − (weights + non-torch) − activation peak − CUDA graphs − 150 MiB``
+    ([0.33.0] vllm/v1/worker/gpu_worker.py:1012-1037). The band is the memory model's uncertainty of the
+    terms subtracted (:func:`kv_uncertainty_gib`, graphs counted)."""
+    pinned = float(inp.kv_cache_memory_bytes or 0) / GIB
+    sampler = sampler_band = 0.0
+    if inp.version >= V("0.9.0"):
+        wc = constants("sampler_warmup", inp.version)
+        sampler = inp.max_num_seqs * inp.arch.vocab_size * wc["bytes_per_row_vocab"] / GIB
+        sampler_band = float(wc.get("band_gib", 0.3))
+    cands: list[PinnedKV] = []
+    for st in stages:
+        graphs = _cuda_graph(inp, st.layers, actual=True) / GIB
+        alloc = free_start_gib - st.weights_gib - st.non_torch_gib
+        capture = alloc - graphs
+        load = capture - st.activation_gib
+        z = kv_uncertainty_gib(inp, replace(st, cuda_graph_gib=graphs), True)
+        if pinned - alloc > z:
+            verdict = "fails_at_allocation"
+        elif graphs > 0 and pinned - capture > z:
+            verdict = "fails_at_capture"
+        elif pinned - load > z:
+            verdict = "oom_under_load"
+        elif pinned > load - z:
+            verdict = "close"
+        else:
+            verdict = "fits"
+        # the size to suggest clears the uncertainty and also leaves the sampler warm-up its room (after the
+        # graphs, at startup, with that check's own band), so the fixed launch lints clean
+        fit_room = min(load - z, capture - sampler - sampler_band - z) * GIB - PINNED_KV_BUFFER_BYTES
+        fit = max(0, int(fit_room // (1 << 20)) * (1 << 20))
+        cands.append(PinnedKV(pinned, alloc, capture, load, fit, z, verdict, st.stage))
+    # the rank with the worst verdict, then the least room (every rank allocates the same pinned size)
+    worst = max(cands, key=lambda c: (_PINNED_ORDER.index(c.verdict), -c.load_room_gib))
+    return replace(worst, fit_bytes=min(c.fit_bytes for c in cands))
+
+
+_PINNED_ORDER = ("fits", "close", "oom_under_load", "fails_at_capture", "fails_at_allocation")
 
 
 def _kv_cap(inp: MemoryInputs, sw: Mapping[str, Any], lay: KVLayout, avail: float, num_blocks: int) -> float | None:

@@ -67,3 +67,51 @@ def v0_prefix_caching_sliding_window(ctx: CheckContext) -> Iterator[Hit]:
             f"on every layer; the V0 engine of {dep.version})"
         ),
     )
+
+
+# -- prefix caching that can never hit on a hybrid model (VL114) -------------------------------------------
+
+#: from 0.12.0 vLLM keeps prefix caching on for hybrid (Mamba/linear-attention) models when asked
+#: (``MambaModelConfig.verify_and_update_config``: Mamba cache mode 'align' or 'all', [0.19.1]
+#: vllm/model_executor/models/config.py:436-472); before, it logged "Hybrid or mamba-based model detected:
+#: disabling prefix caching since it is not yet supported." and turned it off
+HYBRID_PREFIX_CACHING_SINCE = "0.12.0"
+
+
+@check("startup.prefix_caching_inert_hybrid")
+def prefix_caching_inert_hybrid(ctx: CheckContext) -> Iterator[Hit]:
+    """VL114: --enable-prefix-caching on a hybrid model whose attention block is longer than max_model_len.
+
+    vLLM enlarges the attention block of a hybrid model until one attention page holds a Mamba state
+    (at least ``16 × ceil(mamba page / (16 × attention bytes per token))`` tokens; the 'all' Mamba cache mode
+    rounds it up further, [0.19.1] vllm/model_executor/models/config.py:246-284), and prefix caching hashes
+    only full blocks ([0.19.1] vllm/v1/core/kv_cache_utils.py:574-596): no request of at most max_model_len
+    tokens fills one, so the cache never hits (vllm-project/vllm#48401). The block size is the memory model's
+    (the launch's GPU, else the first reference GPU it runs on: it does not depend on the GPU)."""
+    dep = ctx.dep
+    assert dep is not None
+    engine = dep.resolved.get("engine")
+    arch = dep.arch
+    if engine is None or engine.value != "V1" or not _since(dep, HYBRID_PREFIX_CACHING_SINCE):
+        return
+    if arch is None or not arch.has_state_layers or _user(dep, "enable_prefix_caching") is not True:
+        return
+    mml = _int(dep, "max_model_len")
+    m = dep.memory
+    if m is None:
+        from vlint.launch.gpu_fit import gpu_fit
+
+        m = next((f.memory for f in gpu_fit(dep) if f.memory is not None and f.kind == "GPU"), None)
+    if m is None or mml is None or m.num_kv_groups < 1 or m.block_size <= mml:
+        return
+    yield Hit(
+        dep.span_of("enable_prefix_caching"),
+        {"block_size": m.block_size, "max_model_len": mml, "model": dep.model, "vllm_version": str(dep.version)},
+        message=(
+            f"prefix caching can never hit here: vLLM {dep.version} enlarges the attention block of {dep.model} "
+            f"(a hybrid model) to at least {m.block_size} tokens so that an attention page holds a Mamba state "
+            "('Setting attention block size to … tokens to ensure that attention page size is >= mamba page "
+            f"size'), prefix caching caches only full blocks, and no request is longer than max_model_len "
+            f"{mml}; vLLM accepts the flag and keeps the Mamba cache blocks it costs"
+        ),
+    )

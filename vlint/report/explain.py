@@ -216,6 +216,15 @@ def memory_dict(m: MemoryEstimate) -> dict[str, Any]:
         "num_blocks": int(m.num_blocks),
         "block_size": int(m.block_size),
         "headroom_outside_budget_gib": round(m.headroom_outside_budget_gib, 2),
+        "pinned_kv": None
+        if m.pinned_kv is None
+        else {
+            "pinned_gib": round(m.pinned_kv.pinned_gib, 2),
+            "load_room_gib": round(m.pinned_kv.load_room_gib, 2),
+            "uncertainty_gib": round(m.pinned_kv.uncertainty_gib, 2),
+            "fit_bytes": m.pinned_kv.fit_bytes,
+            "verdict": m.pinned_kv.verdict,
+        },
         "starts": m.starts,
         "failure": m.failure,
         "estimated_max_model_len": m.estimated_max_model_len,
@@ -382,6 +391,13 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
             SPARE,
             f"{m.headroom_outside_budget_gib:.2f} GiB",
             "past the budget, after the CUDA context, other processes and late CUDA graphs: for NCCL and the rest",
+        )
+        if m.pinned_kv is None
+        else (
+            "left after the pinned KV cache",
+            f"{m.headroom_outside_budget_gib:.2f} GiB",
+            "--kv-cache-memory-bytes skips the budget: free at start − weights − non-torch − KV − CUDA graphs, "
+            f"for the activation peak ({m.activation_gib:.2f} GiB) and the sampler warm-up",
         ),
     ]
     lines += _table(

@@ -262,3 +262,21 @@ def test_custom_image_tag_with_a_suffix_is_read_and_said(tmp_path: Path, target)
 def test_unrelated_image_with_a_suffix_stays_assumed(tmp_path: Path, target) -> None:
     (tmp_path / "start.sh").write_text("docker run --gpus all nvcr.io/nvidia/pytorch:24.05-py3 " + LAUNCH)
     assert "the newest bundled release" in target("start.sh")
+
+
+def test_errors_resting_on_a_release_read_past_a_suffix_are_warnings(tmp_path: Path) -> None:
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
+    from vlint.run.lint import LintOptions, lint_paths
+
+    def lint(image: str) -> dict[str, str]:
+        (tmp_path / "start.sh").write_text(
+            f"docker run --gpus all {image} vllm serve --model Qwen/Qwen2.5-7B-Instruct --no-such-flag 1\n"
+        )
+        report = lint_paths([tmp_path / "start.sh"], Engine(load_catalog()), LintOptions(root=tmp_path))
+        return {f.code: f.severity for f in report.findings if f.code in ("VL001", "VL008")}
+
+    # vllm serve --model is refused by 0.8.3-0.11.0 only: an error at a certain 0.10.2, a warning at a guessed one;
+    # the unknown flag is refused by every release and stays an error
+    assert lint("vllm/vllm-openai:v0.10.2-cu124") == {"VL001": "error", "VL008": "error"}
+    assert lint("myorg/vllm-nixl:v0.10.2-nixl-xxx") == {"VL001": "error", "VL008": "warning"}

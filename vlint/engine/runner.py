@@ -183,6 +183,8 @@ class Engine:
         out = self._deployment_findings(dep, context)
         if dep.arch is not None and dep.arch.inferred_from_name:
             out = self._soften_inferred(dep, out, context)
+        if dep.release_guess_alternative is not None:
+            out = self._soften_release_guess(dep, out, context)
         if dep.invocation.program in KEYWORD_PROGRAMS:
             out = [_keyword_finding(f) for f in out]
         return out
@@ -212,6 +214,32 @@ class Engine:
             replace(
                 f, severity="warning", message=f.message + why, data={**f.data, "model_facts": "inferred from the name"}
             )
+            if f.severity == "error" and f.code in codes and (f.code, f.span.line, f.span.column) not in standing
+            else f
+            for f in findings
+        ]
+
+    def _soften_release_guess(self, dep: Deployment, findings: list[Finding], context: str) -> list[Finding]:
+        """An error must mean vLLM refuses: one that rests on the release read from a custom image's tag past
+        its suffix (:func:`vlint.sources.containers.images.suffixed_release`) is a warning that says so. The
+        errors that stand when the launch is linted as if the tag named no release stand (as do severities
+        the user set)."""
+        errors = [f for f in findings if f.severity == "error" and f.code not in self.severity]
+        if not errors or dep.release_guess_alternative is None:
+            return findings
+        codes = {f.code for f in errors}
+        other = dep.release_guess_alternative()
+        standing = {
+            (f.code, f.span.line, f.span.column)
+            for f in self._deployment_findings(other, context, codes)
+            if f.severity == "error"
+        }
+        why = (
+            f" (this rests on vLLM {dep.version}, read from the custom image tag {dep.release_guess} past its "
+            "suffix; pass --vllm-version to check it for certain)"
+        )
+        return [
+            replace(f, severity="warning", message=f.message + why, data={**f.data, "release": "read past a suffix"})
             if f.severity == "error" and f.code in codes and (f.code, f.span.line, f.span.column) not in standing
             else f
             for f in findings

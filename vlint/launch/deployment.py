@@ -64,6 +64,11 @@ class Deployment:
     #: computes the memory model's estimate (the resolver passes :func:`vlint.launch.memory_inputs.estimate_for`:
     #: the launch type does not import the layer that sizes it); None: no estimate
     estimator: Callable[[Deployment], MemoryEstimate | None] | None = None
+    #: the release was read from a custom image's tag past its suffix (``acme/vllm-nixl:v0.10.2-nixl``): the
+    #: tag, and the launch resolved as if the tag named no release (the engine keeps as errors only the
+    #: findings that stand there too); None when the release is certain
+    release_guess: str | None = None
+    release_guess_alternative: Callable[[], Deployment] | None = None
     _memory: Any = None
     _memory_done: bool = False
     #: (gpu_fit entries or None, why none), computed once by :func:`vlint.launch.gpu_fit.gpu_fit`

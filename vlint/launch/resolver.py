@@ -203,7 +203,24 @@ def resolve(inv: Invocation, opts: ResolveOptions, *, base_dir: Path | None = No
     _resolve_free(dep, opts)
     _resolve_model(dep, opts, base_dir)
     _resolve_defaults(dep)
+    _mark_release_guess(dep, opts, base_dir)
     return dep
+
+
+def _mark_release_guess(dep: Deployment, opts: ResolveOptions, base_dir: Path | None) -> None:
+    """A release read from a custom image's tag past its suffix is a good guess, not a certainty: keep a
+    way to resolve the launch as if the tag named no release (the engine softens the errors that rest on it)."""
+    inv = dep.invocation
+    note = _suffix_note(inv, dep.version)
+    if not note or note not in dep.version_reason or opts.vllm_version is not None:
+        return
+    from dataclasses import replace
+
+    image = inv.facts["image"]
+    dep.release_guess = str(image.value)
+    facts = {k: v for k, v in inv.facts.items() if k != "vllm_version"}
+    blind = replace(inv, facts=facts)
+    dep.release_guess_alternative = lambda: resolve(blind, opts, base_dir=base_dir)
 
 
 class OverrideError(ValueError):

@@ -55,9 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     written = 0
     for e in manifest:
         out = HERE / "files" / e["file"]
-        if out.is_file() and hashlib.sha256(out.read_bytes()).hexdigest() == e["sha256"]:
-            if ns.only_missing or e["via"] != "fetch":
-                continue
+        present_ok = out.is_file() and hashlib.sha256(out.read_bytes()).hexdigest() == e["sha256"]
+        if present_ok and (ns.only_missing or e["via"] != "fetch"):
+            continue
         if e["via"] != "fetch":
             problems.append(f"{e['file']}: via {e['via']}, take its stored text at {e['commit']} and write it exactly")
             continue

@@ -125,6 +125,8 @@ def lint_unit(entries: list[dict[str, Any]], files: Path, work: Path) -> dict[st
             continue
         out[f]["deployments"] = fr.get("deployments") or []
         out[f]["error"] = fr.get("error")
+        out[f]["sources"] = fr.get("sources") or []
+        out[f]["skipped"] = fr.get("skipped")
     for fd in doc.get("findings", []):
         f = back.get(Path(fd["path"]).as_posix().removeprefix("./"))
         if f is not None:
@@ -231,6 +233,20 @@ def _near(a: int | None, b: int | None, tol: int) -> bool:
     return a is not None and b is not None and abs(a - b) <= tol
 
 
+def _file_said(res: Result, findings: list[dict[str, Any]]) -> str:
+    """What vlint said about a file in which it found no (further) launch: its sources, why it skipped it, its notes."""
+    parts = [f"{len(res.get('deployments') or [])} launch(es)"]
+    parts.append("read as " + (", ".join(res.get("sources") or []) or "no format"))
+    if res.get("skipped"):
+        parts.append(f"skipped: {res['skipped']}")
+    if res.get("error"):
+        parts.append(f"error: {res['error']}")
+    notes = [f"{f['code']} {f.get('message', '')[:90]}" for f in findings if f.get("severity") == "info"]
+    if notes:
+        parts.append("notes: " + "; ".join(notes[:2]))
+    return "; ".join(parts)
+
+
 def score_file(
     name: str, exp: dict[str, Any], res: Result, fmt: str, text: str = "", tolerance: int = 0
 ) -> dict[str, Any]:
@@ -294,7 +310,7 @@ def score_file(
                     "cause": "launch not found",
                     "line": launch["line"],
                     "item": launch.get("model"),
-                    "gave": "no (further) launch in this file",
+                    "gave": _file_said(res, findings),
                 }
             )
             continue
@@ -505,7 +521,13 @@ def miss_categories(records: list[dict[str, Any]]) -> Counter[str]:
     return c
 
 
-def render(records: list[dict[str, Any]], tolerance: int = 0) -> str:
+def tools_note() -> str:
+    """Which renderers the measuring machine has (a chart or overlay is only rendered with them)."""
+    have = {t: shutil.which(t) is not None for t in ("helm", "kubectl")}
+    return ", ".join(f"`{t}` {'on PATH' if ok else 'not on PATH'}" for t, ok in have.items())
+
+
+def render(records: list[dict[str, Any]], tolerance: int = 0, env_note: str = "") -> str:
     allt = totals(records)
     hold = totals(r for r in records if r["holdout"])
     rest = totals(r for r in records if not r["holdout"])
@@ -520,7 +542,8 @@ def render(records: list[dict[str, Any]], tolerance: int = 0) -> str:
         f" {'exactly' if tolerance == 0 else f'within ±{tolerance}'}. Definitions: the docstring of"
         " `bench/unseen.py`; every miss and wrong finding: `bench/data/unseen-report.md`.",
         "",
-        "Measured before any fix made for this set (issue 29 asks: measure first, then fix by general mechanisms).",
+        "Measured before any fix made for this set (issue 29 asks: measure first, then fix by general mechanisms)."
+        + (f" Measuring machine: {env_note}." if env_note else ""),
         "",
         *table([("all", allt), ("holdout third (untouched)", hold), ("the other two thirds", rest)]),
         "",
@@ -630,9 +653,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
     else:
-        print(render(records, ns.tolerance))
+        print(render(records, ns.tolerance, tools_note()))
     if ns.markdown:
-        write_section(DOC, render(records, ns.tolerance))
+        write_section(DOC, render(records, ns.tolerance, tools_note()))
         REPORT.parent.mkdir(parents=True, exist_ok=True)
         REPORT.write_text(render_details(records), encoding="utf-8")
     return 0

@@ -233,6 +233,17 @@ def _near(a: int | None, b: int | None, tol: int) -> bool:
     return a is not None and b is not None and abs(a - b) <= tol
 
 
+def _reading(res: Result) -> str:
+    """How vlint read a file where a launch was missed: the mechanism a fix would target."""
+    if res.get("error"):
+        return "parse error"
+    if res.get("deployments"):
+        return "fewer launches than expected"
+    if not res.get("sources"):
+        return "format not recognised"
+    return "read as " + "+".join(res["sources"]) + ", no launch built"
+
+
 def _file_said(res: Result, findings: list[dict[str, Any]]) -> str:
     """What vlint said about a file in which it found no (further) launch: its sources, why it skipped it, its notes."""
     parts = [f"{len(res.get('deployments') or [])} launch(es)"]
@@ -311,6 +322,7 @@ def score_file(
                     "line": launch["line"],
                     "item": launch.get("model"),
                     "gave": _file_said(res, findings),
+                    "reading": _reading(res),
                 }
             )
             continue
@@ -509,7 +521,7 @@ def miss_categories(records: list[dict[str, Any]]) -> Counter[str]:
     for r in records:
         for m in r["misses"]:
             if m["kind"] == "launch":
-                c[f"launch not found ({r['format']})"] += 1
+                c[f"launch not found ({r['format']}: {m.get('reading', '?')})"] += 1
             elif m["kind"] == "launch-line":
                 c[f"launch anchored at another line ({r['format']})"] += 1
             elif m["kind"] == "memory":

@@ -129,6 +129,8 @@ def test_section_is_replaced_or_appended(tmp_path: Path) -> None:
     assert text.count(unseen.MARK_BEGIN) == 1 and "two" in text and "one" not in text
     md = unseen.render(_records())
     assert md.startswith(unseen.MARK_BEGIN) and "| all | 2 |" in md and "| holdout third (untouched) | 1 |" in md
+    md = unseen.render(_records(), loose=_records(tolerance=unseen.LOOSE))
+    assert f"| all, lines within ±{unseen.LOOSE} | 2 | 2/2 (100 %) |" in md
 
 
 def test_holdout_flags_follow_the_readme_rule() -> None:

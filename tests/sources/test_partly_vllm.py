@@ -40,3 +40,22 @@ def test_the_same_file_passed_with_config_checks_every_key(tmp_path: Path) -> No
     found = {(f.code, f.span.path, f.span.line) for f in lint(tmp_path, ".")}
     assert ("VL001", "bench/llama-8b.yaml", 7) in found  # vLLM refuses num_prompts
     assert not any(code == "VL051" for code, _, _ in found)
+
+
+FLAGS = (
+    "# use with: vllm serve <model> $(tr '\\n' ' ' < configs/vllm_args.yaml)\n--max-model-len: 131072\n--max-num-seqs: 64\n"
+)
+
+
+def test_a_list_of_flags_is_no_launch_and_says_it_was_not_checked(tmp_path: Path) -> None:
+    write(tmp_path, {"configs/vllm_args.yaml": FLAGS})
+    found = [(f.code, f.span.line, f.severity) for f in lint(tmp_path, "configs/vllm_args.yaml")]
+    assert found == [("VL051", 2, "info")]
+
+
+def test_a_list_of_flags_passed_with_config_is_refused_key_by_key(tmp_path: Path) -> None:
+    """vLLM's --config puts -- before every key: ----max-model-len is unrecognized ([0.19.1]
+    vllm/utils/argparse_utils.py:501-517)."""
+    write(tmp_path, {"configs/vllm_args.yaml": FLAGS, "start.sh": "vllm serve m --config configs/vllm_args.yaml\n"})
+    found = {(f.code, f.path.endswith("vllm_args.yaml"), f.span.line) for f in lint(tmp_path, ".")}
+    assert {("VL001", True, 2), ("VL001", True, 3)} <= found and not any(c == "VL051" for c, _, _ in found)

@@ -97,6 +97,18 @@ def test_makefile_recipes(tmp_path: Path) -> None:
     assert argv(docker)[-1] == "?$(EXTRA)" and docker.opaque_args  # not set anywhere: the environment's
 
 
+def test_makefile_backslash_that_ends_the_file_is_not_an_argument(tmp_path: Path) -> None:
+    """make continues the last recipe line onto nothing: the shell never sees the backslash (GNU make
+    4.3 runs ``echo a`` for ``x:\\n\\techo a \\`` at the end of the file); one before a newline is the
+    usual continuation, and an escaped one (``\\\\``) stays."""
+    r = extract(tmp_path, makefile, "serve:\n\tvllm serve m \\\n\t\t--port 9000 \\", "Makefile")
+    (inv,) = r.invocations
+    assert argv(inv) == ["m", "--port", "9000"]
+    r = extract(tmp_path, makefile, "serve:\n\tvllm serve m --served-model-name a\\\\\n", "Makefile")
+    (inv,) = r.invocations
+    assert argv(inv)[-1] == "a\\"
+
+
 def test_makefile_include_is_read_inside_the_root_only(tmp_path: Path) -> None:
     text = "include config.mk\ninclude ../../outside.mk\nserve:\n\tvllm serve $(MODEL) --max-model-len $(LEN)\n"
     (tmp_path.parent / "outside.mk").write_text("LEN = 1\n")

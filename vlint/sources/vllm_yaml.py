@@ -208,6 +208,9 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     config = load_config(src.text, src.path)
     if not config.entries:
         return SourceResult()
+    flags = [e for e in config.entries if e.key.startswith("-")]
+    if flags and len(flags) * 2 > len(config.entries):
+        return _flag_list(flags)
     unknown = [e for e in config.entries if not is_known_option(_norm(e.key))]
     other = _owner_keys(config.entries, unknown)
     result = SourceResult()
@@ -229,6 +232,27 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         result.invocations.append(
             Invocation(source=NAME, program="config", span=config.span, config=config, label="config file")
         )
+    return result
+
+
+def _flag_list(flags: list[Entry]) -> SourceResult:
+    """A file found on its own whose keys are written as command-line flags (``--max-model-len: 8192``):
+    a list of flags for a command line (``vllm serve m $(tr '\\n' ' ' < args.yaml)``), not a launch. vLLM's
+    ``--config`` puts ``--`` before every key (``----max-model-len``, refused as unrecognized:
+    [0.19.1] vllm/utils/argparse_utils.py:501-517), so a launch that passes it with ``--config`` is
+    checked there, every key an error; here one note says what was not checked."""
+    names = ", ".join(e.key for e in flags[:3]) + (f" and {len(flags) - 3} more" if len(flags) > 3 else "")
+    result = SourceResult()
+    result.problems.append(
+        Problem(
+            "VL051",
+            flags[0].key_span,
+            f"the keys of this file are written as command-line flags ({names}): read as a list of flags for a "
+            "command line, not as a vLLM config, and not checked; vLLM's --config puts -- before every key "
+            "(----max-model-len) and refuses them, so write them without the dashes if vLLM reads this file",
+            {"keys": [e.key for e in flags], "flags": True},
+        )
+    )
     return result
 
 

@@ -422,6 +422,11 @@ def _recipe(mk: _Makefile, text: str, start: int, end: int, target: str) -> None
     while k < len(body.text) and body.text[k] in "@-+ \t":
         k += 1
     body = body.slice(k, len(body.text))
+    # a recipe whose last line ends in `\` at the end of the file: make continues it onto nothing, so the
+    # shell never sees the backslash (GNU make 4.3: `x:\n\techo a \` runs `echo a`)
+    tail = body.text.rstrip(" \t")
+    if not text[end:].strip() and (len(tail) - len(tail.rstrip("\\"))) % 2 == 1:
+        body = body.slice(0, len(tail) - 1)
     if "vllm" not in body.text.lower() and "$" not in body.text:
         return
     script = _expand(mk, body, 0, target=target)

@@ -43,7 +43,8 @@ def test_the_same_file_passed_with_config_checks_every_key(tmp_path: Path) -> No
 
 
 FLAGS = (
-    "# use with: vllm serve <model> $(tr '\\n' ' ' < configs/vllm_args.yaml)\n--max-model-len: 131072\n--max-num-seqs: 64\n"
+    "# use with: vllm serve <model> $(tr '\\n' ' ' < configs/vllm_args.yaml)\n"
+    "--max-model-len: 131072\n--max-num-seqs: 64\n"
 )
 
 

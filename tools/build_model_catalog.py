@@ -600,8 +600,16 @@ def from_additions(path: Path, models: dict[str, Any], report: list[str]) -> dic
         return {}
     out: dict[str, dict[str, Any]] = {}
     entries = json.loads(path.read_text())
-    # config copies first: an addition may name another addition as its base
-    for mid, add in sorted(entries.items(), key=lambda kv: ("config" not in kv[1], kv[0])):
+    # config copies first, then each addition after the addition it names as its base (a chain such as
+    # a quantized checkpoint of an unquantized one that is itself an addition)
+    def depth(mid: str) -> int:
+        seen: set[str] = set()
+        while isinstance(entries.get(mid), dict) and "config" not in entries[mid] and mid not in seen:
+            seen.add(mid)
+            mid = entries[mid].get("base", "")
+        return len(seen)
+
+    for mid, add in sorted(entries.items(), key=lambda kv: (depth(kv[0]), kv[0])):
         if mid.startswith("_"):
             continue
         derived = list(add.get("derived", []))

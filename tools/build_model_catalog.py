@@ -600,6 +600,7 @@ def from_additions(path: Path, models: dict[str, Any], report: list[str]) -> dic
         return {}
     out: dict[str, dict[str, Any]] = {}
     entries = json.loads(path.read_text())
+
     # config copies first, then each addition after the addition it names as its base (a chain such as
     # a quantized checkpoint of an unquantized one that is itself an addition)
     def depth(mid: str) -> int:

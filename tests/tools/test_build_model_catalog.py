@@ -243,3 +243,27 @@ def test_extend_builds_a_changed_addition_again(tmp_path):
     rec = models["org/awq-of-dense"]
     assert rec["confidence"] == "low"
     assert any(s.startswith("architecture (record of org/dense-instruct): ") for s in rec["source"])  # base cited
+
+
+def test_additions_chain_of_bases(tmp_path):
+    """An addition whose base is an addition built from a base record (Qwen3.8-27B-FP8 on Qwen3.8-27B on
+    Qwen3.5-27B): built after it, whatever the ids' order."""
+    p = tmp_path / "additions.json"
+    p.write_text(
+        json.dumps(
+            {
+                "Aa/fp8-of-mid": {  # sorts first; its base is built from a catalog record
+                    "base": "org/mid",
+                    "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]},
+                    "confidence": "low",
+                    "source": ["recipe"],
+                },
+                "org/mid": {"base": "org/dense-instruct", "confidence": "low", "source": ["card"]},
+            }
+        )
+    )
+    models, report, _ = bmc.build(FIXTURE, tmp_path / "out", additions=p)
+    fp8 = models["Aa/fp8-of-mid"]
+    assert fp8["config"]["quantization_config"]["quant_method"] == "fp8"
+    assert fp8["config"]["hidden_size"] == models["org/dense"]["config"]["hidden_size"]
+    assert not any("Aa/fp8-of-mid" in line for line in report)

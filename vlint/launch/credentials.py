@@ -8,18 +8,39 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from vlint.core.unresolved import UNRESOLVED
-from vlint.security.secrets import _PLACEHOLDER, Secret, _embedded, _looks_secret, decoded_base64, is_secret_value
+from vlint.security.secrets import (
+    _PLACEHOLDER,
+    Secret,
+    _embedded,
+    _looks_secret,
+    decoded_base64,
+    is_secret_value,
+    token_shaped,
+)
 
 if TYPE_CHECKING:
     from vlint.launch.file_context import FileContext
 
 
+#: the suffixes of files that hold example values by convention (``.env.example``, ``values.yaml.sample``)
+EXAMPLE_SUFFIXES = (".example", ".sample", ".template", ".tmpl", ".dist")
+
+
+def is_example_file(path: str) -> bool:
+    """``.env.example``, ``config.sample``, ``secrets.template``, ``example.env``: a file of example values."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return name.endswith(EXAMPLE_SUFFIXES) or name.startswith(("example.", "sample."))
+
+
 def find_secrets(file: FileContext) -> Iterator[Secret]:
     seen: set[tuple[str, int, int, str]] = set()
+    # a file of example values (.env.example): a value counts only if it has a real credential's shape
+    # (hf_ and 34 letters and digits); "mysecretkey" there is an example of what to write
+    example = is_example_file(file.path)
 
     def once(s: Secret) -> Iterator[Secret]:
         key = (s.span.path, s.span.line, s.span.column, s.value)
-        if key not in seen:
+        if key not in seen and (not example or token_shaped(s.value)):
             seen.add(key)
             yield s
 

@@ -43,9 +43,13 @@ SECRET_ENV = lazy_compile(
 #: values that are placeholders, not secrets
 _PLACEHOLDER = lazy_compile(
     r"^(|<.*>|\{.*\}|\[.*\]|x+|X+|\*+|\.\.\.|changeme|change-me|your[-_a-z]*|replace[-_a-z]*|none|null|"
-    r"token|secret|dummy|empty|fake|placeholder|example|sk-\.\.\.|hf_\.\.\.|true|false|0|1)$",
+    r"token|secret|dummy|empty|fake|placeholder|example|sk-\.\.\.|hf_\.\.\.|true|false|0|1|"
+    # a token's prefix and one character repeated (hf_xxxxxxxxxxxxxxxxxxxx, sk-XXXXXXXX, ghp_********)
+    r"(?:hf_|sk-|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-)(?:x+|X+|\*+|\.+|0+))$",
     re.IGNORECASE,
 )
+#: a number (``PRICE_PER_PROMPT_TOKEN=0.000008``): a price, a count or a limit, not a credential
+_NUMBER = lazy_compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 #: an all-caps word stands for a value (``hf_token: HUGGINGFACE_TOKEN``); an all-caps *token* (letters
 #: and digits, no underscore, 16 or more) is one
 _VARIABLE_NAME = lazy_compile(r"^[A-Z][A-Z0-9_]*$")
@@ -120,11 +124,17 @@ def is_secret_value(value: str) -> bool:
         return False
     if _VARIABLE_NAME.match(v) and not _CAPS_TOKEN.match(v):
         return False
-    return not v.isdigit()
+    return not _NUMBER.match(v)
+
+
+def token_shaped(value: str) -> bool:
+    """Does ``value`` hold a well-known credential shape that is not a placeholder (``hf_`` and thirty
+    ``x``)?"""
+    return any(not _PLACEHOLDER.match(m.group(0)) for m in TOKEN_SHAPES.finditer(value))
 
 
 def _looks_secret(name: str, value: str) -> bool:
-    return bool(SECRET_ENV.match(name) and is_secret_value(value)) or bool(TOKEN_SHAPES.search(value))
+    return bool(SECRET_ENV.match(name) and is_secret_value(value)) or token_shaped(value)
 
 
 def _embedded(value: str) -> Iterator[str]:
@@ -138,7 +148,8 @@ def _embedded(value: str) -> Iterator[str]:
         if _is_basic_credentials(m.group(1)):
             yield m.group(1)
     for m in TOKEN_SHAPES.finditer(value):
-        yield m.group(0)
+        if not _PLACEHOLDER.match(m.group(0)):
+            yield m.group(0)
     for m in _BASE64_RUN.finditer(value):
         if _encodes_token(m.group(0)):
             yield m.group(0)

@@ -73,8 +73,9 @@ def parse_gpu(value: str | None, *, hint: str = "--gpu", check_known: bool = Fal
         raise click.BadParameter(f"GPU count must be a positive integer, not {count!r}", param_hint=hint)
     if check_known and name:
         from vlint.hardware.gpus import lookup_gpu
+        from vlint.hardware.instances import lookup_instance
 
-        if lookup_gpu(name) is None:
+        if lookup_gpu(name) is None and lookup_instance(name) is None:
             raise click.BadParameter(unknown_gpu_message(name), param_hint=hint)
     return name or None, int(count) if count else None
 

@@ -3,7 +3,8 @@
 ``total_gib`` is ``torch.cuda.mem_get_info()`` total in GiB, the figure vLLM multiplies by
 ``gpu_memory_utilization`` (an H100 80GB is 79.19 GiB, not 80). Names are matched loosely:
 ``H100``, ``h100-80gb``, ``NVIDIA-H100-80GB-HBM3`` (Kubernetes ``nvidia.com/gpu.product``),
-``Tesla-T4``, GKE ``nvidia-l4`` / ``nvidia-tesla-a100``, AWS instance types (``g5.xlarge``)…
+``Tesla-T4``, GKE ``nvidia-l4`` / ``nvidia-tesla-a100``… Cloud instance types (``g5.xlarge``) are
+:mod:`vlint.hardware.instances`, with their GPU count.
 """
 
 from __future__ import annotations
@@ -160,6 +161,16 @@ def _marketing_gb(g: GpuSpec) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def exact_gpu(name: str | None) -> GpuSpec | None:
+    """The catalog GPU whose name, device name or alias is ``name`` (case and punctuation aside);
+    never the loose family match of :func:`lookup_gpu`."""
+    if not name or not str(name).strip():
+        return None
+    exact, _ = _index()
+    raw = str(name).strip()
+    return exact.get(raw.lower()) or exact.get(_compact(raw))
+
+
 def lookup_gpu(name: str | None) -> GpuSpec | None:
     """The catalog GPU for a loosely written name; ``None`` when unknown."""
     if not name or not str(name).strip():
@@ -213,4 +224,4 @@ def gpu_from_memory(total_gib: float, name: str = "custom") -> GpuSpec:
     )
 
 
-__all__ = ["GpuSpec", "all_gpus", "gpu_from_memory", "lookup_gpu"]
+__all__ = ["GpuSpec", "all_gpus", "exact_gpu", "gpu_from_memory", "lookup_gpu"]

@@ -9,7 +9,7 @@ import sys
 from dataclasses import field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vlint.argspec.parse import parse_invocation
 from vlint.argspec.spec import Resolution, load_spec, resolve_release
@@ -21,6 +21,9 @@ from vlint.core.version import Version
 from vlint.launch.deployment import Deployment
 from vlint.launch.memory_inputs import estimate_for
 from vlint.security.lint_root import LintRoot
+
+if TYPE_CHECKING:
+    from vlint.hardware.gpus import GpuSpec
 
 
 @record(slots=True)
@@ -293,7 +296,7 @@ def _resolve_hardware(dep: Deployment, opts: ResolveOptions) -> None:
         if gib is not None:
             dep.gpu = gpu_from_memory(gib, name or "custom")
         elif name is not None:
-            dep.gpu = lookup_gpu(name)
+            dep.gpu = lookup_gpu(name) or _instance_gpu(name)
         dep.gpu_reason = gpu.source
     count_stated = None
     n, why = gpu_count_from(inv)
@@ -304,6 +307,21 @@ def _resolve_hardware(dep: Deployment, opts: ResolveOptions) -> None:
     dep.gpu_count = count.value if count is not None else None
     if count is not None:
         dep.gpu_reason = (dep.gpu_reason + "; " if dep.gpu_reason else "") + f"{count.value} GPU(s) from {count.source}"
+    node = inv.facts.get("instance_gpu_count")
+    if node is not None and isinstance(node.value, int) and dep.gpu_count != node.value:
+        # the node's GPUs are not the pod's: a request (nvidia.com/gpu) decides what the container
+        # gets, and without one nothing is assumed
+        what = f"the request ({dep.gpu_count}) is used" if dep.gpu_count is not None else "no GPU count is assumed"
+        note = f"the instance type has {node.value} GPU(s), {what}"
+        dep.gpu_reason = (dep.gpu_reason + "; " if dep.gpu_reason else "") + note
+
+
+def _instance_gpu(name: str) -> GpuSpec | None:
+    """``--gpu g6.24xlarge``: the GPU of a cloud instance type (vlint.hardware.instances)."""
+    from vlint.hardware.instances import lookup_instance
+
+    got = lookup_instance(name)
+    return got[0] if got is not None else None
 
 
 def _resolve_model(dep: Deployment, opts: ResolveOptions, base_dir: Path | None) -> None:

@@ -199,6 +199,15 @@ def model_facts_line(dep: Deployment) -> str | None:
     return f"model facts: {dep.model_origin or 'given'}{low}" + (f" ({how})" if how else "")
 
 
+def gpu_facts_line(dep: Deployment) -> str | None:
+    """``GPU facts: nodeSelector node.kubernetes.io/instance-type=g6.24xlarge: 4 × L4 (SkyPilot
+    catalog …); 4 GPU(s) from …`` when the GPU came from a cloud instance type: the table's entry and
+    its source, then the count and where it came from."""
+    if "instance_type" not in dep.invocation.facts or not dep.gpu_reason:
+        return None
+    return f"GPU facts: {dep.gpu_reason}"
+
+
 def memory_dict(m: MemoryEstimate) -> dict[str, Any]:
     return {
         "platform": m.platform,
@@ -338,6 +347,9 @@ def render_text(dep: Deployment, style: Any, whatifs: list[WhatIf] | None = None
     )
     lines.append(f"  vLLM {dep.version} ({dep.version_reason}); {gpu}; {dep.parallel_label(show_pp=True)}")
     facts = model_facts_line(dep)
+    gpu_from = gpu_facts_line(dep)
+    if gpu_from:
+        lines.append("  " + style(gpu_from, dim=True))
     if m is None:
         if facts:
             lines.append("  " + style(facts, dim=True))

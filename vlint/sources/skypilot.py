@@ -77,6 +77,30 @@ def _env_tokens(node: Node | None, doc: YamlDoc) -> dict[str, Token]:
     return out
 
 
+def _instance_type(doc: YamlDoc, facts: dict[str, Fact], env: dict[str, Token], *, stated: bool) -> None:
+    """``resources.instance_type: g6.24xlarge``: SkyPilot takes the instance's accelerators from its
+    catalog (the one vlint's instance table is generated from), so a task that names no
+    ``accelerators`` gets the GPU type and count of the instance. ``accelerators`` stated beside it win."""
+    from vlint.hardware.instances import instance
+
+    node = get(doc.root, "resources", "instance_type")
+    name = plain(node)
+    if node is None or not isinstance(name, str):
+        return
+    got = instance(name)
+    span = doc.span(node)
+    if got is None:
+        return
+    how = f"resources.instance_type {name}: {got.describe()}"
+    facts["instance_type"] = Fact(name, span, how)
+    facts["instance_gpu_count"] = Fact(got.count, span, how)
+    if stated:  # accelerators named beside the instance type: they are what the task asks for
+        return
+    facts["gpu_type"] = Fact(got.gpu.name, span, how)
+    facts["gpu_count"] = Fact(got.count, span, f"resources.instance_type {name}")
+    env.setdefault("SKYPILOT_NUM_GPUS_PER_NODE", Token(str(got.count), span, False))
+
+
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     result = SourceResult()
     for doc in load_yaml(src):
@@ -104,6 +128,7 @@ def _task(doc: YamlDoc, src: SourceText, read_file: ReadFile, result: SourceResu
             env["SKYPILOT_NUM_GPUS_PER_NODE"] = Token(str(n), acc_span, False)
     if len(types) == 1:
         facts["gpu_type"] = Fact(next(iter(types)), acc_span, "resources.accelerators")
+    _instance_type(doc, facts, env, stated=bool(alts))
     options = list(dict.fromkeys((t, c) for t, c in alts if c is not None))
     if len(options) > 1:
         # SkyPilot launches on one of these: the memory model answers for each (vlint.launch.gpu_fit)

@@ -562,11 +562,52 @@ def resource_facts(out: Facts, resources: Node | None, lines: LineIndex, where: 
                 out.setdefault("accelerator_count", count, span, f"{where}.{section}[{rname}]: {text}")
 
 
-def gpu_label_fact(out: Facts, key: str, values: list[tuple[str, Span]], where: str) -> None:
-    """``gpu_type`` when every value names the same GPU of the catalog, else ``gpu_label`` (raw)."""
-    from vlint.hardware.gpus import lookup_gpu
+#: node labels whose value is a cloud instance type (``g6.24xlarge``, ``Standard_NC24ads_A100_v4``)
+INSTANCE_LABELS = (
+    "node.kubernetes.io/instance-type",
+    "beta.kubernetes.io/instance-type",
+    "karpenter.k8s.aws/instance-type",
+)
+
+
+def instance_label_fact(out: Facts, key: str, values: list[tuple[str, Span]], where: str) -> bool:
+    """An instance-type label: the GPU and the GPUs per node from the instance table
+    (:mod:`vlint.hardware.instances`) when every value is a listed instance with the same GPU
+    (``instance_gpu_count`` when they also agree on the count), else a raw ``gpu_label`` unless the
+    value is exactly a GPU name of the catalog. The GPU name inside an instance name is never read
+    loosely. ``False`` when the key is not an instance-type label."""
+    if key not in INSTANCE_LABELS:
+        return False
+    from vlint.hardware.gpus import exact_gpu
+    from vlint.hardware.instances import instance
 
     if not values:
+        return True
+    first, span = values[0]
+    found = [instance(v) for v, _ in values]
+    if all(found) and len({i.gpu.name for i in found if i is not None}) == 1:
+        one = found[0]
+        assert one is not None
+        how = f"{where} {key}={first}: {one.describe()}"
+        out.setdefault("gpu_type", one.gpu.name, span, how)
+        out.setdefault("instance_type", first, span, how)
+        if len({i.count for i in found if i is not None}) == 1:
+            out.setdefault("instance_gpu_count", one.count, span, how)
+        return True
+    gpus = {exact_gpu(v) for v, _ in values}
+    if None not in gpus and len({g.name for g in gpus if g is not None}) == 1:
+        out.setdefault("gpu_type", first, span, f"{where} {key}={first}")
+    else:
+        out.setdefault("gpu_label", ",".join(v for v, _ in values), span, f"{where} {key}")
+    return True
+
+
+def gpu_label_fact(out: Facts, key: str, values: list[tuple[str, Span]], where: str) -> None:
+    """``gpu_type`` when every value names the same GPU of the catalog, else ``gpu_label`` (raw).
+    Instance-type labels go through :func:`instance_label_fact`."""
+    from vlint.hardware.gpus import lookup_gpu
+
+    if not values or instance_label_fact(out, key, values, where):
         return
     known = {lookup_gpu(v) for v, _ in values}
     first, span = values[0]

@@ -170,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--csv", action="append", default=[], metavar="CLOUD=PATH")
     p.add_argument("--cite", action="append", default=[], metavar="CLOUD=SOURCE")
+    p.add_argument("--note", action="append", default=[], metavar="CLOUD=TEXT", help="how the CSV was obtained")
     p.add_argument("--git-dir")
     p.add_argument("--repo", default="skypilot-org/skypilot-catalog")
     p.add_argument("--out", default=str(OUT))
@@ -189,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     if not tables:
         p.error("no catalog given (--csv or --git-dir)")
     data = build(tables)
+    if a.note:
+        data["notes"] = dict(sorted(n.split("=", 1) for n in a.note))
     Path(a.out).write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
     for cloud in sorted(tables):
         lo = data["left_out"][cloud]

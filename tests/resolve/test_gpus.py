@@ -18,7 +18,6 @@ from vlint.hardware.gpus import all_gpus, gpu_from_memory, lookup_gpu
         ("nvidia-tesla-a100", "A100-SXM4-40GB", 39.38),  # GKE accelerator label
         ("a100-80gb", "A100-SXM4-80GB", None),
         ("nvidia-l4", "L4", None),
-        ("g5.xlarge", "A10G", None),  # AWS instance type
         ("RTX 3090", "RTX-3090", 23.58),
         ("NVIDIA-GeForce-RTX-4090", "RTX-4090", None),
         ("GH200", "GH200-96GB", None),

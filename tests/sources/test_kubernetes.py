@@ -573,7 +573,9 @@ def test_kserve_inference_service_huggingface_runtime(tmp_path: Path) -> None:
         "4096",
     ]
     assert sp(inv.args[1].span) == "11:22-11:54"
-    assert inv.facts["gpu_label"].value == "g5.8xlarge"
+    # the instance table: g5.8xlarge carries one A10G (vlint.hardware.instances)
+    assert inv.facts["gpu_type"].value == "A10G"
+    assert inv.facts["instance_gpu_count"].value == 1
 
 
 def test_llm_inference_service(tmp_path: Path) -> None:

@@ -11,17 +11,26 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import gen_instances as gen  # noqa: E402
 
-AWS = """\
-InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone
-g6.24xlarge,L4,4.0,96.0,384.0,"{'Gpus': [{'Name': 'L4', 'Manufacturer': 'NVIDIA', 'Count': 4, 'MemoryInfo': {'SizeInMiB': 22888}}], 'TotalGpuMemoryInMiB': 91552}",9.68103,2.779400,ap-northeast-1,apne1-az1
-g6.24xlarge,L4,4.0,96.0,384.0,"{'Gpus': [{'Name': 'L4', 'Manufacturer': 'NVIDIA', 'Count': 4, 'MemoryInfo': {'SizeInMiB': 22888}}], 'TotalGpuMemoryInMiB': 91552}",6.6752,3.205700,us-east-1,use1-az1
-p4d.24xlarge,A100,8.0,96.0,1152.0,"{'Gpus': [{'Name': 'A100', 'Manufacturer': 'NVIDIA', 'Count': 8, 'MemoryInfo': {'SizeInMiB': 40960}}], 'TotalGpuMemoryInMiB': 327680}",44.92215,13.481500,ap-northeast-1,apne1-az4
-p9.fake,A100,8.0,96.0,1152.0,"{'Gpus': [{'Name': 'A100', 'Manufacturer': 'NVIDIA', 'Count': 8, 'MemoryInfo': {'SizeInMiB': 81920}}], 'TotalGpuMemoryInMiB': 655360}",1,1,us-east-1,use1-az1
-g5g.xlarge,T4g,1.0,4.0,8.0,"{'Gpus': [{'Name': 'T4g', 'Manufacturer': 'NVIDIA', 'Count': 1, 'MemoryInfo': {'SizeInMiB': 16384}}], 'TotalGpuMemoryInMiB': 16384}",0.5669,0.165000,ap-northeast-1,apne1-az1
-g9.mixed,L4,1.0,4.0,16.0,,1,1,us-east-1,use1-az1
-g9.mixed,L4,2.0,4.0,16.0,,1,1,us-west-2,usw2-az1
-m5.xlarge,,,4.0,16.0,,0.192,0.05,us-east-1,use1-az1
-"""
+
+def info(name: str, count: int, mib: int) -> str:
+    """A ``GpuInfo`` cell as SkyPilot's AWS fetcher writes it."""
+    gpus = f"[{{'Name': '{name}', 'Manufacturer': 'NVIDIA', 'Count': {count}, 'MemoryInfo': {{'SizeInMiB': {mib}}}}}]"
+    return '"' + f"{{'Gpus': {gpus}, 'TotalGpuMemoryInMiB': {count * mib}}}" + '"'
+
+
+AWS = "\n".join(
+    [
+        "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,AvailabilityZone",
+        f"g6.24xlarge,L4,4.0,96.0,384.0,{info('L4', 4, 22888)},9.68103,2.779400,ap-northeast-1,apne1-az1",
+        f"g6.24xlarge,L4,4.0,96.0,384.0,{info('L4', 4, 22888)},6.6752,3.205700,us-east-1,use1-az1",
+        f"p4d.24xlarge,A100,8.0,96.0,1152.0,{info('A100', 8, 40960)},44.92215,13.481500,ap-northeast-1,apne1-az4",
+        f"p9.fake,A100,8.0,96.0,1152.0,{info('A100', 8, 81920)},1,1,us-east-1,use1-az1",
+        f"g5g.xlarge,T4g,1.0,4.0,8.0,{info('T4g', 1, 16384)},0.5669,0.165000,ap-northeast-1,apne1-az1",
+        "g9.mixed,L4,1.0,4.0,16.0,,1,1,us-east-1,use1-az1",
+        "g9.mixed,L4,2.0,4.0,16.0,,1,1,us-west-2,usw2-az1",
+        "m5.xlarge,,,4.0,16.0,,0.192,0.05,us-east-1,use1-az1",
+    ]
+)
 
 AZURE = """\
 InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,Generation

@@ -231,3 +231,26 @@ def test_table_is_read_only_when_an_instance_type_is_met(tmp_path: Path) -> None
     )
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "serve.sh")], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+KAITO = (Path(__file__).parents[1] / "sources" / "kaito_workspace.yaml").read_text()
+
+
+def kaito(tmp_path: Path, text: str):
+    reader, src = _read(tmp_path, text, "kaito.yaml")
+    (inv,) = kubernetes.extract(src, reader.read).invocations
+    return inv
+
+
+def test_kaito_workspace_instance_type_is_one_a100_80gb(tmp_path: Path) -> None:
+    inv = kaito(tmp_path, KAITO)
+    assert inv.facts["gpu_type"].value == "A100-SXM4-80GB"  # Standard_NC24ads_A100_v4: 1 × A100-80GB
+    assert inv.facts["instance_gpu_count"].value == 1
+    assert "Workspace resource.instanceType=Standard_NC24ads_A100_v4" in inv.facts["gpu_type"].detail
+    dep = resolve(inv, ResolveOptions())
+    assert dep.gpu is not None and dep.gpu.total_gib == pytest.approx(79.15)
+
+
+def test_kaito_placeholder_instance_type_states_nothing(tmp_path: Path) -> None:
+    inv = kaito(tmp_path, KAITO.replace('"Standard_NC24ads_A100_v4"', '"<your-vm-sku>"'))
+    assert not {"gpu_type", "gpu_label", "instance_gpu_count"} & set(inv.facts)

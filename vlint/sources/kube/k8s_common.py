@@ -570,13 +570,16 @@ INSTANCE_LABELS = (
 )
 
 
-def instance_label_fact(out: Facts, key: str, values: list[tuple[str, Span]], where: str) -> bool:
+def instance_label_fact(
+    out: Facts, key: str, values: list[tuple[str, Span]], where: str, *, instance_key: bool = False
+) -> bool:
     """An instance-type label: the GPU and the GPUs per node from the instance table
     (:mod:`vlint.hardware.instances`) when every value is a listed instance with the same GPU
     (``instance_gpu_count`` when they also agree on the count), else a raw ``gpu_label`` unless the
     value is exactly a GPU name of the catalog. The GPU name inside an instance name is never read
-    loosely. ``False`` when the key is not an instance-type label."""
-    if key not in INSTANCE_LABELS:
+    loosely. ``False`` when the key is not an instance-type label (``instance_key``: it is one, a
+    field such as KAITO's ``resource.instanceType``)."""
+    if key not in INSTANCE_LABELS and not instance_key:
         return False
     from vlint.hardware.gpus import exact_gpu
     from vlint.hardware.instances import instance

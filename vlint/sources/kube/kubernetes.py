@@ -36,6 +36,7 @@ from vlint.sources.kube.k8s_common import (
     get,
     image_facts,
     image_launch,
+    instance_label_fact,
     int_value,
     is_vllm_template,
     items,
@@ -436,11 +437,13 @@ def _kaito_configs(f: _File, objects: list[MappingNode]) -> None:
     (``inference.config``) labels the launch with its preset; the preset's model is KAITO's, not named
     here, so the model stays unknown."""
     workspaces: dict[str, str] = {}
+    nodes: dict[str, Facts] = {}
     for obj in objects:
         if scalar(get(obj, "kind")) == "Workspace" and (scalar(get(obj, "apiVersion")) or "").startswith("kaito.sh"):
             cm = scalar(get(obj, "inference", "config"))
             if cm:
                 workspaces[cm] = f"{_where(obj)} preset {scalar(get(obj, 'inference', 'preset', 'name')) or '?'}"
+                nodes[cm] = _kaito_instance(obj, f.lines)
     for obj in objects:
         if scalar(get(obj, "kind")) != "ConfigMap":
             continue
@@ -470,7 +473,26 @@ def _kaito_configs(f: _File, objects: list[MappingNode]) -> None:
         label = f"KAITO inference config ConfigMap/{name}" + (f" of {workspaces[name]}" if name in workspaces else "")
         span = entries[0].key_span
         config = ConfigFile(f.src.path, entries, span)
-        f.result.invocations.append(Invocation(source=NAME, program="config", span=span, config=config, label=label))
+        facts = dict(nodes[name].facts) if name in nodes else {}
+        f.result.invocations.append(
+            Invocation(source=NAME, program="config", span=span, config=config, label=label, facts=facts)
+        )
+
+
+def _kaito_instance(workspace: MappingNode, lines: LineIndex) -> Facts:
+    """``resource.instanceType`` of a KAITO Workspace (the VM size KAITO provisions, ``Standard_NC12s_v3``):
+    the GPU type and the node's GPU count from the instance table when it lists the size; a size it
+    does not list (or a placeholder, ``<your-vm-sku>``) states nothing."""
+    out = Facts()
+    node = get(workspace, "resource", "instanceType")
+    text = scalar(node)
+    if text:
+        from vlint.hardware.instances import instance
+
+        if instance(text) is not None:
+            values = [(text, lines.node_span(node))]
+            instance_label_fact(out, "resource.instanceType", values, "Workspace", instance_key=True)
+    return out
 
 
 def _serving_runtimes(objects: list[MappingNode]) -> dict[str, MappingNode]:

@@ -57,6 +57,7 @@ DEFAULT_INCLUDE = (
     ".env",
     ".env.*",
     "*.py",
+    "*.ipynb",
     # task runners and process managers (vlint.sources.scripts.makefile, justfile, procfile, systemd, supervisord)
     "Makefile",
     "makefile",

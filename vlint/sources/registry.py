@@ -56,6 +56,7 @@ SOURCES: tuple[Source, ...] = (
     Source("ray-serve", sniffing.ray_serve, _lazy("vlint.sources.ray_serve")),
     Source("dockerfile", sniffing.dockerfile, _lazy("vlint.sources.containers.dockerfile")),
     Source("python", sniffing.python, _lazy("vlint.sources.python_ast")),
+    Source("notebook", sniffing.notebook, _lazy("vlint.sources.notebook")),
     Source("dotenv", sniffing.dotenv, _lazy("vlint.sources.containers.dotenv")),
     Source("vllm-config", _sniff_vllm_config, _lazy("vlint.sources.vllm_yaml")),
 )

@@ -338,5 +338,15 @@ _PYTHON_VLLM = lazy_compile(
 )
 
 
+def python_mentions_vllm(text: str) -> bool:
+    """Python that imports vLLM, names it as a string, or runs ``vllm serve`` / its entry points."""
+    return _PYTHON_VLLM.search(text) is not None
+
+
 def python(src: SourceText) -> bool:
-    return src.abspath.suffix.lower() == ".py" and _PYTHON_VLLM.search(src.text) is not None
+    return src.abspath.suffix.lower() == ".py" and python_mentions_vllm(src.text)
+
+
+def notebook(src: SourceText) -> bool:
+    """A Jupyter notebook that mentions vLLM (``vlint.sources.notebook`` reads its code cells)."""
+    return src.abspath.suffix.lower() == ".ipynb" and "vllm" in src.text.lower()

@@ -133,6 +133,18 @@ def test_section_is_replaced_or_appended(tmp_path: Path) -> None:
     assert f"| all, lines within ±{unseen.LOOSE} | 2 | 2/2 (100 %) |" in md
 
 
+def test_the_first_measurement_is_shown_before_todays_rows() -> None:
+    recs = _records()
+    first = {"commit": "967c504", "all": unseen.totals(recs), "holdout": unseen.totals(r for r in recs if r["holdout"])}
+    first["rest"] = unseen.totals(r for r in recs if not r["holdout"])
+    md = unseen.render(recs, baseline=first)
+    assert "commit `967c504`" in md and "before any fix" in md
+    rows = [line.split(" | ")[0].strip("| ") for line in md.splitlines() if line.startswith("| ")]
+    want = ["all, before fixes", "holdout third, before fixes", "the other two thirds, before fixes", "all"]
+    assert rows[1:5] == want
+    assert "Measured before any fix made" not in md and "Measured before any fix made" in unseen.render(recs)
+
+
 def test_holdout_flags_follow_the_readme_rule() -> None:
     manifest, expect = unseen.load_set()
     ids = sorted(unseen.units(manifest))

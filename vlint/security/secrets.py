@@ -43,9 +43,7 @@ SECRET_ENV = lazy_compile(
 #: values that are placeholders, not secrets
 _PLACEHOLDER = lazy_compile(
     r"^(|<.*>|\{.*\}|\[.*\]|x+|X+|\*+|\.\.\.|changeme|change-me|your[-_a-z]*|replace[-_a-z]*|none|null|"
-    r"token|secret|dummy|empty|fake|placeholder|example|sk-\.\.\.|hf_\.\.\.|true|false|0|1|"
-    # a token's prefix and one character repeated (hf_xxxxxxxxxxxxxxxxxxxx, sk-XXXXXXXX, ghp_********)
-    r"(?:hf_|sk-|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-)(?:x+|X+|\*+|\.+|0+))$",
+    r"token|secret|dummy|empty|fake|placeholder|example|sk-\.\.\.|hf_\.\.\.|true|false|0|1)$",
     re.IGNORECASE,
 )
 #: a number (``PRICE_PER_PROMPT_TOKEN=0.000008``): a price, a count or a limit, not a credential
@@ -128,9 +126,10 @@ def is_secret_value(value: str) -> bool:
 
 
 def token_shaped(value: str) -> bool:
-    """Does ``value`` hold a well-known credential shape that is not a placeholder (``hf_`` and thirty
-    ``x``)?"""
-    return any(not _PLACEHOLDER.match(m.group(0)) for m in TOKEN_SHAPES.finditer(value))
+    """Does ``value`` hold a well-known credential shape (``hf_`` and 30 or more letters and digits)? A
+    shape of one repeated character (``hf_XXXX…``) still counts: it is what a redacted real token looks
+    like, and a file that once held the real one has it in its history."""
+    return TOKEN_SHAPES.search(value) is not None
 
 
 def _looks_secret(name: str, value: str) -> bool:
@@ -148,8 +147,7 @@ def _embedded(value: str) -> Iterator[str]:
         if _is_basic_credentials(m.group(1)):
             yield m.group(1)
     for m in TOKEN_SHAPES.finditer(value):
-        if not _PLACEHOLDER.match(m.group(0)):
-            yield m.group(0)
+        yield m.group(0)
     for m in _BASE64_RUN.finditer(value):
         if _encodes_token(m.group(0)):
             yield m.group(0)

@@ -23,7 +23,7 @@ import re
 from dataclasses import field
 from typing import Any
 
-from vlint.argspec import config_expand
+from vlint.argspec import config_expand, dynamo
 from vlint.argspec.fixes import abbreviation_fix, deprecated_flag_fix, removed_flag_fix, typo_fix
 from vlint.argspec.issues import ArgIssue
 from vlint.argspec.spec import ArgSpec, Argument
@@ -108,6 +108,8 @@ def parse_invocation(inv: Invocation, spec: ArgSpec) -> ParsedArgs:
         _parse_kwargs(inv.kwargs, spec, out)
         return out
     items = [_Item(t.text, t.span, t.unresolved) for t in inv.args]
+    if inv.program == dynamo.PROGRAM:
+        items = _strip_dynamo_options(items)
     serve = inv.program in ("vllm serve", "image")
     if inv.program == "vllm serve":
         items = _move_model_option(items, out, spec)
@@ -120,7 +122,48 @@ def parse_invocation(inv: Invocation, spec: ArgSpec) -> ParsedArgs:
         _missing_model(inv, spec, out)
     if inv.program in ("vllm serve", "image") and any(t.text == OMNI_FLAG for t in inv.args):
         _omni_parser(out)
+    if inv.program == dynamo.PROGRAM:
+        _dynamo_parser(out)
     return out
+
+
+def _strip_dynamo_options(items: list[_Item]) -> list[_Item]:
+    """``python -m dynamo.vllm``: Dynamo's own options (and their values) never reach vLLM's parser
+    (argspec/dynamo.py says where each comes from)."""
+    kept: list[_Item] = []
+    i = 0
+    while i < len(items):
+        found = None if items[i].unresolved else dynamo.own_option(items[i].text)
+        if found is None:
+            kept.append(items[i])
+            i += 1
+            continue
+        _, arity = found
+        inline = "=" in items[i].text
+        i += 1
+        if arity == 0 or inline:
+            continue
+        if arity == 1:
+            i += 1
+            continue
+        while i < len(items) and not items[i].text.startswith("-"):  # nargs "*" / "?"
+            i += 1
+            if arity == "?":
+                break
+    return kept
+
+
+def _dynamo_parser(out: ParsedArgs) -> None:
+    """Dynamo's options change between its releases and vlint knows those of the files it read:
+    an option vLLM does not know is a warning, never an error (a Dynamo release may define it)."""
+    for issue in out.issues:
+        if issue.code == "VL001" and issue.severity in (None, "error"):
+            issue.severity = "warning"
+            issue.message += (
+                "; python -m dynamo.vllm parses its own options first and vlint knows those of the Dynamo "
+                "releases it has read: vLLM's parser would refuse this one, a Dynamo release may not"
+            )
+            issue.data["dynamo"] = True
 
 
 #: ``vllm … --omni``: vllm-omni's ``vllm`` entry point hands any command line holding this flag to its own

@@ -176,6 +176,37 @@ VENDOR_RELEASES: dict[tuple[str, str], tuple[str, str]] = {
     )
     for rel, vllm in _NGC.items()
 }
+#: NVIDIA Dynamo's vLLM runtime image (``nvcr.io/nvidia/ai-dynamo/vllm-runtime:<Dynamo release>``): the
+#: "Backend Dependencies" table of Dynamo's support matrix, "the backend framework versions included
+#: with each Dynamo release" (ai-dynamo/dynamo@00552b23 docs/reference/support-matrix.md, vLLM column).
+#: Experimental and partial releases (``-dev.N``) are left out: the table calls those branch pins.
+_DYNAMO_NOTES = "ai-dynamo/dynamo docs/reference/support-matrix.md (Backend Dependencies)"
+_DYNAMO = {
+    "0.6.0": "0.11.0",
+    "0.6.1": "0.11.0",
+    "0.6.1.post1": "0.11.0",
+    "0.7.0": "0.11.0",
+    "0.7.0.post1": "0.11.0",
+    "0.7.1": "0.11.0",
+    "0.8.0": "0.12.0",
+    "0.8.1": "0.12.0",
+    "0.8.1.post1": "0.12.0",
+    "0.8.1.post2": "0.12.0",
+    "0.8.1.post3": "0.12.0",
+    "0.9.0": "0.14.1",
+    "0.9.1": "0.14.1",
+    "1.0.0": "0.16.0",
+    "1.0.1": "0.16.0",
+    "1.0.2": "0.16.0",
+    "1.1.0": "0.19.0",
+    "1.1.1": "0.19.0",
+}
+VENDOR_RELEASES.update(
+    {
+        ("ai-dynamo/vllm-runtime", rel): (vllm, f"Dynamo {rel} ships vLLM {vllm}: {_DYNAMO_NOTES}")
+        for rel, vllm in _DYNAMO.items()
+    }
+)
 
 #: Images known to run vLLM whose tags name their own release, not vLLM's, and for which no
 #: mapping was established (see tools/README.md "Image → vLLM release"): "version unknown".
@@ -185,6 +216,8 @@ SHIPS_VLLM_UNMAPPED: dict[str, str] = {
     "llm-d/llm-d-cuda": "llm-d image (built on a vLLM release or commit its tag does not name)",
     "anyscale/ray-llm": "Ray Serve LLM image (its tag is the Ray release)",
     "rayproject/ray-llm": "Ray Serve LLM image (its tag is the Ray release)",
+    "ai-dynamo/vllm-runtime": "NVIDIA Dynamo vLLM runtime (its tag is the Dynamo release; only the releases of "
+    "Dynamo's support matrix are mapped)",
     "kserve/huggingfaceserver": "KServe Hugging Face server (its tag is the KServe release; its vllm pin varies)",
 }
 

@@ -194,6 +194,9 @@ def _extract_object(f: _File, obj: MappingNode) -> None:
     if kind == "LLMInferenceService":
         _llm_inference_service(f, obj, spec, base)
         return
+    if kind == "DynamoGraphDeployment" and api.startswith("nvidia.com/"):
+        _dynamo_graph(f, obj, spec, base)
+        return
     for pod, path in iter_pod_specs(spec, ("spec",)):
         _pod(f, obj, pod, path, base, open_ended=kind in _OPEN_ENDED)
 
@@ -281,10 +284,20 @@ def _pod(f: _File, obj: Node, pod: Node, path: tuple[str, ...], base: Facts, *, 
             f.result.invocations.append(inv)
 
 
-def _container(f: _File, c: Node, label: str, pod_facts: Facts, volumes: dict, *, opaque: bool) -> list[Invocation]:
+def _container(
+    f: _File,
+    c: Node,
+    label: str,
+    pod_facts: Facts,
+    volumes: dict,
+    *,
+    opaque: bool,
+    outer_env: Node | None = None,
+) -> list[Invocation]:
     lines = f.lines
     facts = Facts(dict(pod_facts.facts))
-    env = _literal_env(f, get(c, "env"))
+    env = _literal_env(f, outer_env) if outer_env is not None else {}
+    env.update(_literal_env(f, get(c, "env")))
     env_from = [
         f"{'secret' if get(e, 'secretRef') is not None else 'configmap'}/"
         f"{scalar(get(e, 'secretRef', 'name')) or scalar(get(e, 'configMapRef', 'name')) or '?'}"
@@ -390,6 +403,68 @@ def _multi_node(out: Facts, obj: Node, path: tuple[str, ...], pod: Node, lines: 
         span = lines.node_span(get(ray, "workerGroupSpecs") or ray)
         out.set("group_size", pods, span, "Ray cluster pods (head + workers)")
         out.set("cluster_gpu_count", total, span, f"Ray cluster of {pods} pods")
+
+
+# -- NVIDIA Dynamo -----------------------------------------------------------------------------
+def _dynamo_graph(f: _File, obj: Node, spec: Node, base: Facts) -> None:
+    """NVIDIA Dynamo ``DynamoGraphDeployment``: one pod per replica of each ``spec.services.<Name>``,
+    its container ``extraPodSpec.mainContainer`` (image, command, args), the service's ``envs`` and
+    ``envFromSecret``, GPUs per pod in ``resources.limits.gpu`` (else ``requests.gpu``), and
+    ``multinode.nodeCount`` pods per replica for multi-node workers (ai-dynamo/dynamo
+    deploy/cloud/operator api/v1alpha1 DynamoComponentDeploymentSharedSpec: ``resources``, ``envs``,
+    ``envFromSecret``, ``extraPodSpec``, ``multinode``, ``replicas``)."""
+    lines = f.lines
+    where = _where(obj)
+    services = get(spec, "services")
+    if not isinstance(services, MappingNode):
+        return
+    for key, svc in merged_items(services):
+        if not isinstance(svc, MappingNode):
+            continue
+        name = str(key.value) if isinstance(key, ScalarNode) else "?"
+        pod = get(svc, "extraPodSpec")
+        main = get(pod, "mainContainer")
+        if not isinstance(main, MappingNode):
+            continue
+        kind = " ".join(x for x in (scalar(get(svc, "componentType")), scalar(get(svc, "subComponentType"))) if x)
+        label = f"service {name} of {where}" + (f" ({kind})" if kind else "")
+        facts = Facts(dict(base.facts))
+        suppress_fact(facts, [get(svc, "annotations") and svc], lines, where)
+        _replicas(facts, get(svc, "replicas"), lines)
+        node_selection_facts(facts, pod, lines)
+        _dynamo_gpus(facts, get(svc, "resources"), lines)
+        secret = get(svc, "envFromSecret")
+        if scalar(secret):
+            facts.set("env_from", f"secret/{scalar(secret)}", lines.node_span(secret), "envFromSecret")
+        nodes = int_value(get(svc, "multinode", "nodeCount"))
+        gpus = facts.facts.get("gpu_count")
+        if nodes is not None and nodes > 1:
+            span = lines.node_span(get(svc, "multinode", "nodeCount"))
+            facts.set("group_size", nodes, span, "Dynamo multinode.nodeCount (pods per replica)")
+            if gpus is not None and isinstance(gpus.value, int):
+                facts.set("cluster_gpu_count", nodes * gpus.value, span, f"Dynamo multinode group of {nodes} pods")
+        volumes = read_volumes(pod, lines)
+        cfacts = Facts(dict(facts.facts))
+        probe_facts(cfacts, main, lines)
+        for inv in _container(f, main, label, cfacts, volumes, opaque=False, outer_env=get(svc, "envs")):
+            f.result.invocations.append(inv)
+
+
+def _dynamo_gpus(out: Facts, resources: Node | None, lines: LineIndex) -> None:
+    """GPUs per pod of a Dynamo service: ``resources.limits.gpu`` (else ``requests.gpu``), which the
+    operator turns into ``nvidia.com/gpu`` of the main container; the mainContainer's own
+    ``resources`` (read after this) do not override it."""
+    for section in ("limits", "requests"):
+        node = get(resources, section, "gpu")
+        if node is None:
+            continue
+        count = int_value(node)
+        span = lines.node_span(node)
+        if count is None:
+            out.setdefault("gpu_count_text", scalar(node) or "", span, f"resources.{section}.gpu")
+            continue
+        out.setdefault("gpu_count", count, span, f"resources.{section}.gpu: {scalar(node)}")
+        out.setdefault("gpu_resource", "nvidia.com/gpu", span, f"Dynamo resources.{section}.gpu")
 
 
 # -- KServe ------------------------------------------------------------------------------------

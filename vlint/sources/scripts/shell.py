@@ -6,6 +6,8 @@ Recognised launches (after env-assignment prefixes and wrappers such as ``nohup`
 * ``vllm serve MODEL …`` (also ``/path/to/vllm serve`` and ``python -m vllm.entrypoints.cli.main serve``)
 * ``python[3] -m vllm.entrypoints.openai.api_server --model MODEL …``
 * ``python -m vllm.entrypoints.api_server …`` (the legacy demo server)
+* ``python[3] -m dynamo.vllm --model MODEL …`` (NVIDIA Dynamo's vLLM worker: vLLM's engine arguments
+  plus Dynamo's own options, which the argument parser sets aside)
 * ``docker run … IMAGE [args]`` / ``podman run`` where the image runs vLLM (explicitly, or as its
   default entrypoint for ``vllm/vllm-openai`` images).
 
@@ -38,6 +40,8 @@ _MODULES = {
     "vllm.entrypoints.openai.api_server": "api_server",
     "vllm.entrypoints.launchers.api_server.entry": "api_server",
     "vllm.entrypoints.api_server": "legacy-api-server",
+    # NVIDIA Dynamo's vLLM worker: vLLM's engine arguments plus Dynamo's own (argspec/dynamo.py)
+    "dynamo.vllm": "dynamo-vllm",
 }
 _PY_OPTS_WITH_VALUE = {"-X", "-W", "-Q"}
 

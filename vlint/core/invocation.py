@@ -72,6 +72,8 @@ class Problem:
     span: Span
     message: str
     data: dict[str, Any] = field(default_factory=dict)
+    #: overrides the rule's severity for this problem (None: the rule's)
+    severity: str | None = None
 
 
 @record(slots=True)

@@ -257,7 +257,7 @@ class Engine:
             if f is not None:
                 out.append(f)
         for p in dep.invocation.problems:
-            f = self.builtin_finding(p.code, p.span, p.message, p.data, context)
+            f = self.builtin_finding(p.code, p.span, p.message, p.data, context, severity=p.severity)
             if f is not None:
                 out.append(f)
         doc: dict[str, Any] | None = None

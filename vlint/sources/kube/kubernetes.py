@@ -23,6 +23,7 @@ from dataclasses import field
 
 from vlint.core.invocation import ConfigFile, Entry, Invocation, Problem, Token
 from vlint.core.record import record
+from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.kube.k8s_common import (
     EnvVar,
@@ -766,6 +767,8 @@ def _llm_inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None
     if isinstance(name_node, ScalarNode):
         argv += [Token("--served-model-name", lines.node_span(name_node)), scalar_text(name_node, lines).token()]
     par = get(spec, "parallelism")
+    single_node = get(spec, "worker") is None and get(spec, "prefill", "worker") is None
+    problems: list[Problem] = []
     for key, flag in (
         ("tensor", "--tensor-parallel-size"),
         ("pipeline", "--pipeline-parallel-size"),
@@ -775,6 +778,11 @@ def _llm_inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None
         node = get(par, key)
         if isinstance(node, ScalarNode) and int_value(node) is not None:
             span = lines.node_span(node)
+            size = int_value(node) or 0
+            if single_node and key in ("tensor", "pipeline") and size > 1:
+                problems.append(_dropped_parallelism(key, size, span))
+            if single_node and key == "pipeline":
+                continue  # no released single-node template renders it (kserve #6044)
             argv += [Token(flag, span), Token(str(int_value(node)), span)]
     if truthy(get(par, "expert")):
         argv.append(Token("--enable-expert-parallel", lines.node_span(get(par, "expert"))))
@@ -789,7 +797,42 @@ def _llm_inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None
         argv += _split_flags(extra, ctx)
     argv += [expand_refs(w, env)[0].token() for w in text_list(get(main, "args"), lines)]
     inv = Invocation(source=NAME, program="vllm serve", span=argv[0].span, args=argv, opaque_args=opaque)
+    inv.problems.extend(problems)
     _finish_all(ctx, [inv], f)
+    if extra is not None:
+        # the template's command line expands it (``${VLLM_ADDITIONAL_ARGS}``): its words are the
+        # launch's arguments, not a vLLM environment variable (VL013)
+        inv.env.pop("VLLM_ADDITIONAL_ARGS", None)
+
+
+#: KServe releases that drop ``spec.parallelism`` of a single-node LLMInferenceService (no
+#: ``spec.worker``): the single-node templates (config-llm-template, -decode, -prefill) rendered no
+#: parallelism flag until kserve PR #5782 (merged 2026-07-07, for issue #5773) added
+#: ``--tensor-parallel-size``; ``pipeline`` is still not rendered in KServe v0.20.0 (issue #6044, open;
+#: fix proposed in PR #6121, open)
+_KSERVE_DROPS = {
+    "tensor": "KServe releases before kserve/kserve PR #5782 (issue #5773) render no --tensor-parallel-size "
+    "for a single-node LLMInferenceService",
+    "pipeline": "no KServe release up to v0.20.0 renders --pipeline-parallel-size for a single-node "
+    "LLMInferenceService (kserve/kserve #6044)",
+}
+
+
+def _dropped_parallelism(key: str, size: int, span: Span) -> Problem:
+    """VL613: ``spec.parallelism.tensor`` / ``pipeline`` above 1 on a single-node LLMInferenceService."""
+    effect = (
+        "vLLM runs with pipeline parallel size 1"
+        if key == "pipeline"
+        else "with those releases vLLM runs with tensor parallel size 1"
+    )
+    return Problem(
+        "VL613",
+        span,
+        f"spec.parallelism.{key}: {size} is dropped on a single-node LLMInferenceService: {_KSERVE_DROPS[key]}; "
+        f"{effect} and the other GPUs stay idle (pass --{key}-parallel-size in the container's args)",
+        {"parallelism": key, "size": size},
+        severity="warning" if key == "pipeline" else "info",
+    )
 
 
 def _split_flags(var: EnvVar, ctx: LaunchContext) -> list[Token]:

@@ -57,7 +57,7 @@ spec:
           image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.1
           command: [/bin/sh, -c]
           args:
-            - "python3 -m dynamo.vllm --model Qwen/Qwen3-0.6B --is-prefill-worker --connector nixl lmcache --max-model-len 8192"
+            - "python3 -m dynamo.vllm --model Qwen/Qwen3-0.6B --is-prefill-worker --connector nixl lmcache"
 """
 
 

@@ -180,7 +180,10 @@ VENDOR_RELEASES: dict[tuple[str, str], tuple[str, str]] = {
 #: "Backend Dependencies" table of Dynamo's support matrix, "the backend framework versions included
 #: with each Dynamo release" (ai-dynamo/dynamo@00552b23 docs/reference/support-matrix.md, vLLM column).
 #: Experimental and partial releases (``-dev.N``) are left out: the table calls those branch pins.
-_DYNAMO_NOTES = "ai-dynamo/dynamo docs/reference/support-matrix.md (Backend Dependencies)"
+_DYNAMO_NOTES = (
+    "https://github.com/ai-dynamo/dynamo/blob/main/docs/reference/support-matrix.md (Backend Dependencies, read at "
+    "commit 00552b23)"
+)
 _DYNAMO = {
     "0.6.0": "0.11.0",
     "0.6.1": "0.11.0",

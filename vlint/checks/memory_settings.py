@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.checks.changes import remove_setting, set_value, with_changes
 from vlint.core.finding import Fix
 from vlint.core.version import V
+
+if TYPE_CHECKING:
+    from vlint.launch.deployment import Deployment
 
 #: the default of VL201's ``threshold`` option (rules/VL201-gpu-memory-utilization-no-headroom.yaml)
 HIGH_GMU = 0.95
@@ -110,6 +114,16 @@ def gmu_range(ctx: CheckContext) -> Iterator[Hit]:
 FITS_MANY_TIMES = 4
 
 
+def _fits_everywhere(dep: Deployment) -> bool:
+    """A launch that names no GPU starts, full context and all, on every reference GPU (the smallest
+    included), each outside the memory model's uncertainty: the startup failure this rule warns of
+    cannot happen on any of them."""
+    from vlint.launch.gpu_fit import gpu_fit
+
+    fits = [f for f in gpu_fit(dep) or [] if f.kind == "GPU"]
+    return bool(fits) and all(f.starts and not f.too_close_to_call for f in fits)
+
+
 @check("memory.max_model_len_unset")
 def max_model_len_unset(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
@@ -129,6 +143,8 @@ def max_model_len_unset(ctx: CheckContext) -> Iterator[Hit]:
         m = dep.memory
         if m is not None and m.starts and not m.too_close_to_call and m.max_concurrency >= FITS_MANY_TIMES:
             return  # the full context fits many times over: nothing to warn about
+        if m is None and dep.gpu is None and _fits_everywhere(dep):
+            return  # no GPU named, and it starts with its full context on every reference GPU
     if derived is not None:
         yield Hit(
             dep.invocation.span,

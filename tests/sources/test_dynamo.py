@@ -165,3 +165,32 @@ def test_kserve_additional_args_are_not_an_unknown_vllm_variable(tmp_path: Path)
     write(tmp_path, {"llmisvc.yaml": text})
     found = lint(tmp_path, "llmisvc.yaml")
     assert not [f for f in found if f.code in ("VL013", "VL052", "VL203")], [(f.code, f.message) for f in found]
+
+
+def _llmisvc(tensor: int, gpus: int) -> str:
+    return textwrap.dedent(
+        f"""\
+        apiVersion: serving.kserve.io/v1alpha1
+        kind: LLMInferenceService
+        metadata: {{name: q}}
+        spec:
+          model: {{uri: "hf://Qwen/Qwen2.5-7B-Instruct"}}
+          parallelism: {{tensor: {tensor}, pipeline: 2}}
+          template:
+            containers:
+              - name: main
+                args: ["--max-model-len", "8192"]
+                resources: {{limits: {{nvidia.com/gpu: "{gpus}"}}}}
+          worker:
+            containers:
+              - name: main
+                resources: {{limits: {{nvidia.com/gpu: "{gpus}"}}}}
+        """
+    )
+
+
+def test_kserve_pipeline_workers_are_one_pod_per_stage(tmp_path: Path) -> None:
+    # the pipeline-parallel worker template: --pipeline-parallel-size P --nnodes P, TP GPUs per pod
+    write(tmp_path, {"ok.yaml": _llmisvc(2, 2), "short.yaml": _llmisvc(4, 2)})
+    assert not [f for f in lint(tmp_path, "ok.yaml") if f.code in ("VL601", "VL613")]  # must not
+    assert [f.severity for f in lint(tmp_path, "short.yaml") if f.code == "VL601"] == ["error"]

@@ -787,9 +787,20 @@ def _llm_inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None
     if truthy(get(par, "expert")):
         argv.append(Token("--enable-expert-parallel", lines.node_span(get(par, "expert"))))
     data, local = int_value(get(par, "data")), int_value(get(par, "dataLocal"))
+    pipeline = int_value(get(par, "pipeline"))
     if get(spec, "worker") is not None and data and local:
         pods = max(1, data // local)
         facts.set("group_size", pods, lines.node_span(get(par, "data")), "LLMInferenceService data / dataLocal pods")
+    elif get(spec, "worker") is not None and pipeline and pipeline > 1:
+        # the pipeline-parallel worker template runs one pipeline stage per pod: ``--pipeline-parallel-size
+        # P --nnodes P`` (kserve config/llmisvcconfig/config-llm-worker-pipeline-parallel.yaml)
+        span = lines.node_span(get(par, "pipeline"))
+        facts.set("group_size", pipeline, span, "LLMInferenceService pipeline stages (one pod each)")
+        per_pod = facts.facts.get("gpu_count")
+        if per_pod is not None and isinstance(per_pod.value, int):
+            facts.set(
+                "cluster_gpu_count", pipeline * per_pod.value, span, f"LLMInferenceService group of {pipeline} pods"
+            )
     ctx = _context(f, f"{where} (KServe LLMInferenceService)", env, facts)
     extra = env.get("VLLM_ADDITIONAL_ARGS")
     opaque = extra is not None and extra.value is None

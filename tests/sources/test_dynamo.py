@@ -194,3 +194,41 @@ def test_kserve_pipeline_workers_are_one_pod_per_stage(tmp_path: Path) -> None:
     write(tmp_path, {"ok.yaml": _llmisvc(2, 2), "short.yaml": _llmisvc(4, 2)})
     assert not [f for f in lint(tmp_path, "ok.yaml") if f.code in ("VL601", "VL613")]  # must not
     assert [f.severity for f in lint(tmp_path, "short.yaml") if f.code == "VL601"] == ["error"]
+
+
+def test_kserve_prefill_workload_is_its_own_launch(tmp_path: Path) -> None:
+    text = textwrap.dedent(
+        """\
+        apiVersion: serving.kserve.io/v1alpha1
+        kind: LLMInferenceService
+        metadata: {name: pd}
+        spec:
+          model: {uri: "hf://Qwen/Qwen2.5-7B-Instruct"}
+          replicas: 2
+          template:
+            containers:
+              - name: main
+                args: ["--max-model-len", "8192"]
+                resources: {limits: {nvidia.com/gpu: "1"}}
+          prefill:
+            replicas: 1
+            parallelism: {tensor: 2}
+            template:
+              containers:
+                - name: main
+                  args: ["--max-model-len", "8192"]
+                  resources: {limits: {nvidia.com/gpu: "2"}}
+        """
+    )
+    decode, prefill = _extract(tmp_path, text).invocations
+    assert "prefill" not in decode.label and decode.facts["replicas"].value == 2
+    assert "prefill" in prefill.label and prefill.facts["replicas"].value == 1
+    assert [t.text for t in prefill.args][:4] == [
+        "Qwen/Qwen2.5-7B-Instruct",
+        "--tensor-parallel-size",
+        "2",
+        "--max-model-len",
+    ]
+    assert prefill.facts["gpu_count"].value == 2
+    # the prefill pod is single-node: its tensor size is one some releases drop (VL613 note)
+    assert [p.code for p in prefill.problems] == ["VL613"] and decode.problems == []

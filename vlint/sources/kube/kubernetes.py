@@ -740,14 +740,24 @@ def _llm_inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None
     """KServe ``LLMInferenceService``: the controller runs ``vllm serve /mnt/models
     --served-model-name NAME --port 8000`` with the ``spec.parallelism`` flags, then
     ``${VLLM_ADDITIONAL_ARGS}`` and the container's ``args`` (kserve
-    config/llmisvcconfig/config-llm-template.yaml and config-llm-worker-data-parallel.yaml)."""
+    config/llmisvcconfig/config-llm-template.yaml and config-llm-worker-data-parallel.yaml).
+    ``spec.prefill`` (a workload of its own: ``replicas``, ``parallelism``, ``template``, ``worker``)
+    is a second launch of the same model when its template names the containers."""
+    _llm_workload(f, obj, spec, spec, base, "")
+    prefill = get(spec, "prefill")
+    if isinstance(prefill, MappingNode) and items(get(prefill, "template", "containers")):
+        _llm_workload(f, obj, spec, prefill, base, "prefill")
+
+
+def _llm_workload(f: _File, obj: Node, spec: Node, part: Node, base: Facts, role: str) -> None:
+    """One workload of an LLMInferenceService: the decode/main one (``part`` is ``spec``) or ``spec.prefill``."""
     lines = f.lines
-    where = _where(obj)
-    template = get(spec, "template")
+    where = _where(obj) + (f" {role}" if role else "")
+    template = get(part, "template")
     containers = [c for c in items(get(template, "containers")) if isinstance(c, MappingNode)]
     main = next((c for c in containers if scalar(get(c, "name")) == "main"), containers[0] if containers else None)
     facts = Facts(dict(base.facts))
-    _replicas(facts, get(spec, "replicas"), lines)
+    _replicas(facts, get(part, "replicas"), lines)
     node_selection_facts(facts, template, lines)
     env: dict[str, EnvVar] = {}
     read_env(get(main, "env"), lines, env)
@@ -766,8 +776,8 @@ def _llm_inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None
         _storage_fact(facts, uri_node, lines=lines, where="spec.model.uri")
     if isinstance(name_node, ScalarNode):
         argv += [Token("--served-model-name", lines.node_span(name_node)), scalar_text(name_node, lines).token()]
-    par = get(spec, "parallelism")
-    single_node = get(spec, "worker") is None and get(spec, "prefill", "worker") is None
+    par = get(part, "parallelism")
+    single_node = get(part, "worker") is None
     problems: list[Problem] = []
     for key, flag in (
         ("tensor", "--tensor-parallel-size"),
@@ -788,10 +798,10 @@ def _llm_inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None
         argv.append(Token("--enable-expert-parallel", lines.node_span(get(par, "expert"))))
     data, local = int_value(get(par, "data")), int_value(get(par, "dataLocal"))
     pipeline = int_value(get(par, "pipeline"))
-    if get(spec, "worker") is not None and data and local:
+    if get(part, "worker") is not None and data and local:
         pods = max(1, data // local)
         facts.set("group_size", pods, lines.node_span(get(par, "data")), "LLMInferenceService data / dataLocal pods")
-    elif get(spec, "worker") is not None and pipeline and pipeline > 1:
+    elif get(part, "worker") is not None and pipeline and pipeline > 1:
         # the pipeline-parallel worker template runs one pipeline stage per pod: ``--pipeline-parallel-size
         # P --nnodes P`` (kserve config/llmisvcconfig/config-llm-worker-pipeline-parallel.yaml)
         span = lines.node_span(get(par, "pipeline"))

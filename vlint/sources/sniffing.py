@@ -120,7 +120,7 @@ def shell(src: SourceText) -> bool:
     return bool(_SHEBANG.match(first))
 
 
-_COMMAND_LINE = lazy_compile(r"^[ \t]*(vllm[ \t]+serve|python3?[ \t]+-m[ \t]+vllm\.)", re.MULTILINE)
+_COMMAND_LINE = lazy_compile(r"^[ \t]*(vllm[ \t]+serve|python3?[ \t]+-m[ \t]+(vllm\.|dynamo\.vllm\b))", re.MULTILINE)
 
 
 def command_file(src: SourceText) -> bool:

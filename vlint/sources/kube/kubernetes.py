@@ -14,7 +14,9 @@ replicas, the ``vlint.dev/disable`` annotation.
 Custom resources that describe a vLLM launch without a container spell it out themselves:
 KubeAI ``Model`` (``spec.url``/``args``/``env``/``resourceProfile``), KServe ``InferenceService``
 (``predictor.model``) and ``LLMInferenceService`` (``model``, ``parallelism``,
-``VLLM_ADDITIONAL_ARGS``).
+``VLLM_ADDITIONAL_ARGS``, ``prefill``), NVIDIA Dynamo ``DynamoGraphDeployment`` (each service's
+``extraPodSpec.mainContainer`` with the service's ``envs``, ``resources.limits.gpu``, ``replicas``,
+``multinode``; ``python -m dynamo.vllm`` is read by argspec/dynamo.py).
 """
 
 from __future__ import annotations

@@ -232,3 +232,32 @@ def test_kserve_prefill_workload_is_its_own_launch(tmp_path: Path) -> None:
     assert prefill.facts["gpu_count"].value == 2
     # the prefill pod is single-node: its tensor size is one some releases drop (VL613 note)
     assert [p.code for p in prefill.problems] == ["VL613"] and decode.problems == []
+
+
+def _tp4(shared_memory: str) -> str:
+    return textwrap.dedent(
+        f"""\
+        apiVersion: nvidia.com/v1alpha1
+        kind: DynamoGraphDeployment
+        metadata: {{name: tp4}}
+        spec:
+          services:
+            Worker:
+              componentType: worker
+              {shared_memory}
+              resources: {{limits: {{gpu: "4"}}}}
+              extraPodSpec:
+                mainContainer:
+                  command: [python3, -m, dynamo.vllm]
+                  args: [--model, Qwen/Qwen2.5-7B-Instruct, --tensor-parallel-size, "4", --max-model-len, "8192"]
+        """
+    )
+
+
+def test_operator_mounts_dev_shm_unless_disabled(tmp_path: Path) -> None:
+    # ai-dynamo/dynamo deploy/cloud/operator/docs/footer.md: 8Gi at /dev/shm by default
+    (inv,) = _extract(tmp_path, _tp4("replicas: 1")).invocations
+    assert inv.facts["shm_mounted"].value is True and inv.facts["shm_size"].value == "8Gi"
+    write(tmp_path, {"default.yaml": _tp4("replicas: 1"), "off.yaml": _tp4("sharedMemory: {disabled: true}")})
+    assert not [f for f in lint(tmp_path, "default.yaml") if f.code == "VL602"]  # must not
+    assert [f.code for f in lint(tmp_path, "off.yaml") if f.code == "VL602"] == ["VL602"]

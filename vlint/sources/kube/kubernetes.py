@@ -413,9 +413,8 @@ def _dynamo_graph(f: _File, obj: Node, spec: Node, base: Facts) -> None:
     """NVIDIA Dynamo ``DynamoGraphDeployment``: one pod per replica of each ``spec.services.<Name>``,
     its container ``extraPodSpec.mainContainer`` (image, command, args), the service's ``envs`` and
     ``envFromSecret``, GPUs per pod in ``resources.limits.gpu`` (else ``requests.gpu``), and
-    ``multinode.nodeCount`` pods per replica for multi-node workers (ai-dynamo/dynamo
-    deploy/cloud/operator api/v1alpha1 DynamoComponentDeploymentSharedSpec: ``resources``, ``envs``,
-    ``envFromSecret``, ``extraPodSpec``, ``multinode``, ``replicas``)."""
+    ``multinode.nodeCount`` pods per replica for multi-node workers, "Total GPUs: multinode.nodeCount
+    x gpu" (ai-dynamo/dynamo docs/kubernetes/deployment/multinode-deployment.md, "GPU Distribution")."""
     lines = f.lines
     where = _where(obj)
     services = get(spec, "services")
@@ -432,7 +431,7 @@ def _dynamo_graph(f: _File, obj: Node, spec: Node, base: Facts) -> None:
         kind = " ".join(x for x in (scalar(get(svc, "componentType")), scalar(get(svc, "subComponentType"))) if x)
         label = f"service {name} of {where}" + (f" ({kind})" if kind else "")
         facts = Facts(dict(base.facts))
-        suppress_fact(facts, [get(svc, "annotations") and svc], lines, where)
+        suppress_fact(facts, [svc], lines, where)
         _replicas(facts, get(svc, "replicas"), lines)
         node_selection_facts(facts, pod, lines)
         _dynamo_gpus(facts, get(svc, "resources"), lines)
@@ -446,11 +445,28 @@ def _dynamo_graph(f: _File, obj: Node, spec: Node, base: Facts) -> None:
             facts.set("group_size", nodes, span, "Dynamo multinode.nodeCount (pods per replica)")
             if gpus is not None and isinstance(gpus.value, int):
                 facts.set("cluster_gpu_count", nodes * gpus.value, span, f"Dynamo multinode group of {nodes} pods")
+        _dynamo_shm(facts, svc, lines)
         volumes = read_volumes(pod, lines)
-        cfacts = Facts(dict(facts.facts))
-        probe_facts(cfacts, main, lines)
-        for inv in _container(f, main, label, cfacts, volumes, opaque=False, outer_env=get(svc, "envs")):
+        # no probe facts: the operator gives worker components a startup probe of its own (720 x 10 s)
+        for inv in _container(f, main, label, facts, volumes, opaque=False, outer_env=get(svc, "envs")):
             f.result.invocations.append(inv)
+
+
+def _dynamo_shm(out: Facts, svc: Node, lines: LineIndex) -> None:
+    """The operator mounts an 8Gi memory-backed emptyDir at /dev/shm in every component unless
+    ``sharedMemory.disabled``; ``sharedMemory.size`` resizes it (ai-dynamo/dynamo
+    deploy/cloud/operator/docs/footer.md, "Shared Memory Configuration"). A volume the main
+    container mounts at /dev/shm itself is read after this and wins."""
+    shm = get(svc, "sharedMemory")
+    if truthy(get(shm, "disabled")):
+        return
+    size = get(shm, "size")
+    out.set("shm_mounted", True, None, "the Dynamo operator's default /dev/shm volume")
+    out.set("shm_medium", "Memory", None, "the Dynamo operator's default /dev/shm volume (emptyDir, medium Memory)")
+    if scalar(size) and size is not None:
+        out.set("shm_size", scalar(size), lines.node_span(size), "sharedMemory.size")
+    else:
+        out.set("shm_size", "8Gi", None, "the Dynamo operator's default /dev/shm size")
 
 
 def _dynamo_gpus(out: Facts, resources: Node | None, lines: LineIndex) -> None:

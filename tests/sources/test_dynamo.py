@@ -261,3 +261,46 @@ def test_operator_mounts_dev_shm_unless_disabled(tmp_path: Path) -> None:
     write(tmp_path, {"default.yaml": _tp4("replicas: 1"), "off.yaml": _tp4("sharedMemory: {disabled: true}")})
     assert not [f for f in lint(tmp_path, "default.yaml") if f.code == "VL602"]  # must not
     assert [f.code for f in lint(tmp_path, "off.yaml") if f.code == "VL602"] == ["VL602"]
+
+
+# modelled on the v1beta1 example of Dynamo's rolling-update guide (spec.components[].podTemplate)
+V1BETA1 = """\
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata:
+  name: vllm-disagg
+spec:
+  backendFramework: vllm
+  components:
+    - name: Frontend
+      type: frontend
+      podTemplate:
+        spec:
+          containers:
+            - name: main
+              image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.1.0
+              command: [python3]
+              args: [-m, dynamo.frontend]
+    - name: PrefillWorker
+      type: prefill
+      replicas: 2
+      podTemplate:
+        spec:
+          containers:
+            - name: main
+              image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.1.0
+              command: [python3]
+              args: [-m, dynamo.vllm, --model, Qwen/Qwen3-0.6B, --disaggregation-mode, prefill, -tp, "2"]
+              resources:
+                limits:
+                  nvidia.com/gpu: "2"
+"""
+
+
+def test_v1beta1_components(tmp_path: Path) -> None:
+    (inv,) = _extract(tmp_path, V1BETA1).invocations  # must not: dynamo.frontend is no vLLM launch
+    assert inv.program == dynamo.PROGRAM and "PrefillWorker" in inv.label
+    assert inv.facts["replicas"].value == 2 and inv.facts["gpu_count"].value == 2
+    assert inv.facts["vllm_version"].value == "0.19.0" and inv.facts["shm_size"].value == "8Gi"
+    write(tmp_path, {"dgd.yaml": V1BETA1})
+    assert not [f for f in lint(tmp_path, "dgd.yaml") if f.code in ("VL001", "VL601", "VL602")]

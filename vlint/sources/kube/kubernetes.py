@@ -198,7 +198,10 @@ def _extract_object(f: _File, obj: MappingNode) -> None:
         _llm_inference_service(f, obj, spec, base)
         return
     if kind == "DynamoGraphDeployment" and api.startswith("nvidia.com/"):
-        _dynamo_graph(f, obj, spec, base)
+        if isinstance(get(spec, "services"), MappingNode):
+            _dynamo_graph(f, obj, spec, base)
+        else:
+            _dynamo_components(f, obj, spec, base)
         return
     for pod, path in iter_pod_specs(spec, ("spec",)):
         _pod(f, obj, pod, path, base, open_ended=kind in _OPEN_ENDED)
@@ -248,7 +251,8 @@ def _role(path: tuple[str, ...], nodes: list[Node]) -> str:
         if key in _ROLE_KEYS:
             return _ROLE_KEYS[key]
     for node in reversed(nodes[:-1]):
-        name = scalar(get(node, "name")) if isinstance(node, MappingNode) and get(node, "template") else None
+        templated = get(node, "template") is not None or get(node, "podTemplate") is not None
+        name = scalar(get(node, "name")) if isinstance(node, MappingNode) and templated else None
         if name:
             return f"role {name}"
     return ""
@@ -452,7 +456,29 @@ def _dynamo_graph(f: _File, obj: Node, spec: Node, base: Facts) -> None:
             f.result.invocations.append(inv)
 
 
-def _dynamo_shm(out: Facts, svc: Node, lines: LineIndex) -> None:
+def _dynamo_components(f: _File, obj: MappingNode, spec: Node, base: Facts) -> None:
+    """``nvidia.com/v1beta1`` DynamoGraphDeployment: ``spec.components`` is a list of ``name``, ``type``,
+    ``replicas`` and a ``podTemplate`` whose ``spec`` is a pod spec (its containers read as any pod's),
+    ``sharedMemorySize`` the size of the operator's /dev/shm volume (kubectl-doc's rendering of the
+    v1beta1 CRD; Dynamo's rolling-update guide shows ``podTemplate.spec.containers`` running
+    ``python3 -m dynamo.vllm``)."""
+    for i, comp in enumerate(items(get(spec, "components"))):
+        pod = get(comp, "podTemplate", "spec")
+        if not isinstance(comp, MappingNode) or not isinstance(pod, MappingNode):
+            continue
+        facts = Facts(dict(base.facts))
+        _dynamo_shm(facts, comp, f.lines, size_key="sharedMemorySize")
+        nodes = int_value(get(comp, "multinode", "nodeCount"))
+        per_pod = _gpus(pod, f.lines)
+        if nodes is not None and nodes > 1:
+            span = f.lines.node_span(get(comp, "multinode", "nodeCount"))
+            facts.set("group_size", nodes, span, "Dynamo multinode.nodeCount (pods per replica)")
+            if per_pod is not None:
+                facts.set("cluster_gpu_count", nodes * per_pod, span, f"Dynamo multinode group of {nodes} pods")
+        _pod(f, obj, pod, ("spec", "components", f"[{i}]", "podTemplate", "spec"), facts, open_ended=False)
+
+
+def _dynamo_shm(out: Facts, svc: Node, lines: LineIndex, size_key: str = "") -> None:
     """The operator mounts an 8Gi memory-backed emptyDir at /dev/shm in every component unless
     ``sharedMemory.disabled``; ``sharedMemory.size`` resizes it (ai-dynamo/dynamo
     deploy/cloud/operator/docs/footer.md, "Shared Memory Configuration"). A volume the main
@@ -460,7 +486,7 @@ def _dynamo_shm(out: Facts, svc: Node, lines: LineIndex) -> None:
     shm = get(svc, "sharedMemory")
     if truthy(get(shm, "disabled")):
         return
-    size = get(shm, "size")
+    size = get(svc, size_key) if size_key else get(shm, "size")
     out.set("shm_mounted", True, None, "the Dynamo operator's default /dev/shm volume")
     out.set("shm_medium", "Memory", None, "the Dynamo operator's default /dev/shm volume (emptyDir, medium Memory)")
     if scalar(size) and size is not None:

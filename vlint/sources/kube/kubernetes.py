@@ -876,8 +876,8 @@ def _llm_workload(f: _File, obj: Node, spec: Node, part: Node, base: Facts, role
 #: ``--tensor-parallel-size``; ``pipeline`` is still not rendered in KServe v0.20.0 (issue #6044, open;
 #: fix proposed in PR #6121, open)
 _KSERVE_DROPS = {
-    "tensor": "KServe releases before kserve/kserve PR #5782 (issue #5773) render no --tensor-parallel-size "
-    "for a single-node LLMInferenceService",
+    "tensor": "KServe releases before kserve/kserve PR #5782 (issue #5773; v0.20.0 has the fix) render no "
+    "--tensor-parallel-size for a single-node LLMInferenceService",
     "pipeline": "no KServe release up to v0.20.0 renders --pipeline-parallel-size for a single-node "
     "LLMInferenceService (kserve/kserve #6044)",
 }

@@ -50,6 +50,22 @@ class RuleCase:
     before: tuple[tuple[str, str], ...] = ()
 
 
+def case_from_dict(c: dict[str, Any]) -> RuleCase:
+    """One ``cases:`` item of a rule file."""
+    return RuleCase(
+        title=str(c.get("title", "")),
+        doc=str(c.get("doc", "bad")),
+        file=str(c.get("file", "start.sh")),
+        content=str(c.get("content", "")),
+        expect=tuple(str(x) for x in c.get("expect") or ()),
+        args=tuple(str(x) for x in c.get("args") or ()),
+        files=tuple((str(k), str(v)) for k, v in (c.get("files") or {}).items()),
+        options=tuple((str(k), v) for k, v in (c.get("options") or {}).items()),
+        encoding=str(c.get("encoding", "utf-8")),
+        before=tuple((str(k), str(v)) for k, v in (c.get("before") or {}).items()),
+    )
+
+
 @record(frozen=True, slots=True)
 class Rule:
     code: str
@@ -66,7 +82,9 @@ class Rule:
     enabled: bool = True
     references: tuple[str, ...] = ()
     fix: str | None = None
-    cases: tuple[RuleCase, ...] = ()
+    #: the rule file's ``cases`` as read (turned into :class:`RuleCase` only when asked for: a lint run
+    #: never reads them, the docs and the rule tests do)
+    case_data: tuple[dict[str, Any], ...] = field(default=(), compare=False, repr=False)
     path: str = ""
     #: loaded from the user's --rules-dir (not shipped with vlint)
     custom: bool = False
@@ -75,6 +93,11 @@ class Rule:
     #: security rules: the score GitHub code scanning ranks alerts by (SARIF ``security-severity``)
     security_severity: float | None = None
     tags: tuple[str, ...] = ()
+
+    @property
+    def cases(self) -> tuple[RuleCase, ...]:
+        """The rule's bad/good cases (they drive its tests and its docs page)."""
+        return tuple(case_from_dict(c) for c in self.case_data)
 
     @property
     def builtin(self) -> bool:

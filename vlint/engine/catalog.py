@@ -20,7 +20,7 @@ import yaml
 
 from vlint.core.paths import rules_dir, schemas_dir
 from vlint.core.record import record
-from vlint.core.rule import Rule, RuleCase
+from vlint.core.rule import Rule
 
 try:
     _Loader: type = yaml.CSafeLoader
@@ -36,23 +36,6 @@ _CODE = re.compile(r"^[A-Z][A-Z0-9]*[0-9]{3}$")
 
 
 def _rule_from_dict(d: dict[str, Any], path: Path, custom: bool) -> Rule:
-    cases = []
-    for c in d.get("cases") or []:
-        files = tuple((str(k), str(v)) for k, v in (c.get("files") or {}).items())
-        cases.append(
-            RuleCase(
-                title=str(c.get("title", "")),
-                doc=str(c.get("doc", "bad")),
-                file=str(c.get("file", "start.sh")),
-                content=str(c.get("content", "")),
-                expect=tuple(str(x) for x in c.get("expect") or ()),
-                args=tuple(str(x) for x in c.get("args") or ()),
-                files=files,
-                options=tuple((str(k), v) for k, v in (c.get("options") or {}).items()),
-                encoding=str(c.get("encoding", "utf-8")),
-                before=tuple((str(k), str(v)) for k, v in (c.get("before") or {}).items()),
-            )
-        )
     return Rule(
         code=str(d["code"]),
         name=str(d["name"]),
@@ -67,7 +50,7 @@ def _rule_from_dict(d: dict[str, Any], path: Path, custom: bool) -> Rule:
         enabled=bool(d.get("enabled", True)),
         references=tuple(str(r) for r in d.get("references") or ()),
         fix=d.get("fix"),
-        cases=tuple(cases),
+        case_data=tuple(c for c in d.get("cases") or () if isinstance(c, dict)),
         path=str(path),
         custom=custom,
         options={str(k): dict(v) for k, v in (d.get("options") or {}).items()},

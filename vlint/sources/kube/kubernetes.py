@@ -22,6 +22,7 @@ KubeAI ``Model`` (``spec.url``/``args``/``env``/``resourceProfile``), KServe ``I
 from __future__ import annotations
 
 from dataclasses import field
+from functools import cache
 
 from vlint.core.invocation import ConfigFile, Entry, Invocation, Problem, Token
 from vlint.core.record import record
@@ -554,16 +555,23 @@ def _kaito_configs(f: _File, objects: list[MappingNode]) -> None:
     """KAITO inference parameters: a ConfigMap whose ``data.inference_config.yaml`` holds a ``vllm:``
     mapping, which KAITO's vLLM runtime passes to vLLM as engine arguments (each key a long option, as
     in a ``--config`` file). A ``kaito.sh`` Workspace of the same file that names the ConfigMap
-    (``inference.config``) labels the launch with its preset; the preset's model is KAITO's, not named
-    here, so the model stays unknown."""
+    (``inference.config``) labels the launch with its preset. The preset's model is KAITO's: a preset in
+    KAITO's own table (``vlint/data/kaito_presets.json``, from its supported_models.yaml) names it, at the
+    preset's line; another stays unknown."""
     workspaces: dict[str, str] = {}
     nodes: dict[str, Facts] = {}
+    presets: dict[str, tuple[str, Span, str]] = {}
     for obj in objects:
         if scalar(get(obj, "kind")) == "Workspace" and (scalar(get(obj, "apiVersion")) or "").startswith("kaito.sh"):
             cm = scalar(get(obj, "inference", "config"))
             if cm:
-                workspaces[cm] = f"{_where(obj)} preset {scalar(get(obj, 'inference', 'preset', 'name')) or '?'}"
+                preset_node = get(obj, "inference", "preset", "name")
+                preset = scalar(preset_node)
+                workspaces[cm] = f"{_where(obj)} preset {preset or '?'}"
                 nodes[cm] = _kaito_instance(obj, f.lines)
+                model = kaito_preset_model(preset) if preset else None
+                if model is not None and preset_node is not None:
+                    presets[cm] = (model, f.lines.node_span(preset_node), preset or "")
     for obj in objects:
         if scalar(get(obj, "kind")) != "ConfigMap":
             continue
@@ -591,12 +599,36 @@ def _kaito_configs(f: _File, objects: list[MappingNode]) -> None:
             continue
         name = scalar(get(obj, "metadata", "name")) or "?"
         label = f"KAITO inference config ConfigMap/{name}" + (f" of {workspaces[name]}" if name in workspaces else "")
+        if name in presets and not any(_norm_key(e.key) == "model" for e in entries):
+            # KAITO's runtime gives vLLM the preset's weights: the model, where the Workspace names it
+            model, at, preset = presets[name]
+            entries.insert(0, Entry("model", model, at, at))
+            label += f" (model {model}: KAITO's preset {preset})"
         span = entries[0].key_span
         config = ConfigFile(f.src.path, entries, span)
         facts = dict(nodes[name].facts) if name in nodes else {}
         f.result.invocations.append(
             Invocation(source=NAME, program="config", span=span, config=config, label=label, facts=facts)
         )
+
+
+def _norm_key(key: str) -> str:
+    return key.strip().lstrip("-").replace("_", "-")
+
+
+@cache
+def _kaito_presets() -> dict[str, str]:
+    import json
+
+    from vlint.core.paths import data_dir
+
+    doc = json.loads((data_dir() / "kaito_presets.json").read_text(encoding="utf-8"))
+    return {str(k).lower(): str(v) for k, v in doc["presets"].items()}
+
+
+def kaito_preset_model(preset: str) -> str | None:
+    """The Hugging Face checkpoint a KAITO inference preset runs (KAITO's supported_models.yaml), or None."""
+    return _kaito_presets().get(preset.strip().lower())
 
 
 def _kaito_instance(workspace: MappingNode, lines: LineIndex) -> Facts:

@@ -184,6 +184,20 @@ def test_find_model_says_it_inferred(tmp_path) -> None:
     assert s3.origin == "name" and "the storage location" in s3.via
 
 
+def test_a_modelcar_image_names_the_model_by_its_tag() -> None:
+    """KServe modelcars: oci://registry/org/modelcar-catalog:llama-3.2-1b-instruct serves that model."""
+    oci = "oci://quay.io/redhat-ai-services/modelcar-catalog:llama-3.2-1b-instruct"
+    assert [c[0] for c in candidates("/mnt/models", [], [oci])][:3] == [
+        "models",
+        "llama-3.2-1b-instruct",
+        "modelcar-catalog",
+    ]
+    m = find_model("/mnt/models", locations=[oci])
+    assert m.origin == "name" and m.arch is not None and "llama-3.2-1b-instruct" in m.via.lower()
+    # a tag that names no model infers nothing
+    assert find_model("/mnt/models", locations=["oci://quay.io/org/my-image:v1.2"]).arch is None
+
+
 def test_candidates_in_order() -> None:
     assert [c[0] for c in candidates("/m/Qwen3-8B", ["svc/qwen3-8b-chat"], ["s3://b/x/Qwen3-4B"])] == [
         "Qwen3-8B",

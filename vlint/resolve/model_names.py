@@ -171,7 +171,13 @@ def candidates(ref: str, served: Sequence[str] = (), locations: Sequence[str] = 
             out.append((name, org, "the model name"))
     for loc in locations:
         path = loc.split("://", 1)[-1]
-        out += [(n, "", f"the storage location {loc}") for n in _path_names(path)[:1] if "$" not in n and "{" not in n]
+        names = _path_names(path)[:1]
+        if loc.startswith("oci://") and names and ":" in names[0]:
+            # a KServe modelcar image (oci://quay.io/org/modelcar-catalog:llama-3.2-1b-instruct): the tag
+            # names the model, the repository often only the catalog
+            repo, _, tag = names[0].rpartition(":")
+            names = [tag, repo]
+        out += [(n, "", f"the storage location {loc}") for n in names if "$" not in n and "{" not in n]
     for s in served:
         if not isinstance(s, str) or not s or _looks_like_path(s):
             continue

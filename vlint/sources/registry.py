@@ -62,6 +62,10 @@ SOURCES: tuple[Source, ...] = (
 )
 
 
+#: a chart template read without rendering (:func:`vlint.sources.render.helm.template_unrendered`)
+UNRENDERED = Source("helm-template", lambda src: True, _lazy("vlint.sources.render.helm", "template_unrendered"))
+
+
 def sources_for(src: SourceText, *, explicit: bool = False) -> list[Source]:
     """Sources whose sniffing accepts the file, most specific first."""
     return list(iter_sources(src, explicit=explicit))
@@ -74,10 +78,13 @@ def iter_sources(src: SourceText, *, explicit: bool = False) -> Iterator[Source]
     A YAML file named on the command line is a vLLM config when every key is a vLLM option, even
     ``model:`` alone (a file found by the walk needs more: :func:`vllm_yaml.looks_like_vllm_config`)."""
     chart = sniffing.chart_of(src.abspath)
-    if chart is not None and not explicit:
-        # a template of a chart found by a folder walk is checked through its chart (Chart.yaml
-        # rendered with helm, or one VL630 note for the chart), not read unrendered on its own
-        return
+    if chart is not None:
+        # a template of a chart is checked through its chart (Chart.yaml rendered with helm); when the
+        # chart is not rendered (no helm, --no-render) it is read with the chart's values substituted
+        # where its actions are plain, each launch saying so (the chart keeps its VL630 note)
+        yield UNRENDERED
+        if not explicit:
+            return
     sniffed = False
     for s in SOURCES:
         if s.sniff(src) or (explicit and s.name == "vllm-config" and _explicit_vllm_config(src)):

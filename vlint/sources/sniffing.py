@@ -151,7 +151,30 @@ def helm(src: SourceText) -> bool:
         return True
     if "image" not in keys or "vllm" not in src.text.lower():
         return False
-    return re.search(r"^[ \t]+command[ \t]*:", src.text, re.M) is not None
+    return _image_command(src.text)
+
+
+def _image_command(text: str) -> bool:
+    """``command:`` a direct child of the top-level ``image:`` mapping (vLLM's example chart,
+    examples/online_serving/chart-helm/values.yaml), not any nested ``command:`` of another chart
+    (a probe's ``exec.command``, a sidecar's): those charts are rendered or noted as charts of their own."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if not re.match(r"image[ \t]*:[ \t]*(#.*)?$", line):
+            continue
+        child = None
+        for nxt in lines[i + 1 :]:
+            body = nxt.lstrip(" ")
+            if not body.strip() or body.startswith("#"):
+                continue
+            indent = len(nxt) - len(body)
+            if indent == 0:
+                break
+            if child is None:
+                child = indent
+            if indent == child and re.match(r"command[ \t]*:", body):
+                return True
+    return False
 
 
 def template(src: SourceText) -> bool:

@@ -107,12 +107,16 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     if overrides:
         how += ", and with -f for " + ", ".join(f"{shown}/{v}" for v in overrides)
     if not settings().enabled:
-        result.problems.append(not_rendered(anchor, "the Helm chart", "chart", shown, settings().off_reason, how))
+        read = _read_unrendered(chart, src, read_file)
+        result.problems.append(
+            not_rendered(anchor, "the Helm chart", "chart", shown, settings().off_reason, how, read=read)
+        )
         return result
     helm = tools.find_tool("helm")
     if helm is None:
         why = tools.not_found(("helm",), "helm is not on PATH (install helm 3)")
-        result.problems.append(not_rendered(anchor, "the Helm chart", "chart", shown, why, how))
+        read = _read_unrendered(chart, src, read_file)
+        result.problems.append(not_rendered(anchor, "the Helm chart", "chart", shown, why, how, read=read))
         return result
     with tempfile.TemporaryDirectory(prefix="vlint-chart-") as tmp:
         copy = Path(tmp) / chart.name.replace("/", "_")
@@ -155,6 +159,22 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
             merge(found, result)
     result.linked.extend(t.abspath for t in chart.texts.values())
     return result
+
+
+def _read_unrendered(chart: _Chart, src: SourceText, read_file: ReadFile) -> int:
+    """How many launches the chart's templates give read without rendering (each reported on its template)."""
+    from vlint.sources.render import unrendered
+
+    values = chart.texts.get("values.yaml") or chart.texts.get("values.yml")
+    n = 0
+    for rel, text in sorted(chart.texts.items()):
+        parts = rel.split("/")
+        if len(parts) < 2 or parts[0] != "templates" or parts[-1].startswith("_"):
+            continue
+        if not parts[-1].endswith((".yaml", ".yml")):
+            continue
+        n += len(unrendered.launches(text, values, src, read_file, "").invocations)
+    return n
 
 
 def _values_anchor(chart: _Chart, values: str | None) -> Span | None:
@@ -328,3 +348,46 @@ def _origins(chart: _Chart, values: str | None) -> Origins:
     if values is not None and values in chart.texts:
         origins.add_yaml(chart.texts[values].path, chart.texts[values].text, 2)
     return origins
+
+
+# -- read without rendering -------------------------------------------------------------------------
+def _unrendered_why() -> str | None:
+    """Why the chart is not rendered (so its templates are read without rendering), or None when it is."""
+    if not settings().enabled:
+        return settings().off_reason
+    if tools.find_tool("helm") is None:
+        return "helm is not on PATH"
+    return None
+
+
+def _chart_file(folder: Path, names: tuple[str, ...], read_file: ReadFile) -> SourceText | None:
+    for name in names:
+        path = folder / name
+        if path.is_file():
+            try:
+                return read_file(path)
+            except (SourceError, OutsideRoot):
+                return None
+    return None
+
+
+def template_unrendered(src: SourceText, read_file: ReadFile) -> SourceResult:
+    """A template of a chart that is not rendered, read with the chart's ``values.yaml`` substituted
+    where its actions are plain (:mod:`vlint.sources.render.unrendered`); nothing when the chart is
+    rendered (its ``Chart.yaml`` does that), when its values are a chart vlint knows, or for helpers."""
+    from vlint.sources import sniffing
+    from vlint.sources.render import unrendered
+
+    result = SourceResult()
+    chart = sniffing.chart_of(src.abspath)
+    name = src.abspath.name
+    if chart is None or name.startswith("_") or not name.endswith((".yaml", ".yml")):
+        return result
+    why = _unrendered_why()
+    if why is None:
+        return result
+    values = _chart_file(chart, ("values.yaml", "values.yml"), read_file)
+    if values is not None and sniffing.helm(values):
+        return result
+    chart_yaml = _chart_file(chart, ("Chart.yaml", "Chart.yml"), read_file)
+    return unrendered.launches(src, values, chart_yaml, read_file, why)

@@ -9,14 +9,20 @@ from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.render.mapping import Origins, SpanMapper, remap_result
 
 
-def not_rendered(span: Span, what: str, key: str, shown: str, why: str, how: str) -> Problem:
-    """VL630: ``what`` (``the Helm chart``) ``shown`` was not rendered, why, and how to check it."""
+def not_rendered(span: Span, what: str, key: str, shown: str, why: str, how: str, *, read: int = 0) -> Problem:
+    """VL630: ``what`` (``the Helm chart``) ``shown`` was not rendered, why, and how to check it; ``read``
+    launches of its templates were read without rendering (plain values substituted)."""
+    checked = (
+        "the vLLM launches it builds are not checked"
+        if not read
+        else f"{read} vLLM launch{'es' if read > 1 else ''} of its templates {'were' if read > 1 else 'was'} read "
+        "without rendering (values.yaml substituted where the template is plain), the rest is not checked"
+    )
     return Problem(
         "VL630",
         span,
-        f"{what} {shown} is not rendered: {why}; the vLLM launches it builds are not checked "
-        f"(or lint its output: {how})",
-        {key: shown, "why": why},
+        f"{what} {shown} is not rendered: {why}; {checked} (or lint its output: {how})",
+        {key: shown, "why": why, **({"read_unrendered": read} if read else {})},
     )
 
 

@@ -464,7 +464,7 @@ def _split_pipe(expr: str) -> list[str]:
             cur.append(ch)
             if ch == quote:
                 quote = ""
-        elif ch in "\"`":
+        elif ch in '"`':
             quote = ch
             cur.append(ch)
         elif ch == "|":

@@ -109,11 +109,25 @@ def test_no_render_is_said(tmp_path: Path) -> None:
     assert "rendering is off (--no-render)" in found[0].message
 
 
-def test_a_template_named_on_its_own_points_at_its_chart(tmp_path: Path) -> None:
+def test_a_template_named_on_its_own_points_at_its_chart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the chart is rendered (helm on PATH) the template alone is only a pointer to its chart."""
+    from vlint.sources.render import tools
+
+    monkeypatch.setattr(tools, "find_tool", lambda name: "/usr/bin/helm-that-must-not-run")
     write(tmp_path, CHART)
     found = lint(tmp_path, "charts/llm/templates/deployment.yaml")
     assert [f.code for f in found] == ["VL604"]
     assert "template of the Helm chart charts/llm" in found[0].message
+
+
+def test_a_template_named_on_its_own_without_helm_is_read_without_rendering(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))
+    write(tmp_path, CHART)
+    found = lint(tmp_path, "charts/llm/templates/deployment.yaml")
+    assert "VL604" not in [f.code for f in found]
+    assert "VL210" in [f.code for f in found]  # Llama-4-Scout over 8 L4s, with the values of values.yaml
 
 
 def test_dependencies_that_are_not_vendored_are_not_fetched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

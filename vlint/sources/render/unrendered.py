@@ -85,8 +85,13 @@ class _Val:
 class _Out:
     """The output text, each character with the file and offset it came from."""
 
+    tpl: LineIndex
     chars: list[str] = field(default_factory=list)
     origin: list[tuple[LineIndex, int]] = field(default_factory=list)
+    #: per character, the template offset that wrote it (the action, for a value)
+    via: list[int] = field(default_factory=list)
+    #: the action being printed
+    at: int = 0
 
     def add(self, text: str, lines: LineIndex, offsets: list[int] | int) -> None:
         if len(self.chars) + len(text) > _MAX_OUT:
@@ -95,9 +100,16 @@ class _Out:
             self.chars.append(ch)
             off = offsets if isinstance(offsets, int) else offsets[min(k, len(offsets) - 1)] if offsets else 0
             self.origin.append((lines, off))
+            self.via.append(off if lines is self.tpl else self.at)
 
     def add_mapped(self, mt: MappedText) -> None:
         self.add(mt.text, mt.lines, mt.offsets or mt.anchor)
+
+    def line_so_far(self) -> str:
+        i = len(self.chars)
+        while i > 0 and self.chars[i - 1] != "\n":
+            i -= 1
+        return "".join(self.chars[i:])
 
 
 @record(slots=True)
@@ -106,8 +118,17 @@ class Reading:
 
     text: str
     origin: list[tuple[LineIndex, int]]
+    via: list[int]
+    tpl: LineIndex
     #: template lines of actions kept as text or blocks left out
     unresolved: list[int] = field(default_factory=list)
+
+    def template_line(self, rendered: LineIndex, s: Span) -> int:
+        """The template line that wrote the start of a span of the manifest text."""
+        if not self.via:
+            return 1
+        a = min(len(self.via) - 1, rendered.offset(s.line - 1, s.column - 1))
+        return self.tpl.pos(self.via[a])[0]
 
     def span(self, rendered: LineIndex, s: Span) -> Span:
         """A span in the manifest text as a span in the template or values file."""
@@ -215,7 +236,7 @@ class _Reader:
         self.tpl = tpl
         self.text = tpl.text
         self.scope = scope
-        self.out = _Out()
+        self.out = _Out(tpl)
         self.unresolved: list[int] = []
         #: the action being read (literal text maps to it)
         self.at = 0
@@ -238,7 +259,7 @@ class _Reader:
                 self.loop(n, dot)
 
     def action(self, n: _Node, dot: _Val | None) -> None:
-        self.at = n.start
+        self.at = self.out.at = n.start
         if re.match(r"^\$?\w+\s*:?=", n.expr):
             self.unresolved.append(self.line(n.start))  # a variable: not followed
             return
@@ -247,9 +268,23 @@ class _Reader:
         except _Unknown:
             self.unresolved.append(self.line(n.start))
             if not _BLOCK_OUTPUT.search(n.expr):  # a block of YAML nobody knows: left out
-                self.out.add(self.text[n.start : n.end], self.tpl, list(range(n.start, n.end)))
+                self.keep(n)
             return
         self.print(val, n.start)
+
+    def keep(self, n: _Node) -> None:
+        """An inline action kept as its text; quoted where it would start a YAML value (``- {{ x }}``
+        would read as a flow mapping), so the word stays, unresolved."""
+        raw = self.text[n.start : n.end]
+        offs = list(range(n.start, n.end))
+        after = self.text[n.end : n.end + 1]
+        starts = re.fullmatch(r"\s*(-\s+)*([^\s#'\"{][^#]*:\s+)?", self.out.line_so_far())
+        if starts and (after in ("", "\n", " ", "\r")) and '"' not in raw:
+            self.out.add('"', self.tpl, n.start)
+            self.out.add(raw, self.tpl, offs)
+            self.out.add('"', self.tpl, n.end - 1)
+        else:
+            self.out.add(raw, self.tpl, offs)
 
     def print(self, val: _Val, at: int) -> None:
         if val.mapped is not None:
@@ -495,7 +530,8 @@ def read_template(template: SourceText, values: SourceText | None, chart: dict[s
         return None
     except RecursionError:
         return None
-    return Reading("".join(reader.out.chars), reader.out.origin, sorted(set(reader.unresolved)))
+    out = reader.out
+    return Reading("".join(out.chars), out.origin, out.via, tpl, sorted(set(reader.unresolved)))
 
 
 def chart_facts(chart_yaml: SourceText | None) -> dict[str, str]:
@@ -530,7 +566,10 @@ def launches(
     if not found.invocations:
         return result
     rlines = LineIndex(virtual, reading.text)
+    found_args: dict[int, list[Span]] = {}
     out = remap_result(found, lambda s: reading.span(rlines, s) if s.path == virtual else s)
+    for before, after in zip(found.invocations, out.invocations, strict=True):
+        found_args[id(after)] = [before.span, *(t.span for t in before.args)]
     out.problems = [p for p in out.problems if p.code != "VL604"]
     out.error = None
     left = ""
@@ -539,6 +578,10 @@ def launches(
         left = f"; template actions left unresolved at line(s) {shown}"
     for inv in out.invocations:
         inv.label = f"{inv.label} (read without rendering: {why}{left})"
+        # an action left out between the first and last word of the command line may have added words
+        at = [reading.template_line(rlines, sp) for sp in found_args[id(inv)] if sp.path == virtual]
+        if at and any(min(at) <= n <= max(at) + 1 for n in reading.unresolved):
+            inv.opaque_args = True
     result.invocations = out.invocations
     result.assignments = out.assignments
     result.secret_tokens = out.secret_tokens

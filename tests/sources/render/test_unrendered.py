@@ -1,0 +1,258 @@
+"""A chart that is not rendered (no helm on PATH, ``--no-render``): its templates read with the chart's
+values substituted where the template actions are plain, every word of a launch pointing at the line
+that set it, everything else unresolved and said; and the cases where nothing may be read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vlint.engine.catalog import load_catalog
+from vlint.engine.runner import Engine
+from vlint.run.lint import LintOptions, LintReport, lint_paths
+from vlint.security.lint_root import LintRoot
+from vlint.sources import sniffing
+from vlint.sources.base import SourceText
+
+from .helpers import where, write
+
+#: a generic chart: the launch is a `sh -c` string built from values, extra args by `range`
+SHELL_CHART = {
+    "chart/Chart.yaml": """\
+        apiVersion: v2
+        name: vllm
+        version: 0.1.0
+        appVersion: v0.8.5
+        """,
+    "chart/values.yaml": """\
+        model:
+          name: Qwen/Qwen2.5-7B-Instruct
+        image:
+          name: vllm/vllm-openai
+          tag: ""
+        args: ["--max-model-len 8192", "--max-num-seqs 64"]
+        hfToken: ""
+        """,
+    "chart/templates/deployment.yaml": """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: {{ .Release.Name }}
+          labels:
+            {{- include "vllm.labels" . | nindent 4 }}
+        spec:
+          template:
+            spec:
+              containers:
+              - name: {{ .Chart.Name }}
+                {{- if .Values.hfToken }}
+                env:
+                - name: HF_TOKEN
+                  value: {{ .Values.hfToken | quote }}
+                {{- end }}
+                image: "{{ .Values.image.name }}:{{ .Values.image.tag | default .Chart.AppVersion }}"
+                command: ["/bin/sh", "-c"]
+                args: ["vllm serve {{ .Values.model.name }} --bogus-flag{{ range .Values.args }} {{ . }}{{ end }}"]
+        """,
+}
+
+#: the args as a list from values (toYaml), GPU count from values
+LIST_CHART = {
+    "c/Chart.yaml": "apiVersion: v2\nname: llm\nversion: 1.0.0\n",
+    "c/values.yaml": """\
+        image: vllm/vllm-openai:v0.9.2
+        gpus: 1
+        args:
+          - --model
+          - Qwen/Qwen2.5-7B-Instruct
+          - --max-model-len
+          - 1000000
+        """,
+    "c/templates/deployment.yaml": """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: llm
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  image: {{ .Values.image | quote }}
+                  command: ["vllm", "serve"]
+                  args:
+                    {{- toYaml .Values.args | nindent 12 }}
+                  resources:
+                    limits:
+                      nvidia.com/gpu: {{ .Values.gpus }}
+        """,
+}
+
+
+def run(root: Path, *names: str, render: bool = True) -> LintReport:
+    opts = LintOptions(root=root, lint_root=LintRoot(root.resolve()), render=render)
+    return lint_paths([root / n for n in names], Engine(load_catalog()), opts)
+
+
+@pytest.fixture(autouse=True)
+def _no_helm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))
+
+
+def _launches(report: LintReport) -> list:
+    return [d for fr in report.files for d in fr.deployments]
+
+
+def test_a_shell_string_launch_is_read_with_the_values(tmp_path: Path) -> None:
+    write(tmp_path, SHELL_CHART)
+    report = run(tmp_path, ".")
+    (dep,) = _launches(report)
+    inv = dep.invocation
+    assert inv.span.path == "chart/templates/deployment.yaml"
+    assert "read without rendering: helm is not on PATH" in inv.label
+    words = {t.text: (t.span.path, t.span.line) for t in inv.args}
+    assert words["Qwen/Qwen2.5-7B-Instruct"] == ("chart/values.yaml", 2)  # the values line that set it
+    assert words["8192"] == ("chart/values.yaml", 6)
+    assert words["--bogus-flag"] == ("chart/templates/deployment.yaml", 19)  # the template writes it
+    assert words["64"] == ("chart/values.yaml", 6)  # from `range .Values.args`
+    assert str(dep.version).startswith("0.8.5")  # tag "" defaults to Chart appVersion
+    assert "HF_TOKEN" not in inv.env  # `if .Values.hfToken` is false for ""
+    found = [where(f) for f in report.findings]
+    assert any(f.startswith("VL001 chart/templates/deployment.yaml:19:") for f in found), found
+    (note,) = [f for f in report.findings if f.code == "VL630"]
+    assert note.span.path == "chart/Chart.yaml"
+    assert "1 vLLM launch of its templates was read without rendering" in note.message
+
+
+def test_to_yaml_lists_and_go_numbers(tmp_path: Path) -> None:
+    write(tmp_path, LIST_CHART)
+    (dep,) = _launches(run(tmp_path, "."))
+    inv = dep.invocation
+    spans = {t.text: (t.span.path, t.span.line) for t in inv.args}
+    assert spans["Qwen/Qwen2.5-7B-Instruct"] == ("c/values.yaml", 5)
+    # toYaml writes a float64 as JSON does (1000000); only a printed value is Go's %v (1e+06)
+    assert spans["1000000"] == ("c/values.yaml", 7)
+    assert inv.facts["gpu_count"].value == 1
+    assert not inv.opaque_args
+
+
+def test_a_printed_number_is_gos_float() -> None:
+    from vlint.sources.render import unrendered
+
+    tpl = SourceText("t.yaml", Path("t.yaml"), "args: [--max-model-len, '{{ .Values.len }}']\n")
+    values = SourceText("values.yaml", Path("values.yaml"), "len: 1000000\n")
+    reading = unrendered.read_template(tpl, values, {})
+    assert reading is not None and reading.text == "args: [--max-model-len, '1e+06']\n"  # helm/helm#12195
+
+
+def test_no_render_reads_too_and_says_why(tmp_path: Path) -> None:
+    write(tmp_path, LIST_CHART)
+    (dep,) = _launches(run(tmp_path, ".", render=False))
+    assert "read without rendering: rendering is off (--no-render)" in dep.invocation.label
+
+
+def test_an_action_vlint_does_not_follow_stays_unresolved(tmp_path: Path) -> None:
+    chart = dict(LIST_CHART)
+    chart["c/templates/deployment.yaml"] = LIST_CHART["c/templates/deployment.yaml"].replace(
+        "{{- toYaml .Values.args | nindent 12 }}",
+        '- {{ .Values.args | first }}\n            {{- include "llm.extraArgs" . | nindent 12 }}',
+    )
+    write(tmp_path, chart)
+    (dep,) = _launches(run(tmp_path, "."))
+    inv = dep.invocation
+    assert [t.unresolved for t in inv.args] == [True]  # kept as its {{ … }} text, never guessed
+    assert inv.opaque_args  # the include left out may add words: absence rules stay silent
+    assert "template actions left unresolved at line(s) 13, 14" in inv.label
+
+
+def test_an_unknown_condition_is_left_out_not_guessed(tmp_path: Path) -> None:
+    chart = dict(LIST_CHART)
+    chart["c/templates/deployment.yaml"] = LIST_CHART["c/templates/deployment.yaml"].replace(
+        "{{- toYaml .Values.args | nindent 12 }}",
+        "{{- toYaml .Values.args | nindent 12 }}\n"
+        '            {{- if semverCompare ">=1.0" .Capabilities.KubeVersion.Version }}\n'
+        "            - --enforce-eager\n"
+        "            {{- end }}",
+    )
+    write(tmp_path, chart)
+    (dep,) = _launches(run(tmp_path, "."))
+    assert "--enforce-eager" not in [t.text for t in dep.invocation.args]
+    assert dep.invocation.opaque_args
+
+
+def test_where_helm_renders_the_template_is_not_read_on_its_own(tmp_path: Path, monkeypatch) -> None:
+    from vlint.sources.render import helm, tools
+
+    write(tmp_path, LIST_CHART)
+    monkeypatch.setattr(tools, "find_tool", lambda name: "/usr/bin/helm")
+    path = tmp_path / "c/templates/deployment.yaml"
+    src = SourceText("c/templates/deployment.yaml", path, path.read_text())
+    assert helm.template_unrendered(src, lambda p: SourceText(str(p), p, p.read_text())).invocations == []
+
+
+# -- must not ------------------------------------------------------------------------------------------
+def test_a_chart_of_something_else_gives_nothing(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "web/Chart.yaml": "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+            "web/values.yaml": "image:\n  repository: nginx\nlivenessProbe:\n  exec:\n    command: [true]\n",
+            "web/templates/deployment.yaml": (
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+                "      containers:\n        - name: web\n"
+                '          image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"\n'
+            ),
+        },
+    )
+    report = run(tmp_path, ".")
+    assert _launches(report) == [] and report.findings == []
+
+
+def test_a_template_without_a_vllm_command_in_a_vllm_chart_gives_no_launch(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "c/Chart.yaml": "apiVersion: v2\nname: router\nversion: 1.0.0\ndescription: router in front of vLLM\n",
+            "c/values.yaml": "image: ghcr.io/example/router:1.0\nbackend: http://vllm:8000\n",
+            "c/templates/deployment.yaml": (
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: router\nspec:\n  template:\n    spec:\n"
+                "      containers:\n        - name: router\n          image: {{ .Values.image }}\n"
+                '          args: ["--backend", {{ .Values.backend | quote }}]\n'
+            ),
+        },
+    )
+    report = run(tmp_path, ".")
+    assert _launches(report) == []
+    assert [f.code for f in report.findings] == ["VL630"]  # the chart mentions vLLM: it says it is not rendered
+    assert "the vLLM launches it builds are not checked" in report.findings[0].message
+
+
+def test_a_kustomize_base_is_not_a_chart(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "base/kustomization.yaml": "resources: [templates/deployment.yaml]\n",
+            "base/templates/deployment.yaml": (
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: vllm\nspec:\n  template:\n    spec:\n"
+                "      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.9.2\n"
+                '          args: ["--model", "Qwen/Qwen2.5-7B-Instruct"]\n'
+            ),
+        },
+    )
+    report = run(tmp_path, ".")
+    assert all("read without rendering" not in d.invocation.label for d in _launches(report))
+
+
+def test_only_a_command_right_under_image_is_the_vllm_example_chart() -> None:
+    def values(text: str) -> SourceText:
+        return SourceText("values.yaml", Path("values.yaml"), text)
+
+    example = "image:\n  repository: vllm/vllm-openai\n  command: [vllm, serve, /data/]\n"
+    generic = (
+        "image:\n  repository: vllm/vllm-openai\n  tag: v0.9.2\nprobe:\n  exec:\n    command: [curl, localhost:8000]\n"
+    )
+    nested = "image:\n  repository: vllm/vllm-openai\n  pull:\n    command: [x]\n"
+    assert sniffing.helm(values(example))
+    assert not sniffing.helm(values(generic))
+    assert not sniffing.helm(values(nested))

@@ -4,6 +4,7 @@ that set it, everything else unresolved and said; and the cases where nothing ma
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -142,7 +143,7 @@ def test_a_printed_number_is_gos_float() -> None:
 
     tpl = SourceText("t.yaml", Path("t.yaml"), "args: [--max-model-len, '{{ .Values.len }}']\n")
     values = SourceText("values.yaml", Path("values.yaml"), "len: 1000000\n")
-    reading = unrendered.read_template(tpl, values, {})
+    reading = unrendered.read_template(tpl, [values], {})
     assert reading is not None and reading.text == "args: [--max-model-len, '1e+06']\n"  # helm/helm#12195
 
 
@@ -256,3 +257,33 @@ def test_only_a_command_right_under_image_is_the_vllm_example_chart() -> None:
     assert sniffing.helm(values(example))
     assert not sniffing.helm(values(generic))
     assert not sniffing.helm(values(nested))
+
+
+def test_each_values_file_beside_values_yaml_is_an_install_of_its_own(tmp_path: Path) -> None:
+    chart = dict(LIST_CHART)
+    chart["c/values-l4.yaml"] = "gpus: 2\nargs: [--model, Qwen/Qwen2.5-7B-Instruct, --tensor-parallel-size, '2']\n"
+    chart["c/values-empty.yaml"] = "args: null\n"  # a null removes the key, as Helm's merge does
+    write(tmp_path, chart)
+    launches = {
+        d.invocation.label.split("(read without rendering")[1].split(":")[0]: d for d in _launches(run(tmp_path, "."))
+    }
+    assert sorted(launches) == ["", " with values-empty.yaml", " with values-l4.yaml"]
+    l4 = launches[" with values-l4.yaml"].invocation
+    assert l4.facts["gpu_count"].value == 2 and l4.facts["gpu_count"].span.path == "c/templates/deployment.yaml"
+    assert {t.text: t.span.path for t in l4.args}["2"] == "c/values-l4.yaml"
+    assert [t.text for t in launches[" with values-empty.yaml"].invocation.args] == []
+
+
+def test_a_mapping_two_values_files_merge_is_not_guessed(tmp_path: Path) -> None:
+    chart = dict(LIST_CHART)
+    chart["c/values.yaml"] = textwrap.dedent(LIST_CHART["c/values.yaml"]) + "extra:\n  A: '1'\n"
+    chart["c/values-x.yaml"] = "extra:\n  B: '2'\n"
+    chart["c/templates/deployment.yaml"] = textwrap.dedent(LIST_CHART["c/templates/deployment.yaml"]) + (
+        "          env:\n"
+        "            {{- range .Values.extra }}\n"
+        "            - {name: X, value: {{ . | quote }}}\n"
+        "            {{- end }}\n"
+    )
+    write(tmp_path, chart)
+    labels = [d.invocation.label for d in _launches(run(tmp_path, "."))]
+    assert any("with values-x.yaml" in lb and "left unresolved at line(s) 18" in lb for lb in labels), labels

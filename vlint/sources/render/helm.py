@@ -173,7 +173,7 @@ def _read_unrendered(chart: _Chart, src: SourceText, read_file: ReadFile) -> int
             continue
         if not parts[-1].endswith((".yaml", ".yml")):
             continue
-        n += len(unrendered.launches(text, values, src, read_file, "").invocations)
+        n += len(unrendered.launches(text, [values] if values else [], src, read_file, "").invocations)
     return n
 
 
@@ -390,4 +390,29 @@ def template_unrendered(src: SourceText, read_file: ReadFile) -> SourceResult:
     if values is not None and sniffing.helm(values):
         return result
     chart_yaml = _chart_file(chart, ("Chart.yaml", "Chart.yml"), read_file)
-    return unrendered.launches(src, values, chart_yaml, read_file, why)
+    base = [values] if values is not None else []
+    result = unrendered.launches(src, base, chart_yaml, read_file, why)
+    # each values file kept beside values.yaml is an install of its own (helm template -f FILE), as
+    # when the chart is rendered
+    for rel in _override_files(chart)[:_MAX_VALUES]:
+        over = _chart_file(chart, (rel,), read_file)
+        if over is not None:
+            found = unrendered.launches(src, [over, *base], chart_yaml, read_file, why, f" with {rel}")
+            merge(found, result)
+    return result
+
+
+def _override_files(chart: Path) -> list[str]:
+    """The values files beside the chart's values.yaml (:func:`is_values_file`), by name."""
+    out = []
+    for sub in ("", "ci"):
+        folder = chart / sub if sub else chart
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for name in names:
+            rel = f"{sub}/{name}" if sub else name
+            if is_values_file(rel) and (chart / rel).is_file():
+                out.append(rel)
+    return sorted(out)

@@ -57,6 +57,8 @@ class _Val:
     text: str | None = None
     #: the characters of ``text`` mapped (a literal or a printed value)
     mapped: MappedText | None = None
+    #: the same key in the values files below (``values.yaml`` under a ``-f`` file): Helm merges mappings
+    under: list[_Val] = field(default_factory=list)
 
     @property
     def missing(self) -> bool:
@@ -225,8 +227,8 @@ def _parse(text: str) -> list[_Node]:
 # -- evaluation ---------------------------------------------------------------------------------------
 @record(slots=True)
 class _Scope:
-    values: Node | None
-    values_lines: LineIndex | None
+    #: the values files, the one that wins first: (document root, lines)
+    values: list[tuple[Node | None, LineIndex]]
     chart: dict[str, str]
     dot: _Val | None = None  # None: the root context
 
@@ -322,6 +324,9 @@ class _Reader:
             self.run(n.branches[0][1], val)
             return
         node = val.node
+        if val.under:
+            self.unresolved.append(self.line(n.start))  # a mapping two values files merge
+            return
         if isinstance(node, SequenceNode):
             elems = list(node.value)
         elif isinstance(node, MappingNode):
@@ -402,7 +407,10 @@ class _Reader:
         if not parts:
             raise _Unknown("the root context")
         if parts[0] == "Values":
-            return _descend(_Val(self.scope.values, self.scope.values_lines), parts[1:])
+            if not self.scope.values:
+                return _Val()
+            (top, lines), *below = self.scope.values
+            return _descend(_Val(top, lines, under=[_Val(n, ln) for n, ln in below]), parts[1:])
         if parts[0] == "Chart" and len(parts) == 2 and parts[1] in self.scope.chart:
             return _Val(text=self.scope.chart[parts[1]])
         raise _Unknown(".".join(parts))
@@ -428,6 +436,8 @@ class _Reader:
             return _Val(text="null") if val.missing else _Val(text=val.text)
         if isinstance(node, ScalarNode):
             return _Val(mapped=_scalar(node, lines))
+        if val.under:
+            raise _Unknown("a mapping two values files merge")
         start = lines.offset(node.start_mark.line, node.start_mark.column)
         end = lines.offset(node.end_mark.line, node.end_mark.column)
         raw = lines.text[start:end].rstrip()
@@ -480,6 +490,20 @@ def _scalar(node: ScalarNode, lines: LineIndex) -> MappedText:
 
 
 def _descend(val: _Val, parts: list[str]) -> _Val:
+    """The value at ``parts`` below ``val``: the first values file that sets it (a ``null`` there
+    removes the key, as Helm's merge does), with the same key of the files below it kept for mappings."""
+    found = [_descend_one(v, parts) for v in (val, *val.under)]
+    for i, v in enumerate(found):
+        if v.node is None:
+            continue
+        if isinstance(v.node, ScalarNode) and v.node.tag == "tag:yaml.org,2002:null":
+            return _Val()
+        rest = [w for w in found[i + 1 :] if isinstance(w.node, MappingNode)]
+        return _Val(v.node, v.lines, under=rest if isinstance(v.node, MappingNode) else [])
+    return _Val()
+
+
+def _descend_one(val: _Val, parts: list[str]) -> _Val:
     node = val.node
     for p in parts:
         if node is None:
@@ -512,19 +536,17 @@ def _split_pipe(expr: str) -> list[str]:
 
 
 # -- the chart ---------------------------------------------------------------------------------------
-def read_template(template: SourceText, values: SourceText | None, chart: dict[str, str]) -> Reading | None:
-    """The template as Helm would print it with ``values`` (``values.yaml``), as far as it is plain;
-    None when its block structure is not one vlint follows."""
+def read_template(template: SourceText, values: list[SourceText], chart: dict[str, str]) -> Reading | None:
+    """The template as Helm would print it with ``values`` (the ``-f`` file first, then ``values.yaml``),
+    as far as it is plain; None when its block structure is not one vlint follows."""
     tpl = LineIndex(template.path, template.text)
-    root = None
-    vlines = None
-    if values is not None:
-        vlines = LineIndex(values.path, values.text)
-        docs = compose_documents(values.text, values.path)
-        root = docs.nodes[0] if docs.nodes else None
+    roots: list[tuple[Node | None, LineIndex]] = []
+    for v in values:
+        docs = compose_documents(v.text, v.path)
+        roots.append((docs.nodes[0] if docs.nodes else None, LineIndex(v.path, v.text)))
     try:
         nodes = _parse(template.text)
-        reader = _Reader(tpl, _Scope(root, vlines, chart))
+        reader = _Reader(tpl, _Scope(roots, chart))
         reader.run(nodes, None)
     except _Unknown:
         return None
@@ -549,10 +571,16 @@ def chart_facts(chart_yaml: SourceText | None) -> dict[str, str]:
 
 
 def launches(
-    template: SourceText, values: SourceText | None, chart_yaml: SourceText | None, read_file: ReadFile, why: str
+    template: SourceText,
+    values: list[SourceText],
+    chart_yaml: SourceText | None,
+    read_file: ReadFile,
+    why: str,
+    with_values: str = "",
 ) -> SourceResult:
-    """The launches of one template read without rendering, spans in the template and values file;
-    each launch's label says so, and names the template lines left unresolved."""
+    """The launches of one template read without rendering with ``values`` (the winning file first),
+    spans in the template and values files; each launch's label says so (and ``with_values``, the
+    ``-f`` file), and names the template lines left unresolved."""
     from vlint.sources.kube import kubernetes
     from vlint.sources.render.mapping import remap_result
 
@@ -577,7 +605,7 @@ def launches(
         shown = ", ".join(str(n) for n in reading.unresolved[:5]) + ("…" if len(reading.unresolved) > 5 else "")
         left = f"; template actions left unresolved at line(s) {shown}"
     for inv in out.invocations:
-        inv.label = f"{inv.label} (read without rendering: {why}{left})"
+        inv.label = f"{inv.label} (read without rendering{with_values}: {why}{left})"
         # an action left out between the first and last word of the command line may have added words
         at = [reading.template_line(rlines, sp) for sp in found_args[id(inv)] if sp.path == virtual]
         if at and any(min(at) <= n <= max(at) + 1 for n in reading.unresolved):
@@ -586,6 +614,5 @@ def launches(
     result.assignments = out.assignments
     result.secret_tokens = out.secret_tokens
     result.problems = out.problems
-    if values is not None:
-        result.linked.append(values.abspath)
+    result.linked.extend(v.abspath for v in values)
     return result

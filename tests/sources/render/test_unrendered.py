@@ -287,3 +287,17 @@ def test_a_mapping_two_values_files_merge_is_not_guessed(tmp_path: Path) -> None
     write(tmp_path, chart)
     labels = [d.invocation.label for d in _launches(run(tmp_path, "."))]
     assert any("with values-x.yaml" in lb and "left unresolved at line(s) 18" in lb for lb in labels), labels
+
+
+def test_a_generic_chart_with_a_nested_command_is_not_taken_for_the_example_chart(tmp_path: Path) -> None:
+    """Issue 29: top-level ``image`` plus a ``command`` nested elsewhere was read as vLLM's example chart
+    (``image.command``), so the chart got neither a rendering nor its note."""
+    chart = dict(LIST_CHART)
+    chart["c/values.yaml"] = textwrap.dedent(LIST_CHART["c/values.yaml"]) + (
+        "livenessProbe:\n  exec:\n    command: [curl, -f, http://localhost:8000/health]\n"
+    )
+    write(tmp_path, chart)
+    report = run(tmp_path, ".")
+    assert [f.code for f in report.findings if f.code == "VL630"] == ["VL630"]
+    (dep,) = _launches(report)
+    assert dep.invocation.span.path == "c/templates/deployment.yaml"

@@ -34,6 +34,8 @@ from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 #: output characters of one template (a runaway range stays bounded)
 _MAX_OUT = 2_000_000
+#: template nodes visited for one template (nested ranges that print nothing stay bounded too)
+_MAX_STEPS = 200_000
 _ACTION = re.compile(r"\{\{(-\s)?(.*?)(\s-)?\}\}", re.DOTALL)
 _WORD = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|\S+')
 #: pipelines that print a block of YAML (left out when unknown: their text would not be YAML)
@@ -242,12 +244,20 @@ class _Reader:
         self.unresolved: list[int] = []
         #: the action being read (literal text maps to it)
         self.at = 0
+        self.steps = 0
 
     def line(self, off: int) -> int:
         return self.tpl.pos(off)[0]
 
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > _MAX_STEPS:
+            raise _Unknown("too many steps")
+
     def run(self, nodes: list[_Node], dot: _Val | None) -> None:
+        self.step()
         for n in nodes:
+            self.step()
             if n.kind == "text":
                 self.out.add(self.text[n.start : n.end], self.tpl, list(range(n.start, n.end)))
             elif n.kind == "action":

@@ -310,3 +310,13 @@ def test_nested_ranges_stay_bounded() -> None:
     tpl = "{{ range .Values.l }}{{ range $.Values.l }}{{ range $.Values.l }}{{ end }}{{ end }}{{ end }}"
     # 8e9 empty iterations: given up (the chart keeps its VL630 note), not hung
     assert unrendered.read_template(SourceText("t.yaml", Path("t.yaml"), tpl), [values], {}) is None
+
+
+def test_a_subchart_reads_its_parents_values_first(tmp_path: Path) -> None:
+    chart = {k.replace("c/", "app/charts/c/", 1): v for k, v in LIST_CHART.items()}
+    chart["app/Chart.yaml"] = "apiVersion: v2\nname: app\nversion: 1.0.0\n"
+    chart["app/values.yaml"] = "c:\n  gpus: 4\n"
+    write(tmp_path, chart)
+    deps = [d for d in _launches(run(tmp_path, ".")) if d.invocation.span.path.startswith("app/charts/c/")]
+    (dep,) = deps
+    assert dep.invocation.facts["gpu_count"].value == 4

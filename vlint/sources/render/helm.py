@@ -390,7 +390,13 @@ def template_unrendered(src: SourceText, read_file: ReadFile) -> SourceResult:
     if values is not None and sniffing.helm(values):
         return result
     chart_yaml = _chart_file(chart, ("Chart.yaml", "Chart.yml"), read_file)
-    base = [values] if values is not None else []
+    base: list[SourceText | tuple[SourceText, str]] = [values] if values is not None else []
+    parent = chart.parent.parent if chart.parent.name == "charts" else None
+    if parent is not None and (parent / "Chart.yaml").is_file():
+        # a subchart: the parent chart's values under the subchart's name win over its own
+        parent_values = _chart_file(parent, ("values.yaml", "values.yml"), read_file)
+        if parent_values is not None:
+            base.insert(0, (parent_values, chart.name))
     result = unrendered.launches(src, base, chart_yaml, read_file, why)
     # each values file kept beside values.yaml is an install of its own (helm template -f FILE), as
     # when the chart is rendered

@@ -546,14 +546,21 @@ def _split_pipe(expr: str) -> list[str]:
 
 
 # -- the chart ---------------------------------------------------------------------------------------
-def read_template(template: SourceText, values: list[SourceText], chart: dict[str, str]) -> Reading | None:
-    """The template as Helm would print it with ``values`` (the ``-f`` file first, then ``values.yaml``),
-    as far as it is plain; None when its block structure is not one vlint follows."""
+def read_template(
+    template: SourceText, values: list[SourceText | tuple[SourceText, str]], chart: dict[str, str]
+) -> Reading | None:
+    """The template as Helm would print it with ``values`` (the ``-f`` file first, then ``values.yaml``;
+    a (file, key) pair is the part of a parent chart's values for this subchart), as far as it is
+    plain; None when its block structure is not one vlint follows."""
     tpl = LineIndex(template.path, template.text)
     roots: list[tuple[Node | None, LineIndex]] = []
-    for v in values:
+    for entry in values:
+        v, key = entry if isinstance(entry, tuple) else (entry, "")
         docs = compose_documents(v.text, v.path)
-        roots.append((docs.nodes[0] if docs.nodes else None, LineIndex(v.path, v.text)))
+        root = docs.nodes[0] if docs.nodes else None
+        if key:
+            root = get(root, key) if isinstance(root, MappingNode) else None
+        roots.append((root, LineIndex(v.path, v.text)))
     try:
         nodes = _parse(template.text)
         reader = _Reader(tpl, _Scope(roots, chart))
@@ -582,7 +589,7 @@ def chart_facts(chart_yaml: SourceText | None) -> dict[str, str]:
 
 def launches(
     template: SourceText,
-    values: list[SourceText],
+    values: list[SourceText | tuple[SourceText, str]],
     chart_yaml: SourceText | None,
     read_file: ReadFile,
     why: str,
@@ -624,5 +631,5 @@ def launches(
     result.assignments = out.assignments
     result.secret_tokens = out.secret_tokens
     result.problems = out.problems
-    result.linked.extend(v.abspath for v in values)
+    result.linked.extend((v[0] if isinstance(v, tuple) else v).abspath for v in values)
     return result

@@ -320,3 +320,42 @@ def test_a_subchart_reads_its_parents_values_first(tmp_path: Path) -> None:
     deps = [d for d in _launches(run(tmp_path, ".")) if d.invocation.span.path.startswith("app/charts/c/")]
     (dep,) = deps
     assert dep.invocation.facts["gpu_count"].value == 4
+
+
+def test_set_and_f_of_a_helm_install_in_a_script_beside_the_chart(tmp_path: Path) -> None:
+    chart = dict(LIST_CHART)
+    chart["deploy.sh"] = (
+        "#!/bin/sh\n"
+        "helm upgrade --install llm ./c \\\n"
+        "  --namespace ai \\\n"
+        "  --set gpus=2,image=vllm/vllm-openai:v0.10.1 \\\n"
+        "  -f c/prod.yaml\n"
+        "helm install other ./elsewhere --set gpus=9\n"  # another chart
+        "helm install dyn ./c --set gpus=$GPUS\n"  # a shell variable: not guessed
+    )
+    chart["c/prod.yaml"] = "args: [Qwen/Qwen2.5-7B-Instruct, --tensor-parallel-size, '2']\n"
+    write(tmp_path, chart)
+    deps = {d.invocation.label: d for d in _launches(run(tmp_path, "."))}
+    (label,) = [lb for lb in deps if "with the values of deploy.sh:2" in lb]
+    assert len(deps) == 2
+    inv = deps[label].invocation
+    assert inv.facts["gpu_count"].value == 2
+    assert str(deps[label].version).startswith("0.10.1")
+    image = inv.facts["image"]
+    assert (image.span.path, image.span.line) == ("deploy.sh", 4)  # the --set that gave it
+    assert {t.text: t.span.path for t in inv.args}["--tensor-parallel-size"] == "c/prod.yaml"
+
+
+def test_shell_words_and_set_types() -> None:
+    from vlint.sources.render import helm_set
+
+    words = [w.text for w in helm_set._commands("helm install x ./c --set 'a=b c' \\\n --set-string n=1 # note\n")[0]]
+    assert words == ["helm", "install", "x", "./c", "--set", "a=b c", "--set-string", "n=1"]
+    lines = helm_set.LineIndex("s.sh", "--set a.b=true,c=null,d=8192")
+    word = helm_set._Word("a.b=true,c=null,d=8192", 6, 28)
+    sv = helm_set._set_values([(word, False)], lines, "s.sh:1")
+    assert sv is not None
+    (a, b), (c, null), (d, n) = [(k.value, v) for k, v in sv.root.value]
+    assert (a, c, d) == ("a", "c", "d") and null.tag.endswith("null") and n.value == "8192"
+    assert b.value[0][1].tag.endswith("bool")
+    assert helm_set._set_values([(helm_set._Word("a[0]=x", 0, 6), False)], lines, "") is None

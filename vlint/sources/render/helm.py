@@ -405,6 +405,20 @@ def template_unrendered(src: SourceText, read_file: ReadFile) -> SourceResult:
         if over is not None:
             found = unrendered.launches(src, [over, *base], chart_yaml, read_file, why, f" with {rel}")
             merge(found, result)
+    # each helm install|upgrade|template of this chart in a script beside it, with its -f and --set
+    from vlint.sources.render import helm_set
+
+    lint_root = settings().root
+    for inst in helm_set.installs(chart, lint_root.path if lint_root is not None else None, read_file)[:_MAX_VALUES]:
+        layers: list[SourceText | tuple[SourceText, str] | unrendered.SetValues] = []
+        if inst.sets is not None:
+            layers.append(inst.sets)
+        for f in reversed(inst.files):
+            layers.append(read_file(f))
+        found = unrendered.launches(
+            src, [*layers, *base], chart_yaml, read_file, why, f" with the values of {inst.where}"
+        )
+        merge(found, result)
     return result
 
 

@@ -149,6 +149,17 @@ class Reading:
         return lines.span(start, end)
 
 
+@record(slots=True)
+class SetValues:
+    """Values given on a ``helm install|upgrade|template`` command line (``--set a.b=c``), as a
+    values document whose scalars sit on the script's characters (:mod:`vlint.sources.render.helm_set`)."""
+
+    root: Node
+    lines: LineIndex
+    #: ``deploy.sh:12``, for the launch's label
+    where: str
+
+
 # -- parsing ------------------------------------------------------------------------------------------
 @record(slots=True)
 class _Node:
@@ -547,7 +558,7 @@ def _split_pipe(expr: str) -> list[str]:
 
 # -- the chart ---------------------------------------------------------------------------------------
 def read_template(
-    template: SourceText, values: list[SourceText | tuple[SourceText, str]], chart: dict[str, str]
+    template: SourceText, values: list[SourceText | tuple[SourceText, str] | SetValues], chart: dict[str, str]
 ) -> Reading | None:
     """The template as Helm would print it with ``values`` (the ``-f`` file first, then ``values.yaml``;
     a (file, key) pair is the part of a parent chart's values for this subchart), as far as it is
@@ -555,6 +566,9 @@ def read_template(
     tpl = LineIndex(template.path, template.text)
     roots: list[tuple[Node | None, LineIndex]] = []
     for entry in values:
+        if isinstance(entry, SetValues):
+            roots.append((entry.root, entry.lines))
+            continue
         v, key = entry if isinstance(entry, tuple) else (entry, "")
         docs = compose_documents(v.text, v.path)
         root = docs.nodes[0] if docs.nodes else None
@@ -589,7 +603,7 @@ def chart_facts(chart_yaml: SourceText | None) -> dict[str, str]:
 
 def launches(
     template: SourceText,
-    values: list[SourceText | tuple[SourceText, str]],
+    values: list[SourceText | tuple[SourceText, str] | SetValues],
     chart_yaml: SourceText | None,
     read_file: ReadFile,
     why: str,
@@ -631,5 +645,5 @@ def launches(
     result.assignments = out.assignments
     result.secret_tokens = out.secret_tokens
     result.problems = out.problems
-    result.linked.extend((v[0] if isinstance(v, tuple) else v).abspath for v in values)
+    result.linked.extend((v[0] if isinstance(v, tuple) else v).abspath for v in values if not isinstance(v, SetValues))
     return result

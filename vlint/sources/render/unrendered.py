@@ -631,16 +631,19 @@ def launches(
         found_args[id(after)] = [before.span, *(t.span for t in before.args)]
     out.problems = [p for p in out.problems if p.code != "VL604"]
     out.error = None
-    left = ""
-    if reading.unresolved:
-        shown = ", ".join(str(n) for n in reading.unresolved[:5]) + ("…" if len(reading.unresolved) > 5 else "")
-        left = f"; template actions left unresolved at line(s) {shown}"
     for inv in out.invocations:
-        inv.label = f"{inv.label} (read without rendering{with_values}: {why}{left})"
         # an action left out between the first and last word of the command line may have added words
         at = [reading.template_line(rlines, sp) for sp in found_args[id(inv)] if sp.path == virtual]
-        if at and any(min(at) <= n <= max(at) + 1 for n in reading.unresolved):
-            inv.opaque_args = True
+        among = [n for n in reading.unresolved if at and min(at) <= n <= max(at) + 1]
+        inv.opaque_args = inv.opaque_args or bool(among)
+        left = ""
+        if among:
+            shown = ", ".join(str(n) for n in among[:5]) + ("…" if len(among) > 5 else "")
+            left = f"; template actions among its words left unresolved at line(s) {shown}"
+        elsewhere = len(reading.unresolved) - len(among)
+        if elsewhere:
+            left += f"; {elsewhere} other template action(s) of the file left unresolved"
+        inv.label = f"{inv.label} (read without rendering{with_values}: {why}{left})"
     result.invocations = out.invocations
     result.assignments = out.assignments
     result.secret_tokens = out.secret_tokens

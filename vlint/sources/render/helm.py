@@ -18,7 +18,10 @@ The chart is rendered with its ``values.yaml``, then once more with each values 
 ``values.yaml`` vlint already reads as one of the charts it knows (production-stack, KubeAI, llm-d,
 vLLM's example chart: :mod:`vlint.sources.kube.helm`) are left to that reading. Without helm, or with
 ``--no-render``, the chart gets one VL630 note saying what was not checked and how to check it; only
-charts whose files mention vLLM are rendered or noted.
+charts whose files mention vLLM are rendered or noted. Its templates are then read without rendering
+(:func:`template_unrendered`, :mod:`vlint.sources.render.unrendered`): with ``values.yaml``, with each
+values file beside it, and with the ``-f``/``--set`` of each install in a script beside the chart
+(:mod:`vlint.sources.render.helm_set`), as far as their actions are plain.
 """
 
 from __future__ import annotations

@@ -361,3 +361,10 @@ def test_shell_words_and_set_types() -> None:
     assert (a, c, d) == ("a", "c", "d") and null.tag.endswith("null") and n.value == "8192"
     assert b.value[0][1].tag.endswith("bool")
     assert helm_set._set_values([(helm_set._Word("a[0]=x", 0, 6), False)], lines, "") is None
+    from vlint.sources.render import unrendered
+
+    zero = helm_set._set_values([(helm_set._Word("g=0,n=1000000", 6, 19), False)], lines, "s.sh:1")
+    assert zero is not None
+    tpl = SourceText("t.yaml", Path("t.yaml"), "a: '{{ if .Values.g }}on{{ end }}'\nb: '{{ .Values.n }}'\n")
+    reading = unrendered.read_template(tpl, [zero], {})
+    assert reading is not None and reading.text == "a: ''\nb: '1000000'\n"  # 0 is false; an int64 prints as written

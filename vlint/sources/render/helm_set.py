@@ -250,7 +250,9 @@ def _typed(value: str, as_string: bool, lines: LineIndex, start: int, end: int) 
         elif value == "null":
             tag = "tag:yaml.org,2002:null"
         elif _INT.match(value):
-            tag = "tag:yaml.org,2002:str"  # int64 in Helm: printed as written, never as a float
+            # int64 in Helm: false when 0, printed as written, never as a float64 (go_value prints a
+            # number with a style as written)
+            return ScalarNode("tag:yaml.org,2002:int", value, _mark(lines, start), _mark(lines, end), style="'")
     return ScalarNode(tag, value, _mark(lines, start), _mark(lines, end))
 
 

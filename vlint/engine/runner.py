@@ -185,6 +185,8 @@ class Engine:
             out = self._soften_inferred(dep, out, context)
         if dep.release_guess_alternative is not None:
             out = self._soften_release_guess(dep, out, context)
+        if "read_unrendered" in dep.invocation.facts:
+            out = self._soften_unrendered(out)
         if dep.invocation.program in KEYWORD_PROGRAMS:
             out = [_keyword_finding(f) for f in out]
         return out
@@ -215,6 +217,18 @@ class Engine:
                 f, severity="warning", message=f.message + why, data={**f.data, "model_facts": "inferred from the name"}
             )
             if f.severity == "error" and f.code in codes and (f.code, f.span.line, f.span.column) not in standing
+            else f
+            for f in findings
+        ]
+
+    def _soften_unrendered(self, findings: list[Finding]) -> list[Finding]:
+        """An error must mean vLLM refuses: on a launch read from a chart's template without rendering it
+        (the template's other logic unknown), an error is a warning that says so (severities the user set
+        stand)."""
+        why = " (read from the chart's template without rendering it: render it with helm to check for certain)"
+        return [
+            replace(f, severity="warning", message=f.message + why, data={**f.data, "rendered": False})
+            if f.severity == "error" and f.code not in self.severity
             else f
             for f in findings
         ]

@@ -121,6 +121,10 @@ def test_a_shell_string_launch_is_read_with_the_values(tmp_path: Path) -> None:
     assert "HF_TOKEN" not in inv.env  # `if .Values.hfToken` is false for ""
     found = [where(f) for f in report.findings]
     assert any(f.startswith("VL001 chart/templates/deployment.yaml:19:") for f in found), found
+    # an error on a launch read without rendering is a warning that says so (the template's other logic
+    # is not known): an error must mean vLLM refuses
+    (bogus,) = [f for f in report.findings if f.code == "VL001"]
+    assert bogus.severity == "warning" and "without rendering it" in bogus.message
     (note,) = [f for f in report.findings if f.code == "VL630"]
     assert note.span.path == "chart/Chart.yaml"
     assert "1 vLLM launch of its templates was read without rendering" in note.message

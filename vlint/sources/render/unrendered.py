@@ -26,6 +26,7 @@ import re
 from dataclasses import field
 from typing import Any
 
+from vlint.core.invocation import Fact
 from vlint.core.record import record
 from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceResult, SourceText
@@ -644,6 +645,8 @@ def launches(
         if elsewhere:
             left += f"; {elsewhere} other template action(s) of the file left unresolved"
         inv.label = f"{inv.label} (read without rendering{with_values}: {why}{left})"
+        # what helm would make of the template's other logic is not known: errors on it are warnings
+        inv.facts["read_unrendered"] = Fact(why, None, "the chart's template read without rendering")
     result.invocations = out.invocations
     result.assignments = out.assignments
     result.secret_tokens = out.secret_tokens

@@ -13,9 +13,12 @@ The values read are the Dockerfile's defaults: ``ARG CUDA_VERSION=…`` (the fir
 ``ARG torch_cuda_arch_list='…'`` (``ENV TORCH_CUDA_ARCH_LIST=${torch_cuda_arch_list}``), or a literal
 ``ENV TORCH_CUDA_ARCH_LIST=…``. Where the release pipeline (``.buildkite/release-pipeline.yaml``, when
 the input has it) passes its own ``torch_cuda_arch_list`` or ``CUDA_VERSION`` to the image builds
-(``--target vllm-openai``), its literal value wins; a release whose image builds pass a variable or disagree
-(x86 and aarch64 arch lists) is listed under ``missing``, as is any release whose Dockerfile cannot be read or
-has neither value: vlint says nothing of those images.
+(``--target vllm-openai``), its value (a literal, or a variable the pipeline sets) wins; a release whose image builds pass a variable
+with no literal value is listed under
+``missing``; where the image builds differ (x86 and aarch64, CUDA variants) the entry keeps every CUDA version
+and the union of the arch lists, so a GPU is reported only when no build of that release has code for it. A
+release whose Dockerfile cannot be read or has neither value is listed under ``missing`` too: vlint says
+nothing of those images.
 
     python tools/gen_image_cuda.py --sdist-dir /tmp/sd/out            # writes vlint/data/image_cuda.json
     python tools/gen_image_cuda.py --git-dir /path/to/vllm.git
@@ -61,30 +64,52 @@ def parse_dockerfile(text: str) -> dict[str, object] | str:
     return {"cuda": cuda, "cuda_line": cuda_line, "arch_list": entries, "arch_line": arch_line}
 
 
-def pipeline_args(text: str) -> dict[str, set[str]]:
-    """``torch_cuda_arch_list`` / ``CUDA_VERSION`` build arguments the image builds (``--target vllm-openai``)
-    of the release pipeline pass: name → the values seen (a command may span lines ending in ``\\``)."""
+def _resolve(value: str, text: str) -> str | None:
+    """``${CUDA_ARCH_X86}`` → the pipeline's ``CUDA_ARCH_X86: "…"``; None when a variable has no literal value."""
+    def var(m: re.Match[str]) -> str:
+        d = re.search(rf"^\s*{re.escape(m.group(1))}\s*:\s*[\"']([^\"'$]*)[\"']\s*$", text, re.MULTILINE)
+        return d.group(1) if d else "\0"
+
+    out = re.sub(r"\$\{?(\w+)\}?", var, value)
+    return None if "\0" in out else out
+
+
+def image_builds(text: str, cuda: str, arch: list[str]) -> list[tuple[str, list[str]]] | str:
+    """(CUDA version, arch list) of every image build (``--target vllm-openai``) of the release pipeline, the
+    Dockerfile's defaults where a build passes none; why not (a string) when a value cannot be resolved. A
+    command may span lines ending in ``\\``."""
     joined = re.sub(r"\\\s*\n\s*", " ", text)
-    seen: dict[str, set[str]] = {}
+    builds: list[tuple[str, list[str]]] = []
     for line in joined.splitlines():
         if "build" not in line or "--target vllm-openai" not in line:
             continue
+        got = {"CUDA_VERSION": cuda, "torch_cuda_arch_list": " ".join(arch)}
         for m in re.finditer(r"--build-arg (torch_cuda_arch_list|CUDA_VERSION)=(\"[^\"]*\"|'[^']*'|\S+)", line):
-            seen.setdefault(m.group(1), set()).add(m.group(2).strip("\"'"))
-    return seen
+            value = _resolve(m.group(2).strip("\"'"), text)
+            if value is None:
+                return f"{PIPELINE}: {m.group(0)} names a variable with no literal value"
+            got[m.group(1)] = value
+        builds.append((got["CUDA_VERSION"], got["torch_cuda_arch_list"].replace(";", " ").split()))
+    return builds
 
 
 def apply_pipeline(parsed: dict[str, object], pipeline: str) -> str | None:
-    """Replace the Dockerfile's defaults by the release pipeline's literal build arguments; why not (a string)
-    when the image builds disagree or pass a variable."""
-    for key, values in pipeline_args(pipeline).items():
-        if len(values) != 1 or any("$" in v for v in values):
-            return f"{PIPELINE}: the image builds pass {key}={' / '.join(sorted(values))}"
-        (value,) = values
-        if key == "CUDA_VERSION":
-            parsed["cuda"], parsed["cuda_line"] = value, PIPELINE
-        else:
-            parsed["arch_list"], parsed["arch_line"] = value.replace(";", " ").split(), PIPELINE
+    """Where the release pipeline's image builds pass their own values, the table keeps every build's: the
+    CUDA versions (``12.9.1 / 13.0.2``) and the union of the arch lists (a GPU is reported only when no build of
+    the release has code for it). Why not (a string) when a value cannot be read."""
+    builds = image_builds(pipeline, str(parsed["cuda"]), list(parsed["arch_list"]))  # type: ignore[call-overload]
+    if isinstance(builds, str):
+        return builds
+    if not builds:
+        return None
+    cudas = sorted({c for c, _ in builds})
+    union: list[str] = []
+    for _, arch in builds:
+        union += [e for e in arch if e not in union]
+    if cudas != [parsed["cuda"]]:
+        parsed["cuda"], parsed["cuda_line"] = " / ".join(cudas), PIPELINE
+    if union != parsed["arch_list"]:
+        parsed["arch_list"], parsed["arch_line"] = union, PIPELINE
     return None
 
 
@@ -111,7 +136,7 @@ def read_release(release: str, git_dir: Path | None, sdist_dir: Path | None) -> 
 
 def _cite(release: str, path: str, line: object) -> str:
     if line == PIPELINE:
-        return f"vllm-project/vllm@v{release} {PIPELINE} (image build argument)"
+        return f"vllm-project/vllm@v{release} {PIPELINE} (the image builds' arguments)"
     return f"vllm-project/vllm@v{release} {path}:{line}"
 
 

@@ -69,6 +69,7 @@ _MODULES = (
     "versions",
     "registries",
     "startup",
+    "image_cuda",
 )
 
 

@@ -13,9 +13,8 @@ The values read are the Dockerfile's defaults: ``ARG CUDA_VERSION=…`` (the fir
 ``ARG torch_cuda_arch_list='…'`` (``ENV TORCH_CUDA_ARCH_LIST=${torch_cuda_arch_list}``), or a literal
 ``ENV TORCH_CUDA_ARCH_LIST=…``. Where the release pipeline (``.buildkite/release-pipeline.yaml``, when
 the input has it) passes its own ``torch_cuda_arch_list`` or ``CUDA_VERSION`` to the image builds
-(``--target vllm-openai``), its value (a literal, or a variable the pipeline sets) wins; a release whose image builds pass a variable
-with no literal value is listed under
-``missing``; where the image builds differ (x86 and aarch64, CUDA variants) the entry keeps every CUDA version
+(``--target vllm-openai``), its value (a literal, or a variable the pipeline sets) wins; a release whose
+image builds pass a variable with no literal value is listed under ``missing``; where the image builds differ (x86 and aarch64, CUDA variants) the entry keeps every CUDA version
 and the union of the arch lists, so a GPU is reported only when no build of that release has code for it. A
 release whose Dockerfile cannot be read or has neither value is listed under ``missing`` too: vlint says
 nothing of those images.
@@ -66,6 +65,7 @@ def parse_dockerfile(text: str) -> dict[str, object] | str:
 
 def _resolve(value: str, text: str) -> str | None:
     """``${CUDA_ARCH_X86}`` → the pipeline's ``CUDA_ARCH_X86: "…"``; None when a variable has no literal value."""
+
     def var(m: re.Match[str]) -> str:
         d = re.search(rf"^\s*{re.escape(m.group(1))}\s*:\s*[\"']([^\"'$]*)[\"']\s*$", text, re.MULTILINE)
         return d.group(1) if d else "\0"
@@ -85,7 +85,7 @@ def image_builds(text: str, cuda: str, arch: list[str]) -> list[tuple[str, list[
             continue
         got = {"CUDA_VERSION": cuda, "torch_cuda_arch_list": " ".join(arch)}
         for m in re.finditer(r"--build-arg (torch_cuda_arch_list|CUDA_VERSION)=(\"[^\"]*\"|'[^']*'|\S+)", line):
-            value = _resolve(m.group(2).strip("\"'"), text)
+            value = _resolve(m.group(2).strip("\\\"'"), text)
             if value is None:
                 return f"{PIPELINE}: {m.group(0)} names a variable with no literal value"
             got[m.group(1)] = value

@@ -51,9 +51,10 @@ def no_kernel_image(ctx: CheckContext) -> Iterator[Hit]:
     later = [r for r in better if _after(r, release)] or better[::-1]
     fix = None
     if later:
+        other = image_build(later[0]) or {}
         fix = Fix(
-            f"use vllm/vllm-openai:v{later[0]} (built with TORCH_CUDA_ARCH_LIST '{' '.join(image_build(later[0])['arch_list'])}', "  # type: ignore[index]
-            f"{image_build(later[0])['source']})"  # type: ignore[index]
+            f"use vllm/vllm-openai:v{later[0]} (built with TORCH_CUDA_ARCH_LIST "
+            f"'{' '.join(other.get('arch_list', []))}', {other.get('source', '')})"
         )
     where = f"{fact.value} is built with CUDA {build['cuda']} and TORCH_CUDA_ARCH_LIST '{arch}' ({build['source']})"
     if verdict == PTX_ONLY:

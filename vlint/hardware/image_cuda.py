@@ -75,5 +75,7 @@ def covering_releases(cc: tuple[int, int]) -> list[str]:
     """The releases in the table whose official image has machine code for ``cc``, oldest first."""
     from vlint.core.version import Version
 
-    rows = [(Version.try_parse(r), r) for r, b in _table()["releases"].items() if coverage(b["arch_list"], cc) == COVERED]
+    rows = [
+        (Version.try_parse(r), r) for r, b in _table()["releases"].items() if coverage(b["arch_list"], cc) == COVERED
+    ]
     return [r for v, r in sorted((v, r) for v, r in rows if v is not None)]

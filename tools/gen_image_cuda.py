@@ -14,9 +14,9 @@ The values read are the Dockerfile's defaults: ``ARG CUDA_VERSION=…`` (the fir
 ``ENV TORCH_CUDA_ARCH_LIST=…``. Where the release pipeline (``.buildkite/release-pipeline.yaml``, when
 the input has it) passes its own ``torch_cuda_arch_list`` or ``CUDA_VERSION`` to the image builds
 (``--target vllm-openai``), its value (a literal, or a variable the pipeline sets) wins; a release whose
-image builds pass a variable with no literal value is listed under ``missing``; where the image builds differ (x86 and aarch64, CUDA variants) the entry keeps every CUDA version
-and the union of the arch lists, so a GPU is reported only when no build of that release has code for it. A
-release whose Dockerfile cannot be read or has neither value is listed under ``missing`` too: vlint says
+image builds pass a variable with no literal value is listed under ``missing``; where the image builds differ
+(x86 and aarch64, CUDA variants) the entry keeps every CUDA version and the union of the arch lists, so a GPU
+is reported only when no build of that release has code for it. A release whose Dockerfile cannot be read or has neither value is listed under ``missing`` too: vlint says
 nothing of those images.
 
     python tools/gen_image_cuda.py --sdist-dir /tmp/sd/out            # writes vlint/data/image_cuda.json

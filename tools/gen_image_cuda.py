@@ -16,8 +16,8 @@ the input has it) passes its own ``torch_cuda_arch_list`` or ``CUDA_VERSION`` to
 (``--target vllm-openai``), its value (a literal, or a variable the pipeline sets) wins; a release whose
 image builds pass a variable with no literal value is listed under ``missing``; where the image builds differ
 (x86 and aarch64, CUDA variants) the entry keeps every CUDA version and the union of the arch lists, so a GPU
-is reported only when no build of that release has code for it. A release whose Dockerfile cannot be read or has neither value is listed under ``missing`` too: vlint says
-nothing of those images.
+is reported only when no build of that release has code for it. A release whose Dockerfile cannot be read or
+has neither value is listed under ``missing`` too: vlint says nothing of those images.
 
     python tools/gen_image_cuda.py --sdist-dir /tmp/sd/out            # writes vlint/data/image_cuda.json
     python tools/gen_image_cuda.py --git-dir /path/to/vllm.git

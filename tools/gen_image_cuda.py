@@ -131,6 +131,8 @@ def read_release(release: str, git_dir: Path | None, sdist_dir: Path | None) -> 
                 p = sdist_dir / release / PIPELINE
                 return path, f.read_text(), p.read_text() if p.is_file() else None
     where = f"tag v{release}" if git_dir is not None else f"the sdist vllm-{release}.tar.gz"
+    if sdist_dir is not None and not (sdist_dir / release / "PKG-INFO").is_file():
+        return f"the sdist vllm-{release}.tar.gz was not read (not downloaded or not unpacked)"
     return f"no {' or '.join(DOCKERFILES)} in {where}"
 
 

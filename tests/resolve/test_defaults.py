@@ -105,3 +105,33 @@ def test_auto_dtype_on_a_gpu_without_bfloat16() -> None:
     assert dtype(gemma, "0.19.1") == "float32"
     assert dtype(gemma, "0.8.5.post1") == "bfloat16"  # no fallback yet: kept, and the worker refuses it (VL206)
     assert dtype(LLAMA, "0.8.5.post1") == "bfloat16"
+
+
+def test_prefix_caching_default_of_hybrid_and_state_only_models() -> None:
+    """vLLM's is_prefix_caching_supported: hybrid (attention + Mamba/linear attention) models off before
+    0.26.0 and on from it ([0.19.1]/[0.25.1]/[0.26.0] vllm/config/model.py), state-only models off."""
+    import dataclasses
+
+    from vlint.resolve.model_arch import MAMBA
+
+    hybrid = lookup_catalog("nvidia/Nemotron-H-56B-Base-8K")
+    assert hybrid is not None and hybrid.has_state_layers
+
+    def pc(arch, version: str) -> object:
+        out = resolve_defaults(V(version), gpu=None, usage_context="OPENAI_API_SERVER", arch=arch, user={})
+        return out["enable_prefix_caching"].value
+
+    assert [pc(hybrid, v) for v in ("0.12.0", "0.19.1", "0.25.1", "0.26.0", "0.33.0")] == [
+        False,
+        False,
+        False,
+        True,
+        True,
+    ]
+    assert pc(LLAMA, "0.19.1") is True
+    state_only = dataclasses.replace(hybrid, layer_types=(MAMBA,) * len(hybrid.layer_types))
+    assert pc(state_only, "0.33.0") is False
+    explicit = resolve_defaults(
+        V("0.19.1"), gpu=None, usage_context="OPENAI_API_SERVER", arch=hybrid, user={"enable_prefix_caching": True}
+    )
+    assert explicit["enable_prefix_caching"].value is True  # the user's setting stands

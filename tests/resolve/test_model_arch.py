@@ -108,6 +108,29 @@ def test_hybrid_linear_attention():
     assert a.state_conv_elems == 3 * (16 * 128 * 2 + 32 * 128)
 
 
+def test_qwen3_next_without_layer_types_follows_its_config_class():
+    """Qwen3NextConfig derives layer_types from full_attention_interval (default 4) when the config.json
+    does not list them, as Qwen/Qwen3-Next-80B-A3B's does not (huggingface/transformers
+    configuration_qwen3_next.py)."""
+    cfg = {
+        **LLAMA,
+        "model_type": "qwen3_next",
+        "num_hidden_layers": 8,
+        "full_attention_interval": 4,
+        "linear_num_key_heads": 16,
+        "linear_num_value_heads": 32,
+        "linear_key_head_dim": 128,
+        "linear_value_head_dim": 128,
+        "linear_conv_kernel_dim": 4,
+    }
+    a = model_arch_from_config(cfg, name="h", source="t")
+    assert a.layer_types == (LINEAR, LINEAR, LINEAR, FULL) * 2 and a.has_state_layers
+    catalog = lookup_catalog("Qwen/Qwen3-Next-80B-A3B-Thinking")
+    assert catalog.layer_counts() == {LINEAR: 36, FULL: 12}
+    # a model type that is not Qwen3-Next keeps full attention without layer_types
+    assert model_arch_from_config({**cfg, "model_type": "qwen3"}, name="q", source="t").is_dense_full_attention
+
+
 def test_quantized_weight_bytes():
     awq = {**LLAMA, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128}}
     a = model_arch_from_config(awq, name="awq", source="t")

@@ -22,6 +22,8 @@ from vlint.hardware.gpus import GpuSpec
 from vlint.resolve.dtypes import AUTO_DTYPE_FALLBACK_SINCE, refuses_float16
 from vlint.resolve.model_arch import (
     MAMBA,
+    NO_KV,
+    STATE_KINDS,
     ModelArch,
     default_max_model_len,
     derived_max_model_len,
@@ -497,14 +499,37 @@ def resolve_defaults(
     if not set_user("enable_prefix_caching"):
         if engine == "V1" and version >= V("0.8.0"):
             ok = not (arch is not None and arch.is_encoder_decoder)
+            why = (
+                "V1 enables prefix caching for decoder models "
+                "(model_config.is_prefix_caching_supported, [0.19.1] vllm/engine/arg_utils.py:2107-2150)"
+            )
             if arch is not None and MAMBA in arch.layer_types and version < V("0.12.0"):
                 ok = False
-            put(
-                "enable_prefix_caching",
-                ok,
-                "V1 enables prefix caching for decoder models "
-                "(model_config.is_prefix_caching_supported, [0.19.1] vllm/engine/arg_utils.py:2107-2150)",
-            )
+            elif arch is not None and arch.has_state_layers and version >= V("0.12.0"):
+                attention = any(t not in STATE_KINDS and t != NO_KV for t in arch.layer_types)
+                if not attention:
+                    ok, why = (
+                        False,
+                        (
+                            "attention-free (state-only) models: prefix caching off by default "
+                            "([0.33.0] vllm/config/model.py:2280-2284, is_prefix_caching_supported)"
+                        ),
+                    )
+                elif version < V("0.26.0"):
+                    ok, why = (
+                        False,
+                        (
+                            "hybrid attention + Mamba/linear-attention models: prefix caching off by default before "
+                            "0.26.0 ('Hybrid models do not support prefix caching since the feature is still "
+                            "experimental', [0.19.1] vllm/config/model.py:1784-1790; [0.25.1] :1883-1887)"
+                        ),
+                    )
+                else:
+                    why = (
+                        "hybrid models: prefix caching on by default from 0.26.0 ('Generative hybrid models "
+                        "support prefix caching', [0.26.0] vllm/config/model.py:1895-1897)"
+                    )
+            put("enable_prefix_caching", ok, why)
         elif engine == "V1":
             put("enable_prefix_caching", True, "V1 (opt-in before 0.8.0) turns prefix caching on")
         else:

@@ -396,6 +396,15 @@ def _layer_types(cfg: Mapping[str, Any], n: int, model_type: str) -> tuple[list[
                 out.append(FULL)
                 notes.append(f"unknown layer type {t!r} counted as full attention")
         return out, ["layer kinds from config layer_types"]
+    if model_type.startswith("qwen3_next") and lt is None:
+        # Qwen3NextConfig without layer_types: every full_attention_interval-th layer full attention, the others
+        # Gated DeltaNet (huggingface/transformers@249ef816
+        # src/transformers/models/qwen3_next/configuration_qwen3_next.py, Qwen3NextConfig.__init__)
+        interval = _int(cfg.get("full_attention_interval"), 4) or 4
+        return (
+            [LINEAR if (i + 1) % interval else FULL for i in range(n)],
+            [f"Qwen3-Next: every {interval}th layer full attention, the others Gated DeltaNet (Qwen3NextConfig)"],
+        )
     pat = nemotron_h_pattern(cfg, model_type)
     if pat is not None and len(pat) == n:
         m = {"M": MAMBA, "*": FULL, "-": NO_KV, "E": NO_KV}

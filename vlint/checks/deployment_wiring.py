@@ -218,8 +218,19 @@ def repeated_entrypoint(ctx: CheckContext) -> Iterator[Hit]:
             "image": image.value if image is not None else "the image",
             "runs": runs,
         },
-        fix=Fix(f"drop `{words}` from the command (the image's entry point already runs {runs})"),
+        fix=Fix(_repeated_fix(words, runs)),
     )
+
+
+def _repeated_fix(words: str, runs: str) -> str:
+    if words.split()[:1] and words.split()[0].rsplit("/", 1)[-1] in ("sh", "bash", "dash", "zsh", "ash"):
+        # CMD ["sh", "-c", "…"]: dropping the shell would leave the whole script as one argument
+        return (
+            f'make the shell the entry point (ENTRYPOINT ["{words.split()[0]}", "-c"] in the Dockerfile, '
+            f"entrypoint: in compose, command: in Kubernetes), or give only the model and flags, which the "
+            f"image's entry point ({runs}) runs"
+        )
+    return f"drop `{words}` from the command (the image's entry point already runs {runs})"
 
 
 @check("deployment_wiring.legacy_api_server")

@@ -8,8 +8,8 @@ Mirrors ``vllm/v1/kv_cache_interface.py`` (page sizes, per-request memory) and
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Any
 
+from vlint.core.memo import BoundedMemo
 from vlint.core.record import record
 from vlint.resolve.model_arch import (
     CACHELESS_ATTENTION,
@@ -89,9 +89,8 @@ def indexer_key_bytes(arch: ModelArch) -> float:
 
 
 #: layer_specs' answers by their arguments: the same launch is sized on ~11 reference GPUs, with the
-#: same layers each time (bounded: cleared when full)
-_SPECS: dict[tuple[Any, ...], tuple[LayerSpec, ...]] = {}
-_SPECS_MAX = 512
+#: same layers each time
+_SPECS: BoundedMemo[tuple[LayerSpec, ...]] = BoundedMemo()
 
 
 def layer_specs(
@@ -108,21 +107,16 @@ def layer_specs(
     """KV specs of the layers ``[start, end)`` on one TP rank. ``indexer_skips``: the release builds no
     sparse-attention indexer on the layers an IndexCache config skips (see ``ModelArch.has_indexer``).
     Equal specs are one object, so that sums over layers can compute each distinct spec once."""
-    key = (arch, layer_range, tp, kv_bytes, model_dtype_bytes, kv_cache_dtype, treat_windowed_as_full, indexer_skips)
-    try:
-        hit = _SPECS.get(key)
-    except TypeError:  # a fact that cannot be hashed: no memo
-        hit, key = None, None
-    if hit is None:
+
+    def build() -> tuple[LayerSpec, ...]:
         built = _layer_specs(
             arch, layer_range, tp, kv_bytes, model_dtype_bytes, kv_cache_dtype, treat_windowed_as_full, indexer_skips
         )
         canon: dict[tuple[str, float, int | None, float], LayerSpec] = {}
-        hit = tuple(canon.setdefault(spec.key, spec) for spec in built)
-        if key is not None:
-            if len(_SPECS) >= _SPECS_MAX:
-                _SPECS.clear()
-            _SPECS[key] = hit
+        return tuple(canon.setdefault(spec.key, spec) for spec in built)
+
+    key = (arch, layer_range, tp, kv_bytes, model_dtype_bytes, kv_cache_dtype, treat_windowed_as_full, indexer_skips)
+    hit = _SPECS.get(key, build)
     return list(hit)
 
 

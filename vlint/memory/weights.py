@@ -10,8 +10,9 @@ the split over tensor- and pipeline-parallel ranks.
 from __future__ import annotations
 
 from dataclasses import field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from vlint.core.memo import BoundedMemo
 from vlint.core.record import record
 from vlint.core.version import V, Version
 from vlint.resolve.model_arch import ModelArch, dtype_bytes
@@ -140,9 +141,8 @@ def rotary_cache_bytes(arch: ModelArch, serving_bytes: float) -> float:
 
 
 #: loaded_weights' answers by their arguments: one launch is sized on ~11 reference GPUs, and only
-#: MXFP4 MoE checkpoints depend on the GPU (their padding) (bounded: cleared when full)
-_WEIGHTS: dict[tuple[Any, ...], WeightEstimate] = {}
-_WEIGHTS_MAX = 512
+#: MXFP4 MoE checkpoints depend on the GPU (their padding)
+_WEIGHTS: BoundedMemo[WeightEstimate] = BoundedMemo()
 
 
 def loaded_weights(
@@ -168,12 +168,9 @@ def loaded_weights(
     on_gpu = gpu if _pads_on_gpu(arch) else None
     key = (arch, serving_dtype, version, on_gpu, tp, tuple(parts), quantization, cpu_offload_gb)
     key += (vision_loaded, moe, vision_replicated)
-    try:
-        hit = _WEIGHTS.get(key)
-    except TypeError:  # a fact that cannot be hashed: no memo
-        hit, key = None, None
-    if hit is None:
-        hit = _loaded_weights(
+    hit = _WEIGHTS.get(
+        key,
+        lambda: _loaded_weights(
             arch,
             serving_dtype,
             version,
@@ -185,11 +182,8 @@ def loaded_weights(
             vision_loaded,
             moe,
             vision_replicated,
-        )
-        if key is not None:
-            if len(_WEIGHTS) >= _WEIGHTS_MAX:
-                _WEIGHTS.clear()
-            _WEIGHTS[key] = hit
+        ),
+    )
     return WeightEstimate(list(hit.per_stage), hit.total_checkpoint, list(hit.notes), hit.vision_loaded)
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -97,3 +100,16 @@ def tiny_config() -> dict:
         "max_position_embeddings": 4096,
         "torch_dtype": "bfloat16",
     }
+
+
+def load_script(name: str, relpath: str) -> ModuleType:
+    """A script of the repository (``tools/gen_docs.py``, ``bench/accuracy.py``) loaded as module ``name``,
+    once per session (the tests that use it share the one module)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parent.parent / relpath)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod

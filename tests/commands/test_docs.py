@@ -4,10 +4,8 @@ documents every option, config key and JSON field."""
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -15,6 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from tests.conftest import load_script
 from vlint.cli import main
 from vlint.commands.check import check_cmd
 
@@ -22,14 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 GUIDE = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
 
 
-@functools.cache
 def gen_docs() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "tools" / "gen_docs.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["gen_docs"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("gen_docs", "tools/gen_docs.py")
 
 
 @functools.cache

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from userrepo import ROOT, Repo
 
+from tests.conftest import load_script
 from vlint.argspec.spec import bundled_versions
 
 SCRIPT = "vllm serve Qwen/Qwen2.5-7B-Instruct --gpu-memory-utilization 0.97 --no-enable-chunked-prefill\n"
@@ -272,16 +273,7 @@ def test_rule_options_in_config(repo: Repo) -> None:
 
 
 def test_config_schema_rule_options_are_generated_from_the_rules() -> None:
-    import importlib.util
-    import sys
-
-    gen_docs = sys.modules.get("gen_docs")  # tests/commands/test_docs.py loads it once per session
-    if gen_docs is None:
-        spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "tools" / "gen_docs.py")
-        assert spec is not None and spec.loader is not None
-        gen_docs = importlib.util.module_from_spec(spec)
-        sys.modules["gen_docs"] = gen_docs
-        spec.loader.exec_module(gen_docs)
+    gen_docs = load_script("gen_docs", "tools/gen_docs.py")
     assert not gen_docs.schema_stale(), "schemas/config.schema.json is out of date: run python tools/gen_docs.py"
 
 

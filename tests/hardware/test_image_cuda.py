@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
+from tests.conftest import load_script
 from vlint.core.paths import data_dir
 from vlint.hardware.image_cuda import COVERED, NOT_COVERED, PTX_ONLY, coverage
 
@@ -13,11 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _tool():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("gen_image_cuda", ROOT / "tools" / "gen_image_cuda.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("gen_image_cuda", "tools/gen_image_cuda.py")
 
 
 def test_coverage_same_major_and_ptx() -> None:

@@ -8,13 +8,13 @@ reads the shared logs and the bundled harvest and is skipped without the shared 
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = [Path(os.environ["VLINT_SHARED"])] if os.environ.get("VLINT_SHARED") else []
@@ -25,15 +25,7 @@ HARVEST = ROOT / "bench" / "data" / "calibration" / "harvest.jsonl"
 
 
 def _bench():
-    name = "vlint_bench_accuracy"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "accuracy.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("vlint_bench_accuracy", "bench/accuracy.py")
 
 
 #: one V1 startup in the calibration schema (synthetic numbers)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 # $VLINT_SHARED, then the folder beside the checkout (as tests/conftest.py's shared_folders)
@@ -55,15 +55,7 @@ KNOWN_TERM_GAPS = {
 
 
 def _bench():
-    name = "vlint_bench_accuracy"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "accuracy.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("vlint_bench_accuracy", "bench/accuracy.py")
 
 
 def _records():

@@ -104,8 +104,6 @@ def container_launches(entrypoint: list[Piece] | None, cmd: list[Piece] | None, 
     return result
 
 
-#: shells whose ``-c`` script a CMD may run
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash"})
 #: the argv that the image's own entry point stands for, by program
 _PROGRAM_ARGV = {
     "vllm serve": ("vllm", "serve"),
@@ -133,18 +131,12 @@ def _image_args_launch(args: list[Piece], program: str, c: Container, result: So
                 inv.program = "image"
             merge_result(probe, result)
             return
-        shell = args[0].text.text.rsplit("/", 1)[-1]
-        if (
-            probe.invocations
-            and shell in _SHELLS
-            and len(args) >= 3
-            and args[1].text.text == "-c"
-            and program in _PROGRAM_ARGV
-        ):
+        script_at = _shell_body(args)
+        if probe.invocations and script_at is not None and program in _PROGRAM_ARGV:
             # CMD ["sh", "-c", "python -m vllm… / vllm serve …"] on an image whose ENTRYPOINT already runs
             # vLLM: the CMD is appended to it, so vLLM gets `sh -c …` as its model and arguments and
             # exits; the launch the script meant is still read (its flags are checked), marked so
-            words = " ".join(p.text.text for p in args[:2])
+            words = " ".join(p.text.text for p in args[:script_at])
             runs = " ".join(_PROGRAM_ARGV[program])
             for inv in probe.invocations:
                 inv.facts["duplicate_serve"] = Fact(words, args[0].span, f"the image already runs {runs}")

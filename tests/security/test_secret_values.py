@@ -54,3 +54,22 @@ def test_an_example_file_reports_only_credential_shaped_values(tmp_path: Path) -
     write(tmp_path, {".env.example": text, ".env": text, "start.sh": "vllm serve m\n"})
     got = sorted((f.path.rsplit("/", 1)[-1], f.span.line) for f in lint(tmp_path, ".") if f.code == "VL502")
     assert got == [(".env", 1), (".env", 2), (".env", 4), (".env.example", 2)]
+
+
+def test_every_token_shape_is_masked_in_reports() -> None:
+    """_mask_shapes runs TOKEN_SHAPES only where one of _TOKEN_PREFIXES is: one sample per shape of the
+    pattern must still be masked (the prefix list and the pattern are kept in step)."""
+    from vlint.security.secrets import _mask_shapes
+
+    samples = [
+        "hf_" + "a1" * 16,
+        "sk-" + "b2" * 12,
+        "AKIA" + "C" * 16,
+        "ASIA" + "D" * 16,
+        *[f"gh{c}_" + "e3" * 16 for c in "pousr"],
+        "github_pat_" + "f4" * 16,
+        "glpat-" + "g5" * 11,
+        *[f"xox{c}-" + "h6" * 6 for c in "abprs"],
+    ]
+    for token in samples:
+        assert token not in _mask_shapes(f"value {token} here", keep_width=False), token

@@ -13,10 +13,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: never on the default path: validation (jsonschema: only custom rules and `vlint schema`), the hub,
-#: importlib.metadata (+ email), hashing (only SARIF/GitLab/baselines), the other commands, process and
-#: network modules (multiprocessing only for a parallel run)
+#: never on the default path: click (a plain lint is read without it: vlint.commands.plain_args),
+#: validation (jsonschema: only custom rules and `vlint schema`), the hub, importlib.metadata
+#: (+ email), hashing (only SARIF/GitLab/baselines), the other commands, process and network
+#: modules (multiprocessing only for a parallel run)
 NOT_IMPORTED = (
+    "click",
+    "vlint.commands.group",
+    "vlint.commands.check",
+    "vlint.commands.options",
     "jsonschema",
     "huggingface_hub",
     "vlint.resolve.hub",
@@ -40,12 +45,9 @@ NOT_IMPORTED = (
 PROBE = """
 import io, json, sys, contextlib
 sys.argv = ["vlint", "--isolated", *sys.argv[1:]]
-from vlint.cli import main
+from vlint.cli import invoke
 with contextlib.redirect_stdout(io.StringIO()):
-    try:
-        main()
-    except SystemExit as e:
-        code = e.code
+    code = invoke(sys.argv[1:])
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
@@ -60,5 +62,5 @@ def test_the_default_path_imports_nothing_heavy(target: str) -> None:
     doc = json.loads(r.stdout.strip().splitlines()[-1])
     assert doc["code"] in (0, 1)
     loaded = set(doc["modules"])
-    assert "vlint.run.lint" in loaded and "vlint.commands.check" in loaded
+    assert "vlint.run.lint" in loaded and "vlint.commands.lint_run" in loaded
     assert sorted(m for m in NOT_IMPORTED if m in loaded) == []

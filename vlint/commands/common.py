@@ -1,5 +1,6 @@
-"""What the lint commands share: exit codes, errors, option parsing helpers and the click options
-that several commands take (defined once here: ``--root``, ``--config``, ``--isolated``…).
+"""What the lint commands share: exit codes, errors, output and option parsing helpers — without
+click, so that a plain ``vlint FILE`` (:func:`vlint.cli.run`'s fast path) never imports it. The click
+options several commands take are in :mod:`vlint.commands.options`.
 
 ``check`` and ``fix`` both import from here (and ``check --fix`` runs ``fix`` through a lazy import),
 so neither command module imports the other at load time.
@@ -11,17 +12,13 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
-
-import click
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from vlint.engine.catalog import Catalog
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 FORMATS = ("text", "json", "sarif", "github", "gitlab", "markdown")
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 def split_list(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -70,13 +67,13 @@ def parse_gpu(value: str | None, *, hint: str = "--gpu", check_known: bool = Fal
         return None, None
     name, _, count = value.partition(":")
     if count and (not count.isdigit() or int(count) < 1):
-        raise click.BadParameter(f"GPU count must be a positive integer, not {count!r}", param_hint=hint)
+        raise UsageProblem(f"GPU count must be a positive integer, not {count!r}", param_hint=hint)
     if check_known and name:
         from vlint.hardware.gpus import lookup_gpu
         from vlint.hardware.instances import lookup_instance
 
         if lookup_gpu(name) is None and lookup_instance(name) is None:
-            raise click.BadParameter(unknown_gpu_message(name), param_hint=hint)
+            raise UsageProblem(unknown_gpu_message(name), param_hint=hint)
     return name or None, int(count) if count else None
 
 
@@ -92,7 +89,7 @@ def parse_model_configs(values: tuple[str, ...]) -> dict[str, str]:
             name, path = "", v
         p = Path(path).expanduser()
         if not p.exists():
-            raise click.BadParameter(f"{path}: no such file or folder", param_hint="--model-config")
+            raise UsageProblem(f"{path}: no such file or folder", param_hint="--model-config")
         out[name.strip()] = os.path.abspath(p)
     return out
 
@@ -103,8 +100,40 @@ def default_format(env: dict[str, str] | os._Environ[str] | None = None) -> str:
     return "github" if env.get("GITHUB_ACTIONS", "").lower() == "true" else "text"
 
 
+class UsageProblem(Exception):
+    """A command-line value that cannot be used (exit 2). The click commands show it as click's own
+    usage error (:func:`vlint.commands.options.usage_errors`: ``Invalid value for '--gpu': …``, with
+    the command's usage line); the fast path of :func:`vlint.cli.run` hands the command line to click
+    instead, which reports it the same way."""
+
+    def __init__(self, message: str, param_hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param_hint = param_hint
+
+
+def echo(message: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """Write a line to stdout (``err``: stderr) and flush, as ``click.echo`` does for text. Colour codes
+    are written as given: the renderers add them only when colour is on (:func:`use_color`)."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(message + ("\n" if nl else ""))
+    stream.flush()
+
+
+def unbreakable_output() -> None:
+    """A character the terminal's encoding cannot show (a lone surrogate from an undecodable file
+    name) is written as an escape instead of aborting the run halfway through its report."""
+    import contextlib
+
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:  # CliRunner's streams and closed pipes cannot be reconfigured
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
 def fail(message: str) -> NoReturn:
-    click.echo(f"vlint: error: {message}", err=True)
+    echo(f"vlint: error: {message}", err=True)
     sys.exit(EXIT_ERROR)
 
 
@@ -153,95 +182,6 @@ def load_user_config(paths: list[Path], config_file: Path | None, isolated: bool
         return load_config(found)
     except ConfigError as e:
         fail(str(e))
-
-
-# -- options several commands take ------------------------------------------------------------------
-def config_options(f: F) -> F:
-    """``--config FILE`` and ``--isolated``."""
-    f = click.option(
-        "--isolated",
-        is_flag=True,
-        help="Ignore every configuration file (.vlint.toml, [tool.vlint]): for untrusted pull requests.",
-    )(f)
-    return click.option(
-        "--config",
-        "config_file",
-        type=click.Path(path_type=Path, dir_okay=False, exists=True),
-        help="Use this pyproject.toml or .vlint.toml for every file instead of the nearest one.",
-    )(f)
-
-
-def root_option(f: F) -> F:
-    """``--root DIR``: the lint root (:mod:`vlint.security.lint_root`)."""
-    return click.option(
-        "--root",
-        "lint_root",
-        type=click.Path(path_type=Path, file_okay=False, exists=True),
-        help="The only folder whose files vlint reads on its own (--config targets, env files, model "
-        "folders…); fixes are written only inside it [default: the git work tree of PATHS, else their "
-        "common folder].",
-    )(f)
-
-
-def model_config_option(f: F) -> F:
-    """``--model-config [NAME=]PATH`` (repeatable; the command gets ``model_configs``)."""
-    return click.option(
-        "--model-config",
-        "model_configs",
-        multiple=True,
-        metavar="[NAME=]PATH",
-        help="Model facts from this config.json (or a folder with one), for every launch, or with NAME= for "
-        "the launches of model NAME (or served name). Repeatable; read wherever it is.",
-    )(f)
-
-
-def target_options(f: F) -> F:
-    """``--vllm-version``, ``--gpu``, ``--gpu-memory-gib``, ``--online``, ``--model-config``."""
-    f = model_config_option(f)
-    f = click.option("--online", is_flag=True, help="Allow fetching model config.json from the Hugging Face Hub.")(f)
-    f = click.option("--gpu-memory-gib", type=float, help="GPU memory as vLLM sees it, for GPUs vlint does not know.")(
-        f
-    )
-    f = click.option(
-        "--gpu-free-gib",
-        type=click.FloatRange(min=0),
-        help="GiB free on each GPU before vLLM starts, where the GPU is known "
-        "(a display or another engine holds the rest; config gpu-free-gib).",
-    )(f)
-    f = click.option(
-        "--gpu",
-        help="GPU type and count, e.g. H100 or A100-40GB:2; overrides what the files say (config gpu does not).",
-    )(f)
-    return click.option(
-        "--vllm-version",
-        help="Target vLLM release (X.Y or X.Y.Z); overrides image tags and pins (config vllm-version does not).",
-    )(f)
-
-
-def selection_options(f: F) -> F:
-    """``--select``, ``--extend-select``, ``--ignore``."""
-    f = click.option("--ignore", multiple=True, help="Skip these rules (codes, prefixes or names).")(f)
-    f = click.option(
-        "--extend-select", multiple=True, help="Add rules to the selected set (off-by-default ones by code or name)."
-    )(f)
-    return click.option("--select", multiple=True, help="Only these rules (codes, prefixes such as VL1, or names).")(f)
-
-
-def exclude_options(f: F) -> F:
-    """``--exclude`` and ``--extend-exclude``."""
-    f = click.option(
-        "--extend-exclude",
-        multiple=True,
-        metavar="GLOB",
-        help="Also skip files and folders matching GLOB (relative to the current folder), keeping the defaults.",
-    )(f)
-    return click.option(
-        "--exclude",
-        multiple=True,
-        metavar="GLOB",
-        help="Skip files and folders matching GLOB, instead of the config's exclude and vlint's default "
-        "folders (.venv, node_modules, build…).",
-    )(f)
 
 
 def exit_code(report: Any, fail_on: str | Callable[[Any], str]) -> int:

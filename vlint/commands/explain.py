@@ -11,13 +11,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from vlint.commands.common import (
-    config_options,
     fail,
     parse_model_configs,
-    root_option,
-    target_options,
     use_color,
 )
+from vlint.commands.options import config_options, root_option, target_options, usage_errors
 
 if TYPE_CHECKING:
     from vlint.commands.settings import RunSettings
@@ -88,6 +86,7 @@ def what_ifs(dep: Deployment) -> list[WhatIf]:
 @root_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--no-color", is_flag=True, help="Plain text (also NO_COLOR=1).")
+@usage_errors
 def explain_cmd(
     paths: tuple[Path, ...],
     model: str | None,

@@ -11,15 +11,12 @@ from vlint.commands.common import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,
-    config_options,
-    exclude_options,
     exit_code,
     fail,
     parse_model_configs,
-    root_option,
     split_list,
-    target_options,
 )
+from vlint.commands.options import config_options, exclude_options, root_option, target_options, usage_errors
 from vlint.core.escape import printable
 from vlint.core.finding import Finding
 
@@ -43,6 +40,7 @@ from vlint.core.finding import Finding
     help="Exit 1 when findings of this severity or higher remain [default: the config's, else warning].",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Only the summary line.")
+@usage_errors
 def fix_cmd(
     paths: tuple[Path, ...],
     show_diff: bool,

@@ -19,9 +19,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import click
-
-from vlint.commands.common import SettingsError, load_rules, parse_gpu, unknown_gpu_message
+from vlint.commands.common import SettingsError, UsageProblem, load_rules, parse_gpu, unknown_gpu_message
 from vlint.config.files import Config, ConfigError, ConfigFinder, Layer, display_config, glob_match
 from vlint.config.precedence import ConfigDefaults
 from vlint.core.record import record
@@ -101,10 +99,10 @@ class RunSettings:
         self.excluded_paths: list[Path] = []
         self.cli_version = self._cli_version()
         if cli.gpu_memory_gib is not None and not 0 < cli.gpu_memory_gib < 10_000:
-            raise click.BadParameter("must be a positive number of GiB", param_hint="--gpu-memory-gib")
+            raise UsageProblem("must be a positive number of GiB", param_hint="--gpu-memory-gib")
         self.cli_gpu, self.cli_gpu_count = parse_gpu(cli.gpu, check_known=cli.gpu_memory_gib is None)
         if cli.max_file_size is not None and cli.max_file_size <= 0:
-            raise click.BadParameter("must be positive", param_hint="--max-file-size")
+            raise UsageProblem("must be positive", param_hint="--max-file-size")
 
     @property
     def lint_root(self) -> LintRoot | None:
@@ -122,7 +120,7 @@ class RunSettings:
             return None
         v = Version.try_parse(self.cli.vllm_version)
         if v is None:
-            raise click.BadParameter(f"not a vLLM version: {self.cli.vllm_version!r}", param_hint="--vllm-version")
+            raise UsageProblem(f"not a vLLM version: {self.cli.vllm_version!r}", param_hint="--vllm-version")
         return v
 
     # -- the run as a whole -------------------------------------------------------------------------
@@ -292,7 +290,7 @@ class RunSettings:
             assert gpu_layer.gpu is not None
             try:
                 name, count = parse_gpu(gpu_layer.gpu, hint="gpu")
-            except click.BadParameter as e:
+            except UsageProblem as e:
                 raise ConfigError(gpu_layer.file, f"gpu: {e.message}") from None
             if memory is None and name is not None:
                 from vlint.hardware.gpus import lookup_gpu

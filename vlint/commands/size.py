@@ -13,12 +13,11 @@ from vlint.commands.common import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,
-    config_options,
     fail,
-    model_config_option,
     parse_model_configs,
     use_color,
 )
+from vlint.commands.options import config_options, model_config_option, usage_errors
 
 
 @click.command("size")
@@ -65,6 +64,7 @@ from vlint.commands.common import (
 @click.option("--no-color", is_flag=True)
 @click.option("--online", is_flag=True, help="Allow fetching config.json from the Hugging Face Hub.")
 @model_config_option
+@usage_errors
 def size_cmd(
     model: str,
     gpus: str | None,

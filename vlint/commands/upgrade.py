@@ -13,14 +13,11 @@ from vlint.commands.common import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,
-    config_options,
-    exclude_options,
     fail,
     parse_model_configs,
-    root_option,
-    target_options,
     use_color,
 )
+from vlint.commands.options import config_options, exclude_options, root_option, target_options, usage_errors
 from vlint.core.escape import printable
 
 if TYPE_CHECKING:
@@ -88,6 +85,7 @@ def release(text: str, hint: str) -> Version:
     help="With or without --fix: print the migration as a unified diff, write nothing.",
 )
 @click.option("--no-color", is_flag=True, help="Plain text (also NO_COLOR=1).")
+@usage_errors
 def upgrade_cmd(
     paths: tuple[Path, ...],
     to_text: str,

@@ -166,9 +166,7 @@ def build_setup(folder: Path, root: LintRoot, config_path: Path | None, settings
     ``vlint check --root ROOT`` with the editor's settings as its flags would build them: through
     :class:`vlint.commands.settings.RunSettings`, so each file gets its nearest configuration (looked
     for no higher than ``folder``) and the same precedence of editor settings, files and config."""
-    import click
-
-    from vlint.commands.common import SettingsError, split_list
+    from vlint.commands.common import SettingsError, UsageProblem, split_list
     from vlint.commands.settings import CliSettings, RunSettings
     from vlint.config.files import ConfigError
 
@@ -190,7 +188,7 @@ def build_setup(folder: Path, root: LintRoot, config_path: Path | None, settings
             stamps.append((str(f), _stamp(f)))
         first = run.for_file(folder / "<workspace>")
         size = run.max_file_size(cfg) * 2**20
-    except click.BadParameter as e:
+    except UsageProblem as e:
         raise SetupError(f"{e.param_hint}: {e.message}") from None
     except (ConfigError, SettingsError) as e:
         raise SetupError(str(e)) from None

@@ -11,7 +11,7 @@ from typing import ClassVar, Generic, TypeVar
 
 import pytest
 
-from vlint.core.record import record
+from vlint.core.record import COMPILE_AFTER, record
 
 T = TypeVar("T")
 BOTH = pytest.mark.parametrize("deco", [dataclasses.dataclass, record], ids=["dataclass", "record"])
@@ -31,8 +31,12 @@ def _point(deco, **opts):
 
 @BOTH
 @pytest.mark.parametrize("opts", [{}, {"slots": True}, {"frozen": True}, {"frozen": True, "slots": True}])
-def test_init_defaults_factories_repr_eq(deco, opts):
+@pytest.mark.parametrize("compiled", [False, True], ids=["generic-init", "compiled-init"])
+def test_init_defaults_factories_repr_eq(deco, opts, compiled):
     Point = _point(deco, **opts)
+    if compiled:  # a record compiles its __init__ after COMPILE_AFTER instances: test both
+        for i in range(COMPILE_AFTER + 1):
+            Point(i)
     a, b = Point(1), Point(1, 2, [], note="other")
     assert (a.x, a.y, a.tags, a.note) == (1, 2, [], None)
     assert a == b  # note does not compare
@@ -192,17 +196,44 @@ def test_record_refuses_what_it_does_not_implement():
             a: int = field(default=1, init=False)
 
 
-def test_init_compiled_once_on_first_instance():
+def test_init_compiled_once_after_some_instances():
     @record(slots=True)
     class Lazy:
         a: int
+        b: list[int] = field(default_factory=list)
 
     stub = Lazy.__init__
+    for i in range(COMPILE_AFTER):
+        assert Lazy(i).a == i
+    assert Lazy.__init__ is stub  # a class that makes a few instances never compiles
     Lazy(1)
-    assert Lazy.__init__ is not stub  # the real __init__ replaced the stub
+    assert Lazy.__init__ is not stub  # then the real __init__ replaces the stub
     real = Lazy.__init__
-    Lazy(2)
+    assert Lazy(2, b=[3]).b == [3] and Lazy(2).b == []
     assert Lazy.__init__ is real
+
+
+@pytest.mark.parametrize("call", [(), (1, 2, 3), (1,), ("kw",)], ids=["missing", "extra", "ok", "unknown-kw"])
+def test_the_generic_init_raises_what_the_compiled_one_does(call):
+    @record
+    class Fresh:
+        a: int
+        b: int = 0
+
+    @dataclasses.dataclass
+    class Same:
+        a: int
+        b: int = 0
+
+    args, kwargs = (call, {}) if call != ("kw",) else ((1,), {"c": 2})
+    try:
+        expected = Same(*args, **kwargs)
+    except TypeError as e:
+        with pytest.raises(TypeError) as got:
+            Fresh(*args, **kwargs)
+        assert str(got.value).split("__init__() ", 1)[-1] == str(e).split("__init__() ", 1)[-1]
+    else:
+        assert (Fresh(*args, **kwargs).a, Fresh(*args, **kwargs).b) == (expected.a, expected.b)
 
 
 def test_vlint_classes_use_record_not_dataclass():

@@ -7,8 +7,10 @@
 vlint uses (``frozen``, ``slots``, ``field(default=…, default_factory=…, repr=…, hash=…, compare=…)``,
 ``__post_init__``, ``Generic`` bases), at a fraction of that:
 
-* ``__init__`` is compiled on the first instance of the class (a class never instantiated never pays),
-  with the same signature, defaults, factories and ``__post_init__`` call as a dataclass;
+* ``__init__`` is compiled once the class has made :data:`COMPILE_AFTER` instances (a class that makes
+  a few never pays: until then a generic ``__init__`` assigns the same fields, defaults and factories
+  and calls ``__post_init__``), with the same signature, defaults, factories and ``__post_init__`` call
+  as a dataclass;
 * ``__repr__``, ``__eq__``, ``__hash__`` and the frozen ``__setattr__``/``__delattr__`` are closures over
   the field names (``operator.attrgetter``), so nothing else is compiled;
 * ``__dataclass_fields__`` holds real :class:`dataclasses.Field` objects, so ``dataclasses.fields``,
@@ -115,12 +117,60 @@ def _init_function(cls: type, fields: dict[str, Field[Any]], frozen: bool) -> Ca
     return init
 
 
+#: instances a record class makes through the generic ``__init__`` before its own is compiled: a
+#: compile costs ~50 µs, the generic path ~2 µs more per instance than the compiled one, and most
+#: classes of a one-file lint make a few instances (docs/performance.md)
+COMPILE_AFTER = 32
+_UNSET: Any = object()
+
+
 def _lazy_init(holder: list[type], fields: dict[str, Field[Any]], frozen: bool) -> Callable[..., None]:
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+    """The ``__init__`` a record starts with: it assigns the fields as the compiled one would, and
+    after :data:`COMPILE_AFTER` instances (or at once, for a call it does not bind: a missing, extra or
+    repeated argument) compiles the real one (:func:`_init_function`), which replaces it on the class
+    and raises the same ``TypeError`` a dataclass does."""
+    names = tuple(fields)
+    index = {n: i for i, n in enumerate(names)}
+    # per field: (kind, value) — 0 required, 1 default, 2 default factory
+    spec = tuple(
+        (1, f.default)
+        if f.default is not MISSING
+        else (2, f.default_factory)
+        if f.default_factory is not MISSING
+        else (0, None)
+        for f in fields.values()
+    )
+    assign = object.__setattr__ if frozen else setattr
+    made = [0]
+
+    def compiled(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         cls = holder[0]
-        real = _init_function(cls, fields, frozen)
-        cls.__init__ = real  # type: ignore[misc]
+        real = cls.__dict__["__init__"]
+        if real is __init__:
+            real = _init_function(cls, fields, frozen)
+            cls.__init__ = real  # type: ignore[misc]
         real(self, *args, **kwargs)
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        made[0] += 1
+        if made[0] > COMPILE_AFTER or len(args) > len(names):
+            return compiled(self, args, kwargs)
+        values = [*args, *(_UNSET,) * (len(names) - len(args))]
+        for key, value in kwargs.items():
+            i = index.get(key)
+            if i is None or values[i] is not _UNSET:
+                return compiled(self, args, kwargs)
+            values[i] = value
+        for i, value in enumerate(values):
+            if value is _UNSET:
+                kind, given = spec[i]
+                if kind == 0:
+                    return compiled(self, args, kwargs)
+                values[i] = given if kind == 1 else given()
+        for name, value in zip(names, values):  # noqa: B905 - same length by construction
+            assign(self, name, value)
+        if hasattr(holder[0], "__post_init__"):
+            self.__post_init__()
 
     return __init__
 

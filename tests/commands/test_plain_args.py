@@ -4,7 +4,6 @@ own reading of ``vlint check``: same fields, same defaults, same values on the s
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import click
@@ -15,6 +14,7 @@ from vlint.commands import COMMANDS
 from vlint.commands.check import check_cmd
 from vlint.commands.lint_run import CheckArgs
 from vlint.commands.plain_args import CHOICES, COUNTS, FLAGS, MULTIPLE, STRINGS, plain_args
+from vlint.core import record as records
 
 #: check's options that hand the run to ``vlint fix`` (never on the fast path)
 FIX_ONLY = {"apply_fixes", "show_diff", "unsafe_fixes"}
@@ -34,7 +34,7 @@ def _option(flag: str) -> click.Option:
 def test_check_args_are_the_click_parameters_with_their_defaults() -> None:
     """One field per parameter of ``vlint check`` (the fix options aside), each defaulting to what click
     passes when the option is not given."""
-    assert {f.name for f in dataclasses.fields(CheckArgs)} == set(_params()) - FIX_ONLY
+    assert {f.name for f in records.fields(CheckArgs)} == set(_params()) - FIX_ONLY
     assert _click_reading([]) == CheckArgs()
 
 

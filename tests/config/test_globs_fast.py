@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from hypothesis import given
 from hypothesis import strategies as st
 
 from vlint.config.globs import compile_glob
+from vlint.core import record as records
 
 ALPHABET = "ab/.*?[]\\"
 patterns = st.text(alphabet=ALPHABET, max_size=8)
@@ -15,7 +14,7 @@ names = st.text(alphabet="ab/.*", max_size=10)
 
 
 def _slow(g):
-    return dataclasses.replace(g, fast=None)
+    return records.replace(g, fast=None)
 
 
 @given(patterns, names)

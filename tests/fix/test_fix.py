@@ -3,7 +3,6 @@ comments and layout stay, the result parses (no VL0xx), unsafe fixes are gated, 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -12,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from vlint.cli import main
+from vlint.core import record as records
 
 GOOD_SHELL = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\n"
 
@@ -454,8 +454,8 @@ def test_vl210_fix_relints_clean_and_names_the_largest_that_starts(work: Path) -
     (dep,) = report.files[0].deployments
     assert dep.arch is not None and dep.gpu is not None and dep.memory is not None
     base = inputs_from_resolved(dep.arch, dep.gpu, dep.version, dep.resolved, gpu_count=dep.gpu_count, env={})
-    at_n = estimate_memory(dataclasses.replace(base, max_model_len=n))
-    above = estimate_memory(dataclasses.replace(base, max_model_len=n + 1))
+    at_n = estimate_memory(records.replace(base, max_model_len=n))
+    above = estimate_memory(records.replace(base, max_model_len=n + 1))
     assert at_n.starts and not at_n.too_close_to_call and at_n.max_concurrency >= 2
     assert not above.starts or above.too_close_to_call or above.max_concurrency < 2 or above.risks
 

@@ -198,7 +198,7 @@ def test_sparse_attention_indexer_key_cache():
 
 
 def test_indexer_pattern_and_mtp_layers():
-    from dataclasses import replace as dc_replace
+    from vlint.core.record import replace as dc_replace
 
     a = dc_replace(lookup_catalog("zai-org/GLM-5.2"), index_topk_pattern="FFSFS")
     assert [a.has_indexer(i, skipped_layers_drop_it=True) for i in range(5)] == [True, True, False, True, False]

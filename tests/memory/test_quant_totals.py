@@ -9,10 +9,9 @@ skipped, saying so.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
+from vlint.core.record import replace
 from vlint.resolve.catalog import catalog_ids, lookup_catalog
 from vlint.resolve.weight_sizes import weight_layout
 

@@ -14,11 +14,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 #: never on the default path: click (a plain lint is read without it: vlint.commands.plain_args),
+#: dataclasses and inspect (vlint.core.record has its own field/replace),
 #: validation (jsonschema: only custom rules and `vlint schema`), the hub, importlib.metadata
 #: (+ email), hashing (only SARIF/GitLab/baselines), the other commands, process and network
 #: modules (multiprocessing only for a parallel run)
 NOT_IMPORTED = (
     "click",
+    "dataclasses",
+    "inspect",
     "vlint.commands.group",
     "vlint.commands.check",
     "vlint.commands.options",

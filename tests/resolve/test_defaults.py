@@ -110,8 +110,8 @@ def test_auto_dtype_on_a_gpu_without_bfloat16() -> None:
 def test_prefix_caching_default_of_hybrid_and_state_only_models() -> None:
     """vLLM's is_prefix_caching_supported: hybrid (attention + Mamba/linear attention) models off before
     0.26.0 and on from it ([0.19.1]/[0.25.1]/[0.26.0] vllm/config/model.py), state-only models off."""
-    import dataclasses
 
+    from vlint.core.record import replace
     from vlint.resolve.model_arch import MAMBA
 
     hybrid = lookup_catalog("nvidia/Nemotron-H-56B-Base-8K")
@@ -129,7 +129,7 @@ def test_prefix_caching_default_of_hybrid_and_state_only_models() -> None:
         True,
     ]
     assert pc(LLAMA, "0.19.1") is True
-    state_only = dataclasses.replace(hybrid, layer_types=(MAMBA,) * len(hybrid.layer_types))
+    state_only = replace(hybrid, layer_types=(MAMBA,) * len(hybrid.layer_types))
     assert pc(state_only, "0.33.0") is False
     explicit = resolve_defaults(
         V("0.19.1"), gpu=None, usage_context="OPENAI_API_SERVER", arch=hybrid, user={"enable_prefix_caching": True}

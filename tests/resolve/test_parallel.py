@@ -3,10 +3,9 @@ QKVParallelLinear's head split, 0.6.6 → 0.33.0)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
+from vlint.core import record as records
 from vlint.resolve.catalog import lookup_catalog
 from vlint.resolve.parallel import tp_split_error, tp_splits
 
@@ -44,7 +43,7 @@ def test_the_messages_are_vllms() -> None:
     e4 = tp_split_error(PHI4, 4)  # 40 heads and the vocabulary split 4 ways; the 10 KV heads do not
     assert e4 is not None and e4.message == "AssertionError: 10 is not divisible by 4" and e4.kv_heads == 10
     assert tp_splits(PHI4, 2)
-    fewer_gpus = dataclasses.replace(QWEN7B, num_attention_heads=24, num_kv_heads=8, vocab_size=64 * 6)
+    fewer_gpus = records.replace(QWEN7B, num_attention_heads=24, num_kv_heads=8, vocab_size=64 * 6)
     e6 = tp_split_error(fewer_gpus, 6)  # fewer GPUs than KV heads: 8 / 6
     assert e6 is not None and e6.message == "AssertionError: 8 is not divisible by 6"
 
@@ -64,7 +63,7 @@ def test_vocabulary_split_comes_before_the_kv_heads() -> None:
     assert qwen14 is not None and (qwen14.num_attention_heads, qwen14.num_kv_heads) == (40, 8)
     e = tp_split_error(qwen14, 5)
     assert e is not None and e.message == "AssertionError: 151936 is not divisible by 5"
-    odd_vocab = dataclasses.replace(qwen14, vocab_size=151_900)  # padded to a multiple of 64 first
+    odd_vocab = records.replace(qwen14, vocab_size=151_900)  # padded to a multiple of 64 first
     e = tp_split_error(odd_vocab, 5)
     assert e is not None and e.message == "AssertionError: 151936 is not divisible by 5"
     assert tp_splits(qwen14, 8)

@@ -16,6 +16,7 @@ require_pygls()
 from lsprotocol import types  # noqa: E402
 
 from tests.server.lsp_client import apply_edits  # noqa: E402
+from vlint.core.record import fields  # noqa: E402
 from vlint.engine.catalog import load_catalog  # noqa: E402
 from vlint.engine.runner import Engine  # noqa: E402
 from vlint.run.lint import LintOptions, lint_paths  # noqa: E402
@@ -428,17 +429,13 @@ def test_hover_on_the_model_shows_the_memory_summary(tmp_path: Path) -> None:
 
 
 def test_the_vscode_extension_contributes_exactly_the_servers_settings() -> None:
-    import dataclasses
     import json
 
     props = json.loads((ROOT / "editors/vscode/package.json").read_text())["contributes"]["configuration"]["properties"]
     defaults = {key.removeprefix("vlint."): p["default"] for key, p in props.items()}
     settings, problems = EditorSettings.from_json({"vlint": defaults})  # what VS Code sends out of the box
     assert problems == [] and settings == EditorSettings()
-    camel = {
-        f.name.split("_")[0] + "".join(w.title() for w in f.name.split("_")[1:])
-        for f in dataclasses.fields(EditorSettings)
-    }
+    camel = {f.name.split("_")[0] + "".join(w.title() for w in f.name.split("_")[1:]) for f in fields(EditorSettings)}
     assert set(defaults) - {"path"} == camel
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any
 
 from vlint.core.finding import Fix
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 
 

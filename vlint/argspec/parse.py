@@ -20,7 +20,6 @@ import contextlib
 import difflib
 import json
 import re
-from dataclasses import field
 from typing import Any
 
 from vlint.argspec import config_expand, dynamo
@@ -29,7 +28,7 @@ from vlint.argspec.issues import ArgIssue
 from vlint.argspec.spec import ArgSpec, Argument
 from vlint.argspec.values import ArgValueError, convert, human_readable_int
 from vlint.core.invocation import Entry, Invocation
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import V

@@ -6,11 +6,10 @@ The schemas are generated from vLLM's own ``vllm serve`` parser by ``tools/gen_v
 
 from __future__ import annotations
 
-from dataclasses import field
 from functools import cache
 from typing import Any
 
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.version import Version
 
 #: actions that take no value on the command line

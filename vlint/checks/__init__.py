@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from vlint.core.finding import Fix
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 
 if TYPE_CHECKING:

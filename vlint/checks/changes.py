@@ -8,10 +8,10 @@ a ``--set`` override. The fix then stays advice (a sentence) only.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from vlint.core.finding import Fix, SettingChange
+from vlint.core.record import replace
 from vlint.core.span import Span
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def with_changes(fix: Fix, *changes: SettingChange | None) -> Fix:
     """``fix`` carrying ``changes`` as its edits; advice only when one of them cannot be written."""
     if not changes or any(c is None for c in changes):
         return fix
-    return dataclasses.replace(fix, changes=tuple(c for c in changes if c is not None))
+    return replace(fix, changes=tuple(c for c in changes if c is not None))
 
 
 def option_for(spec: ArgSpec, dest: str) -> str | None:

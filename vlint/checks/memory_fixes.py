@@ -15,12 +15,12 @@ All of these change behaviour (shorter context, other precision, more GPUs), so 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from vlint.checks.changes import remove_setting, set_value, with_changes
 from vlint.core.finding import Fix, SettingChange
+from vlint.core.record import replace
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment
@@ -46,7 +46,7 @@ def estimate(base: MemoryInputs, **changes: Any) -> MemoryEstimate | None:
     from vlint.memory import estimate_memory
 
     try:
-        return estimate_memory(dataclasses.replace(base, **changes))
+        return estimate_memory(replace(base, **changes))
     except (ValueError, ZeroDivisionError, KeyError):
         return None
 
@@ -317,7 +317,7 @@ def _chunking_fix(dep: Deployment, base: MemoryInputs) -> Fix | None:
     chunk = default_chunk(dep)
     if chunk is None or chunk >= base.max_num_batched_tokens:
         return None
-    chunked = dataclasses.replace(base, max_num_batched_tokens=chunk, enable_chunked_prefill=True)
+    chunked = replace(base, max_num_batched_tokens=chunk, enable_chunked_prefill=True)
     e = estimate(chunked)
     if e is None:
         return None

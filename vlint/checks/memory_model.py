@@ -7,7 +7,6 @@ when the model or the GPU is unknown (``vlint explain`` says why).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +14,7 @@ from vlint.checks import CheckContext, Hit, check
 from vlint.checks import memory_fixes as fixes
 from vlint.checks.changes import remove_setting, set_value, with_changes
 from vlint.core.finding import Fix
+from vlint.core.record import replace
 from vlint.launch.free_memory import free_source
 
 if TYPE_CHECKING:
@@ -258,9 +258,7 @@ def large_activation_peak(ctx: CheckContext) -> Iterator[Hit]:
 
     assert dep.gpu is not None
     base = gpu_inputs(dep, arch)
-    alt = estimate_memory(
-        dataclasses.replace(base, max_num_batched_tokens=REFERENCE_CHUNK, enable_chunked_prefill=True)
-    )
+    alt = estimate_memory(replace(base, max_num_batched_tokens=REFERENCE_CHUNK, enable_chunked_prefill=True))
     saved = m.activation_gib - alt.activation_gib
     if saved < 1.0:
         return

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from vlint.commands.common import (
     use_color,
 )
 from vlint.commands.options import config_options, root_option, target_options, usage_errors
+from vlint.core.record import replace
 
 if TYPE_CHECKING:
     from vlint.commands.settings import RunSettings
@@ -65,7 +65,7 @@ def what_ifs(dep: Deployment) -> list[WhatIf]:
     out = []
     for label, kw in changes:
         try:
-            out.append(WhatIf(label, estimate_memory(dataclasses.replace(base, **kw))))
+            out.append(WhatIf(label, estimate_memory(replace(base, **kw))))
         except (ValueError, ZeroDivisionError):
             continue
     return out
@@ -135,7 +135,7 @@ def explain_cmd(
     try:
         deployments, errors = _collect(paths, model, settings)
         if overrides:
-            plain = RunSettings(dataclasses.replace(cli, overrides={}))
+            plain = RunSettings(replace(cli, overrides={}))
             plain.lint_root = settings.lint_root
             before = _collect(paths, model, plain)[0]
         else:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -35,7 +34,7 @@ from vlint.commands.common import (
 )
 from vlint.core.escape import printable
 from vlint.core.finding import SEVERITY_RANK, Finding
-from vlint.core.record import record
+from vlint.core.record import record, replace
 
 if TYPE_CHECKING:
     from vlint.commands.settings import RunSettings

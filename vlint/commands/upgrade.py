@@ -169,8 +169,7 @@ def upgrade_cmd(
             post=post,
         )
         if apply_fixes or show_diff:
-            from dataclasses import replace
-
+            from vlint.core.record import replace
             from vlint.fix.upgrade import upgrade_fix
 
             # fixes are never written through a rendering (a kustomize/Helm output mapped back to its sources)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import field
 from pathlib import Path
 
 from vlint.config.globs import Glob, compile_glob
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.security.bounded_read import read_regular
 from vlint.security.lint_root import VCS_DIRS, LintRoot
 

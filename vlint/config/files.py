@@ -26,14 +26,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from vlint.config.globs import Glob, compile_glob
 from vlint.core.paths import schemas_dir
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.security.bounded_read import read_regular
 
 CONFIG_FILES = (".vlint.toml", "pyproject.toml")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any
 
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 
 SEVERITIES = ("error", "warning", "info")

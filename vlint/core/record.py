@@ -13,8 +13,11 @@ vlint uses (``frozen``, ``slots``, ``field(default=…, default_factory=…, rep
   as a dataclass;
 * ``__repr__``, ``__eq__``, ``__hash__`` and the frozen ``__setattr__``/``__delattr__`` are closures over
   the field names (``operator.attrgetter``), so nothing else is compiled;
-* ``__dataclass_fields__`` holds real :class:`dataclasses.Field` objects, so ``dataclasses.fields``,
-  ``replace``, ``asdict`` and ``is_dataclass`` work on records as on dataclasses.
+* the module does not import :mod:`dataclasses` (which imports :mod:`inspect`, ``ast``, ``dis``,
+  ``tokenize``…: ~7 ms of every start on this machine): it has its own :class:`Field`, :func:`field`,
+  :func:`fields`, :func:`replace`, :func:`asdict`, :func:`astuple`, :func:`is_record`, :data:`MISSING` and
+  :class:`FrozenInstanceError`, which do what their ``dataclasses`` namesakes do. A record keeps its
+  fields in ``__record_fields__``, so ``dataclasses`` functions do not take records (use these).
 
 ``tests/core/test_record.py`` checks each behaviour against ``dataclasses.dataclass`` on the same class.
 What a dataclass has and a record does not (``order``, ``kw_only``, ``InitVar``, ``init=False`` fields,
@@ -23,13 +26,11 @@ What a dataclass has and a record does not (``order``, ``kw_only``, ``InitVar``,
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import sys
 from collections.abc import Callable
-from dataclasses import MISSING, Field, FrozenInstanceError
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 if TYPE_CHECKING or sys.version_info >= (3, 11):
     from typing import dataclass_transform
@@ -40,6 +41,121 @@ else:  # pragma: no cover - Python 3.10
 
 
 _T = TypeVar("_T")
+
+
+class _Missing:
+    """The marker of a field without a default (``dataclasses.MISSING``'s counterpart)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+class FrozenInstanceError(AttributeError):
+    """Assigning to or deleting a field of a frozen record (as ``dataclasses.FrozenInstanceError``)."""
+
+
+class Field(Generic[_T]):
+    """One field of a record: what :func:`field` was given, with its ``name`` and ``type`` once the class
+    is made (the attributes of ``dataclasses.Field`` that vlint uses)."""
+
+    __slots__ = ("compare", "default", "default_factory", "hash", "init", "metadata", "name", "repr", "type")
+
+    def __init__(
+        self,
+        default: Any,
+        default_factory: Any,
+        init: bool,
+        repr: bool,
+        hash: bool | None,
+        compare: bool,
+        metadata: Any,
+    ) -> None:
+        self.name: str = ""
+        self.type: Any = None
+        self.default = default
+        self.default_factory = default_factory
+        self.init = init
+        self.repr = repr
+        self.hash = hash
+        self.compare = compare
+        self.metadata = {} if metadata is None else metadata
+
+    def __repr__(self) -> str:
+        return f"Field(name={self.name!r}, type={self.type!r}, default={self.default!r})"
+
+
+def field(
+    *,
+    default: Any = MISSING,
+    default_factory: Callable[[], Any] | Any = MISSING,
+    init: bool = True,
+    repr: bool = True,
+    hash: bool | None = None,
+    compare: bool = True,
+    metadata: Any = None,
+) -> Any:
+    """A field's options, as ``dataclasses.field`` takes them (``init=False`` is refused at class creation)."""
+    if default is not MISSING and default_factory is not MISSING:
+        raise ValueError("cannot specify both default and default_factory")
+    return Field(default, default_factory, init, repr, hash, compare, metadata)
+
+
+def fields(obj: Any) -> tuple[Field[Any], ...]:
+    """The fields of a record class or instance, in order (``dataclasses.fields``)."""
+    try:
+        return tuple(obj.__record_fields__.values())
+    except AttributeError:
+        raise TypeError("must be called with a record type or instance") from None
+
+
+def is_record(obj: Any) -> bool:
+    """Whether ``obj`` is a record class or instance (``dataclasses.is_dataclass``)."""
+    return hasattr(obj if isinstance(obj, type) else type(obj), "__record_fields__")
+
+
+def replace(obj: _T, /, **changes: Any) -> _T:
+    """A copy of the record ``obj`` with ``changes`` (``dataclasses.replace``: made by its ``__init__``,
+    so ``__post_init__`` runs and an unknown name is a ``TypeError``)."""
+    for name in obj.__record_fields__:  # type: ignore[attr-defined]
+        if name not in changes:
+            changes[name] = getattr(obj, name)
+    return obj.__class__(**changes)
+
+
+def asdict(obj: Any, *, dict_factory: Callable[[list[tuple[str, Any]]], Any] = dict) -> Any:
+    """The record ``obj`` as a dict, records, lists, tuples and dicts inside it converted too, other
+    values deep-copied (``dataclasses.asdict``)."""
+    if not is_record(obj) or isinstance(obj, type):
+        raise TypeError("asdict() should be called on record instances")
+    return _asdict(obj, dict_factory)
+
+
+def astuple(obj: Any) -> tuple[Any, ...]:
+    """The record ``obj``'s field values as a tuple, converted as :func:`asdict` does (``dataclasses.astuple``)."""
+    if not is_record(obj) or isinstance(obj, type):
+        raise TypeError("astuple() should be called on record instances")
+    return tuple(_asdict(getattr(obj, n), dict) for n in obj.__record_fields__)
+
+
+def _asdict(obj: Any, dict_factory: Callable[[list[tuple[str, Any]]], Any]) -> Any:
+    if is_record(obj) and not isinstance(obj, type):
+        return dict_factory([(n, _asdict(getattr(obj, n), dict_factory)) for n in obj.__record_fields__])
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple
+        return type(obj)(*[_asdict(v, dict_factory) for v in obj])
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_asdict(v, dict_factory) for v in obj)
+    if isinstance(obj, dict):
+        return type(obj)((_asdict(k, dict_factory), _asdict(v, dict_factory)) for k, v in obj.items())
+    import copy
+
+    return copy.deepcopy(obj)
+
+
 _CLASSVAR_PREFIXES = ("ClassVar", "typing.ClassVar", "t.ClassVar")
 _UNSUPPORTED_PREFIXES = ("InitVar", "dataclasses.InitVar", "KW_ONLY", "dataclasses.KW_ONLY")
 #: the marker of a parameter left to its default_factory (a dataclass uses a private sentinel too)
@@ -58,23 +174,25 @@ def _is_classvar(annotation: object) -> bool:
 
 
 def _fields(cls: type) -> dict[str, Field[Any]]:
-    """The fields of ``cls``: those of its dataclass/record bases first, then its own annotations."""
+    """The fields of ``cls``: those of its record bases first, then its own annotations."""
     fields: dict[str, Field[Any]] = {}
     for base in reversed(cls.__mro__[1:]):
-        fields.update(base.__dict__.get("__dataclass_fields__", {}))
+        if "__dataclass_fields__" in base.__dict__:
+            raise TypeError(f"a record cannot extend the dataclass {base.__qualname__}: make it a record")
+        fields.update(base.__dict__.get("__record_fields__", {}))
     for name, annotation in cls.__dict__.get("__annotations__", {}).items():  # noqa: RUF063 - own, unevaluated
         if _is_classvar(annotation):
             continue
         default = cls.__dict__.get(name, MISSING)
-        f = default if isinstance(default, Field) else dataclasses.field(default=default)
+        if type(default).__module__ == "dataclasses" and type(default).__name__ == "Field":
+            raise TypeError(f"{cls.__qualname__}.{name}: use vlint.core.record.field, not dataclasses.field")
+        f = default if isinstance(default, Field) else field(default=default)
         if not f.init:
             raise TypeError(f"record does not support init=False ({cls.__qualname__}.{name})")
         if f.default is not MISSING and f.default.__class__.__hash__ is None:
             raise ValueError(f"mutable default {type(f.default)} for field {name} is not allowed: use default_factory")
         f.name = name
         f.type = annotation
-        f._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
-        f.kw_only = False  # type: ignore[attr-defined]
         if isinstance(default, Field):  # as dataclasses do: the class attribute is the plain default
             if f.default is MISSING:
                 delattr(cls, name)
@@ -259,11 +377,11 @@ def _with_slots(cls: type, names: tuple[str, ...]) -> type:
 
 
 def _getstate(self: Any) -> list[Any]:
-    return [getattr(self, f) for f in self.__dataclass_fields__]
+    return [getattr(self, f) for f in self.__record_fields__]
 
 
 def _setstate(self: Any, state: list[Any]) -> None:
-    for name, value in zip(self.__dataclass_fields__, state, strict=True):
+    for name, value in zip(self.__record_fields__, state, strict=True):
         object.__setattr__(self, name, value)
 
 
@@ -278,7 +396,7 @@ def _process(cls: type, *, frozen: bool, slots: bool, eq: bool, repr: bool) -> t
     if slots:
         cls = _with_slots(cls, names)
     holder = [cls]
-    cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
+    cls.__record_fields__ = fields  # type: ignore[attr-defined]
     _set_new(cls, "__init__", _lazy_init(holder, fields, frozen))
     if repr:
         _set_new(cls, "__repr__", _repr_function(tuple(n for n, f in fields.items() if f.repr)))
@@ -313,7 +431,7 @@ def record(
 ) -> Callable[[type[_T]], type[_T]]: ...
 
 
-@dataclass_transform(field_specifiers=(dataclasses.field, Field))
+@dataclass_transform(field_specifiers=(field, Field))
 def record(
     cls: type[_T] | None = None, /, *, frozen: bool = False, slots: bool = False, eq: bool = True, repr: bool = True
 ) -> type[_T] | Callable[[type[_T]], type[_T]]:

@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import field
 from typing import Any
 
-from vlint.core.record import record
+from vlint.core.record import field, record
 
 BUILTIN = "builtin"
 

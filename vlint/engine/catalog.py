@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from typing import Any
 import yaml
 
 from vlint.core.paths import rules_dir, schemas_dir
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.rule import Rule
 
 try:

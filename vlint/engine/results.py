@@ -4,11 +4,10 @@ read by suppression, reports, fixes and the language server."""
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING
 
 from vlint.core.finding import Finding
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.security.secrets import LineSource, Redactor, Secret
 
 if TYPE_CHECKING:

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import re
 import string
-from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, get_check
 from vlint.core.finding import SEVERITIES, Finding, Fix
-from vlint.core.record import record
+from vlint.core.record import field, record, replace
 from vlint.core.rule import Rule
 from vlint.core.span import Span
 from vlint.engine.catalog import Catalog, RuleError

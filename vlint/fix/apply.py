@@ -24,11 +24,10 @@ import stat
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import field
 from pathlib import Path
 
 from vlint.core.finding import Finding
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.engine.results import LintReport
 from vlint.engine.runner import Engine
 from vlint.fix.editor import CannotApply, Text, TextEdit, apply_edits, edits_for

@@ -21,11 +21,10 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vlint.core.record import record
+from vlint.core.record import field, record
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment
@@ -304,9 +303,8 @@ def _launch(model: str, row: SizeRow) -> list[str]:
 
 
 def _resolve(model: str, row: SizeRow, opts: ResolveOptions, gpu: str) -> Deployment:
-    from dataclasses import replace
-
     from vlint.core.invocation import Invocation, Token
+    from vlint.core.record import replace
     from vlint.core.span import Span
     from vlint.launch.resolver import resolve
 

@@ -20,11 +20,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import field
 from pathlib import Path
 
 from vlint.core.finding import Finding
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.version import Version
 from vlint.engine.results import LintReport
 from vlint.engine.runner import Engine

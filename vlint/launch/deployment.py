@@ -4,14 +4,13 @@ version fills in, the model architecture and the GPU. Rules read deployments, ne
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vlint.argspec.parse import ParsedArgs, Setting
 from vlint.argspec.spec import ArgSpec
 from vlint.core.invocation import Invocation, Token
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
 

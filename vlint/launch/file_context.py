@@ -6,10 +6,9 @@ builds it), so that checks need not import the lint run.
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING
 
-from vlint.core.record import record
+from vlint.core.record import field, record
 
 if TYPE_CHECKING:
     from vlint.core.invocation import Problem, Token

@@ -13,10 +13,9 @@ inside the memory model's measured uncertainty is "too close to call", never a f
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from vlint.core.record import record
+from vlint.core.record import record, replace
 
 if TYPE_CHECKING:
     from vlint.hardware.gpus import GpuSpec
@@ -165,7 +164,7 @@ def compute_gpu_fit(dep: Deployment) -> tuple[list[GpuFit] | None, str | None]:
     for name, spec in reference_gpus(dep.reference_gpus):
         m = estimate_on_gpu(dep, spec, count)
         if m is None:
-            return None, blocked_by(dataclasses.replace(dep, gpu=spec))
+            return None, blocked_by(replace(dep, gpu=spec))
         gmu = m.budget_gib / m.total_gib if m.total_gib > 0 else 0.9
         out.append(_entry(name, spec.total_gib, count, m, need_gib(m, gmu), gmu, "GPU"))
     return out, None
@@ -193,7 +192,7 @@ def _options_fit(dep: Deployment) -> tuple[list[GpuFit] | None, str | None]:
         if m is None:
             from vlint.launch.memory_inputs import blocked_by
 
-            return None, blocked_by(dataclasses.replace(probe, gpu=spec))
+            return None, blocked_by(replace(probe, gpu=spec))
         gmu = m.budget_gib / m.total_gib if m.total_gib > 0 else 0.9
         out.append(_entry(name, spec.total_gib, _ranks(probe), m, need_gib(m, gmu), gmu, OPTION))
     if not out:
@@ -209,11 +208,11 @@ def _with_gpus_per_node(dep: Deployment, count: int) -> Deployment:
     changed = False
     for dest, st in settings.items():
         if st.value is UNRESOLVED and _GPUS_PER_NODE in (st.raw or ""):
-            settings[dest] = dataclasses.replace(st, value=count)
+            settings[dest] = replace(st, value=count)
             changed = True
     if not changed:
         return dep
-    return dataclasses.replace(dep, args=dataclasses.replace(dep.args, settings=settings), _memory_status=None)
+    return replace(dep, args=replace(dep.args, settings=settings), _memory_status=None)
 
 
 def _accelerator_fit(dep: Deployment, platform: str) -> tuple[list[GpuFit] | None, str | None]:

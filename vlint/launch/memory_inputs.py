@@ -361,7 +361,7 @@ def _low_confidence_verdict(m: MemoryEstimate, confidence: str | None) -> Memory
         or m.need_gib >= LOW_CONFIDENCE_FACTOR * max(m.left_gib, 0.0)
     ):
         return m
-    from dataclasses import replace
+    from vlint.core.record import replace
 
     return replace(m, too_close_to_call=True, facts_low_confidence=True)
 
@@ -372,8 +372,7 @@ def estimate_on_gpu(dep: Deployment, gpu: GpuSpec, gpu_count: int | None = None)
     the bundled data. None when the model is unknown or a needed setting is unresolved."""
     if dep.arch is None:
         return None
-    from dataclasses import replace as dc_replace
-
+    from vlint.core.record import replace as dc_replace
     from vlint.resolve.defaults import resolve_defaults
 
     user: dict[str, Any] = {d: s.value for d, s in dep.args.settings.items() if s.value is not UNRESOLVED}

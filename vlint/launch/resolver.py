@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +14,7 @@ from vlint.argspec.parse import parse_invocation
 from vlint.argspec.spec import Resolution, load_spec, resolve_release
 from vlint.config.precedence import CLI, FILE, ConfigDefaults, Stated, decide
 from vlint.core.invocation import Invocation
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
 from vlint.launch.deployment import Deployment
@@ -217,7 +216,7 @@ def _mark_release_guess(dep: Deployment, opts: ResolveOptions, base_dir: Path | 
     note = _suffix_note(inv, dep.version)
     if not note or note not in dep.version_reason or opts.vllm_version is not None:
         return
-    from dataclasses import replace
+    from vlint.core.record import replace
 
     image = inv.facts["image"]
     dep.release_guess = str(image.value)
@@ -355,7 +354,7 @@ def without_model_facts(dep: Deployment) -> Deployment:
     """The launch as vlint would see it knowing nothing of its model: no architecture, no memory
     estimate, the release's defaults filled without model facts (for the engine to tell which
     findings rest on facts inferred from a name)."""
-    from dataclasses import replace
+    from vlint.core.record import replace
 
     blind = replace(
         dep,

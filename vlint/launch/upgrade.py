@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
 

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
-from vlint.core.record import record
+from vlint.core.record import record, replace
 from vlint.core.version import V, Version
 from vlint.hardware.gpus import GpuSpec
 from vlint.memory.constants import constants, switches
@@ -147,7 +146,7 @@ class MemoryEstimate:
     pinned_kv: PinnedKV | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
+        from vlint.core.record import asdict
 
         return asdict(self)
 

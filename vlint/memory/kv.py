@@ -7,10 +7,8 @@ Mirrors ``vllm/v1/kv_cache_interface.py`` (page sizes, per-request memory) and
 
 from __future__ import annotations
 
-from dataclasses import field
-
 from vlint.core.memo import BoundedMemo
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.resolve.model_arch import (
     CACHELESS_ATTENTION,
     CHUNKED,

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import replace
 from functools import cache
 from typing import Any
 
 from vlint.core.paths import data_dir
+from vlint.core.record import replace
 from vlint.resolve.model_arch import ModelArch, model_arch_from_config
 
 

@@ -32,11 +32,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import cache
 from typing import Any
 
-from vlint.core.record import record
+from vlint.core.record import record, replace
 from vlint.resolve.model_arch import ModelArch
 
 #: organisations whose FP8 checkpoints follow a convention of their own (see :data:`SUFFIXES`)

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 
-from vlint.core.record import record
+from vlint.core.record import record, replace
 from vlint.resolve.catalog import (
     lookup_catalog,
 )

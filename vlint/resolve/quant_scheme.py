@@ -12,11 +12,10 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Mapping
-from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
-from vlint.core.record import record
+from vlint.core.record import record, replace
 
 #: formats and the kernels' container layout (for notes)
 INT_PACKED = "int_packed"  # AWQ / GPTQ / compressed-tensors pack-quantized: int32-packed ints + group scales

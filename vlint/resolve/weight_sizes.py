@@ -10,10 +10,9 @@ layout is scaled to it so that the split between parts stays and the total is ex
 
 from __future__ import annotations
 
-from dataclasses import field
 from functools import lru_cache
 
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.resolve.model_arch import (
     ATTENTION_KINDS,
     CACHELESS_ATTENTION,

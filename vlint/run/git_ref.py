@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import field
 from pathlib import Path
 from typing import Protocol
 
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.run.lint import LintOptions, Reader, display_path
 from vlint.security.lint_root import LintRoot, Refused, git_work_tree
 from vlint.sources.base import OutsideRoot, SourceError, SourceText

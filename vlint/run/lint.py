@@ -10,14 +10,13 @@ import errno
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from vlint.config.discover import Discovered, DiscoverOptions, discover
 from vlint.core.finding import Finding
 from vlint.core.invocation import Problem, Token
-from vlint.core.record import record
+from vlint.core.record import field, record, replace
 from vlint.core.rule import looks_like_rule_file
 from vlint.core.span import Span
 from vlint.engine.results import FileError, FileResult, LintReport

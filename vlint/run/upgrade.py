@@ -11,12 +11,11 @@ Helm value) with what the bump does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vlint.core.invocation import Problem
-from vlint.core.record import record
+from vlint.core.record import field, record, replace
 from vlint.core.version import Version
 from vlint.engine.results import FileResult, LintReport
 from vlint.engine.runner import Engine, Selection, describe

@@ -25,10 +25,9 @@ import base64
 import binascii
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import field
 
 from vlint.core.lazy_re import lazy_compile
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 
 #: names whose value is a credential: ``HF_TOKEN``, ``*_API_KEY``, ``*_TOKEN``, ``*SECRET*``,

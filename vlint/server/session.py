@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import field
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from typing import Any
 from lsprotocol import types
 
 from vlint.core.finding import Finding
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 from vlint.engine.results import LintReport
 from vlint.run.lint import Reader, display_path, lint_paths

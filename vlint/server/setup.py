@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from vlint.config.files import Config
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.engine.results import LintReport
 from vlint.engine.runner import Engine
 from vlint.run.lint import DEFAULT_MAX_FILE_SIZE, LintOptions

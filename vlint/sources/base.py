@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import field
 from pathlib import Path
 
 from vlint.core.invocation import Invocation, Problem, Token
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 
 

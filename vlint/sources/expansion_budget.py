@@ -19,10 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import field
 
 from vlint.core.invocation import Problem
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 
 #: characters substitution may produce for one file and the files it pulls in, all expanders together

@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import ast
 import warnings
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from vlint.core.invocation import LLM_CLASS, Entry, Invocation, Token
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span
 from vlint.sources import ray_serve
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText

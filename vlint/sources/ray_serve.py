@@ -19,11 +19,10 @@ settings in user code: they yield no launch.
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any
 
 from vlint.core.invocation import SERVER, Entry, Fact, Invocation, Token
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.containers.compose import YamlDoc, get, items, load_yaml, nested_yaml, plain, seq

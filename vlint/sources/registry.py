@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from pathlib import Path
 
+from vlint.core.record import replace
 from vlint.sources import expansion_budget, sniffing
 from vlint.sources.base import ReadFile, Source, SourceResult, SourceText
 
@@ -114,7 +113,7 @@ def _in_chart(
         result = extract(text, read_file)
         for i, p in enumerate(result.problems):
             if p.code == "VL604":
-                result.problems[i] = dataclasses.replace(
+                result.problems[i] = replace(
                     p,
                     message=f"this file is a template of the Helm chart {shown}, only complete once rendered: lint "
                     f"{shown} (vlint renders it with helm template when helm is on PATH) or the output of "

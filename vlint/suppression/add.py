@@ -24,11 +24,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import field
 from pathlib import Path
 
 from vlint.core.finding import Finding
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.engine.results import LintReport
 from vlint.suppression.inline import NO_REASON, NOT_SUPPRESSIBLE, comment_start, flavor_of
 

@@ -25,13 +25,12 @@ import io
 import re
 import tokenize
 from collections.abc import Callable, Iterator
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vlint.core.finding import Finding
 from vlint.core.invocation import Problem
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 
 if TYPE_CHECKING:

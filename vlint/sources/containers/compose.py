@@ -26,12 +26,11 @@ escapes included), so a token cut out of a ``run: |`` script still points at the
 from __future__ import annotations
 
 import re
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from vlint.core.invocation import Fact, Token
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span
 from vlint.security.secrets import SECRET_ENV
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused

@@ -18,11 +18,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import field, replace
 from pathlib import Path
 
 from vlint.core.invocation import Fact, Token
-from vlint.core.record import record
+from vlint.core.record import field, record, replace
 from vlint.core.span import PositionMap, Span
 from vlint.security.secrets import SECRET_ENV
 from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceResult, SourceText

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import field
 from functools import lru_cache
 
 from vlint.core.invocation import Token
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.expansion_budget import ExpansionBudget, current

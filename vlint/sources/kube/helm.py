@@ -30,10 +30,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import field
 
 from vlint.core.invocation import Invocation, Token
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.kube.k8s_common import (

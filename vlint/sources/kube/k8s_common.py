@@ -13,12 +13,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import field
 from itertools import pairwise
 from pathlib import Path
 
 from vlint.core.invocation import Fact, Invocation, Problem, Token
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span, line_starts
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.containers.images import default_entrypoint, image_vllm_version, parse_image

@@ -21,11 +21,10 @@ KubeAI ``Model`` (``spec.url``/``args``/``env``/``resourceProfile``), KServe ``I
 
 from __future__ import annotations
 
-from dataclasses import field
 from functools import cache
 
 from vlint.core.invocation import ConfigFile, Entry, Invocation, Problem, Token
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.kube.k8s_common import (

@@ -17,9 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import field
 
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.security.lint_root import LintRoot
 
 NO_RENDER = "rendering is off (--no-render)"

@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import field
 from pathlib import Path
 
 from vlint.core.invocation import Problem
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 from vlint.security.bounded_read import NotReadable, read_regular
 from vlint.security.lint_root import VCS_DIRS, LintRoot, Refused

@@ -34,11 +34,10 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from dataclasses import field
 from pathlib import Path
 
 from vlint.core.invocation import Problem
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 from vlint.security.lint_root import real_path
 from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceResult, SourceText, refused

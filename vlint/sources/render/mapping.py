@@ -24,10 +24,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import field, replace
 
 from vlint.core.invocation import ConfigFile, Entry, Fact, Invocation, Problem, Token
-from vlint.core.record import record
+from vlint.core.record import field, record, replace
 from vlint.core.span import Span
 from vlint.sources.base import SourceResult
 from vlint.sources.kube.k8s_common import LineIndex, MappedText, compose_documents, scalar_text

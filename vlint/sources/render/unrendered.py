@@ -23,11 +23,10 @@ launch's label says it was read without rendering.
 from __future__ import annotations
 
 import re
-from dataclasses import field
 from typing import Any
 
 from vlint.core.invocation import Fact
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.kube.k8s_common import LineIndex, MappedText, compose_documents, get, scalar, scalar_text

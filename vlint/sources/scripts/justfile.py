@@ -15,10 +15,9 @@ Read the way ``just`` reads them (the just manual, "Recipes", "Variables and Sub
 from __future__ import annotations
 
 import re
-from dataclasses import field
 
 from vlint.core.invocation import Token
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import PositionMap
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.containers.dockerfile import Container, Piece, merge_result, script_launches

@@ -24,11 +24,10 @@ values written in the Makefile are what runs by default, like a compose ``${VAR:
 from __future__ import annotations
 
 import re
-from dataclasses import field
 from pathlib import Path
 
 from vlint.core.invocation import Token
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import PositionMap
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.containers.dockerfile import Container, Piece, merge_result, script_launches

@@ -20,11 +20,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import field
 from pathlib import Path
 
 from vlint.core.invocation import Fact, Invocation, Problem, Token
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span
 from vlint.sources import vllm_yaml
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused

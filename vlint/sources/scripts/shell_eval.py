@@ -16,10 +16,9 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import field
 from typing import Any
 
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import PositionMap
 from vlint.sources.expansion_budget import ExpansionBudget, current
 from vlint.sources.scripts.shell_lexer import (

@@ -12,9 +12,7 @@ offset where the construct started.
 
 from __future__ import annotations
 
-from dataclasses import field
-
-from vlint.core.record import record
+from vlint.core.record import field, record
 
 # ---------------------------------------------------------------------------------------------
 # word parts

@@ -16,11 +16,10 @@ A ``/bin/sh -c "…"`` command line is read as the shell script it runs.
 
 from __future__ import annotations
 
-from dataclasses import field
 from pathlib import Path
 
 from vlint.core.invocation import Problem, Token
-from vlint.core.record import record
+from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.containers.dockerfile import Container, Piece, merge_result, script_launches

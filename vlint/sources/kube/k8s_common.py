@@ -636,6 +636,83 @@ def node_selection_facts(out: Facts, pod: Node | None, lines: LineIndex) -> None
             continue
         vals = [(scalar(v) or "", lines.node_span(v)) for v in items(get(e, "values"))]
         gpu_label_fact(out, key, [(t, s) for t, s in vals if t], "nodeAffinity")
+    required = items(get(affinity, "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"))
+    driver_facts(out, selector, required if len(required) == 1 else [], lines)
+
+
+#: GPU feature discovery's node labels that name the node's NVIDIA driver and the CUDA version it supports
+#: (NVIDIA/k8s-device-plugin, GFD: ``nvidia.com/cuda.driver.*`` and their newer ``cuda.driver-version.*`` names)
+DRIVER_LABELS = {
+    "nvidia.com/cuda.driver.major": ("driver", 0),
+    "nvidia.com/cuda.driver-version.major": ("driver", 0),
+    "nvidia.com/cuda.driver.minor": ("driver", 1),
+    "nvidia.com/cuda.driver-version.minor": ("driver", 1),
+    "nvidia.com/cuda.driver.rev": ("driver", 2),
+    "nvidia.com/cuda.driver-version.revision": ("driver", 2),
+    "nvidia.com/cuda.runtime.major": ("cuda", 0),
+    "nvidia.com/cuda.runtime-version.major": ("cuda", 0),
+    "nvidia.com/cuda.runtime.minor": ("cuda", 1),
+    "nvidia.com/cuda.runtime-version.minor": ("cuda", 1),
+}
+DRIVER_FULL_LABELS = {"nvidia.com/cuda.driver-version.full": "driver", "nvidia.com/cuda.runtime-version.full": "cuda"}
+
+
+def driver_facts(out: Facts, selector: list[tuple[str, Node]], terms: list[Node | None], lines: LineIndex) -> None:
+    """``node_driver`` / ``node_driver_cuda``: the highest NVIDIA driver (``"535.104.05"``, ``"535"``: any 535.x)
+    and driver CUDA version (``"12.2"``) every node the pod may run on has, from ``nodeSelector`` and the one
+    required node affinity term (``In`` takes the highest value, ``Lt N`` is N-1; ``Gt``, ``NotIn``, ``Exists``,
+    preferred terms and several ORed terms bound nothing). Nothing is set where no label bounds them."""
+    # (kind, part) -> (highest allowed value, its span, where); a part bounded twice keeps the lower bound
+    bound: dict[tuple[str, int], tuple[int, Span, str]] = {}
+    exact: set[tuple[str, int]] = set()
+
+    def put(kind: str, part: int, value: int, span: Span, where: str, is_exact: bool) -> None:
+        slot = (kind, part)
+        if slot not in bound or value < bound[slot][0]:
+            bound[slot] = (value, span, where)
+        if is_exact:
+            exact.add(slot)
+
+    def full(kind: str, text: str, span: Span, where: str) -> None:
+        parts = text.split(".")
+        if all(p.isdigit() for p in parts):
+            for i, p in enumerate(parts[:3]):
+                put(kind, i, int(p), span, where, True)
+
+    for key, v in selector:
+        text = (scalar(v) or "").strip()
+        where = f"nodeSelector {key}={text}"
+        if key in DRIVER_FULL_LABELS:
+            full(DRIVER_FULL_LABELS[key], text, lines.node_span(v), where)
+        elif key in DRIVER_LABELS and text.isdigit():
+            put(*DRIVER_LABELS[key], int(text), lines.node_span(v), where, True)
+    for e in [e for t in terms for e in items(get(t, "matchExpressions"))]:
+        key = scalar(get(e, "key")) or ""
+        op = scalar(get(e, "operator")) or ""
+        vals = [(scalar(v) or "", v) for v in items(get(e, "values"))]
+        if (key not in DRIVER_LABELS and key not in DRIVER_FULL_LABELS) or not vals:
+            continue
+        where = f"nodeAffinity {key} {op} {','.join(t for t, _ in vals)}"
+        if op == "In" and key in DRIVER_FULL_LABELS and len(vals) == 1:
+            full(DRIVER_FULL_LABELS[key], vals[0][0], lines.node_span(vals[0][1]), where)
+        elif op == "In" and key in DRIVER_LABELS and all(t.isdigit() for t, _ in vals):
+            top, node = max(((int(t), n) for t, n in vals), key=lambda tn: tn[0])
+            put(*DRIVER_LABELS[key], top, lines.node_span(node), where, len(vals) == 1)
+        elif op == "Lt" and key in DRIVER_LABELS and len(vals) == 1 and vals[0][0].isdigit():
+            put(*DRIVER_LABELS[key], int(vals[0][0]) - 1, lines.node_span(vals[0][1]), where, False)
+    for kind, name in (("driver", "node_driver"), ("cuda", "node_driver_cuda")):
+        if (kind, 0) not in bound:
+            continue
+        parts = [bound[(kind, 0)][0]]
+        # a lower part bounds the version only while every higher part is one exact value
+        for i in (1, 2):
+            if (kind, i - 1) not in exact or (kind, i) not in bound:
+                break
+            parts.append(bound[(kind, i)][0])
+        _, span, where = bound[(kind, 0)]
+        wheres = sorted({bound[(kind, i)][2] for i in range(len(parts))})
+        value = ".".join(str(p) if i < 2 else f"{p:02d}" for i, p in enumerate(parts))
+        out.setdefault(name, value, span, "; ".join(wheres))
 
 
 def _label_rank(key: str) -> int:

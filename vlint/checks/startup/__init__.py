@@ -14,6 +14,7 @@ from vlint.checks.startup import (  # noqa: F401 - each module registers its che
     bounds,
     cache,
     compilation,
+    ignored,
     lora,
     model,
     parallel,

@@ -24,6 +24,35 @@ KV_EVENTS_LOG = (
 )
 
 
+#: ``VllmConfig.__post_init__``: ``if self.model_config.enforce_eager:`` sets ``compilation_config.mode = NONE`` and
+#: ``cudagraph_mode = NONE`` whatever the launch asked for ([0.17.0] vllm/config/vllm.py:780-786, [0.30.0]
+#: vllm/config/vllm.py:1546-; from [0.33.0] vllm/config/vllm.py:1766-1784 a second wording that also turns JIT warmup
+#: off, [0.34.0] :1697-1714). 0.13.0-0.16.0 log "Enforce eager set, overriding optimization level to -O0" and only
+#: lower the level ([0.13.0] vllm/config/vllm.py:617-623), so vlint starts at 0.17.0.
+EAGER_SINCE = "0.17.0"
+EAGER_LOG = (
+    "Enforce eager set, disabling torch.compile and CUDAGraphs. This is equivalent to setting -cc.mode=none "
+    "-cc.cudagraph_mode=none"
+)
+EAGER_LOG_033 = (
+    "Enforce eager set, disabling torch.compile, CUDAGraphs, and JIT kernel warmup. This is equivalent to setting "
+    "-cc.mode=none -cc.cudagraph_mode=none and --kernel_config.enable_jit_warmup=False"
+)
+#: compilation-config keys that ask for torch.compile or CUDA graphs, which --enforce-eager turns off
+_COMPILE_KEYS = (
+    "mode",
+    "level",
+    "cudagraph_mode",
+    "cudagraph_capture_sizes",
+    "max_cudagraph_capture_size",
+    "max_capture_size",
+    "use_cudagraph",
+    "full_cuda_graph",
+    "compile_sizes",
+    "use_inductor",
+)
+
+
 def _ignored(log: str, what: str) -> str:
     return f"{what}; vLLM starts and logs '{log}'"
 
@@ -52,3 +81,20 @@ def setting_ignored(ctx: CheckContext) -> Iterator[Hit]:
                 "or Dynamo's, sees none)",
             )
             yield Hit(dep.span_of("kv_events_config"), {"message": message}, message=message)
+    if _since(dep, EAGER_SINCE) and _user(dep, "enforce_eager") is True:
+        cc = _user(dep, "compilation_config")
+        asked = [k for k in _COMPILE_KEYS if isinstance(cc, Mapping) and cc.get(k) not in (None, 0, "NONE", "none")]
+        level = _user(dep, "optimization_level")
+        if isinstance(level, int | str) and str(level) not in ("0", "O0", "-O0"):
+            asked.append(f"-O{level}")
+        if asked:
+            log = EAGER_LOG_033 if _since(dep, "0.33.0") else EAGER_LOG
+            message = _ignored(
+                log,
+                f"--enforce-eager turns torch.compile and CUDA graphs off, so what the launch asks of them "
+                f"({', '.join(asked)}) has no effect",
+            )
+            where = (
+                "compilation_config" if isinstance(cc, Mapping) and asked[0] in _COMPILE_KEYS else "optimization_level"
+            )
+            yield Hit(dep.span_of(where), {"message": message}, message=message)

@@ -134,10 +134,10 @@ def driver_too_old(ctx: CheckContext) -> Iterator[Hit]:
         cuda = parse_cuda(str(named_cuda.value))  # type: ignore[union-attr]
         if cuda is None:
             return
-        node = f"the node's driver supports CUDA {named_cuda.value} ({named_cuda.detail})"  # type: ignore[union-attr]
+        node = f"the node's driver, which supports CUDA {named_cuda.value} ({named_cuda.detail}),"  # type: ignore[union-attr]
         outside = cuda[0] < low[0]
         short = not outside and cuda[:2] < low[:2]
-        need = f"CUDA {low[0]}.{low[1]}"
+        need = f"a driver for CUDA {low[0]}.{low[1]}"
     if outside and floor is not None:
         gpu = dep.gpu
         consumer = gpu is not None and gpu.vendor == "nvidia" and gpu.consumer

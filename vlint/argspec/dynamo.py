@@ -141,6 +141,12 @@ OWN_OPTIONS: dict[str, int | str] = {
     "shared-cache-multiplier": 1,  # :721
     "shared-cache-type": 1,  # :735
     "router-predicted-ttl-secs": 1,  # :749
+    # their obsolete names, accepted as aliases (``obsolete_flag=``; configuration/utils.py:161-163 @v1.6.1)
+    "kv-overlap-score-weight": 1,  # :356
+    "kv-events": 0,  # :446
+    "track-active-blocks": 0,  # :468
+    "track-output-blocks": 0,  # :482
+    "assume-kv-reuse": 0,  # :495
     # ai-dynamo/dynamo@v1.6.1 components/src/dynamo/common/configuration/groups/router_args.py
     "router-mode": 1,  # :226
     "router-session-affinity-ttl-secs": 1,  # :249

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from vlint.argspec.dynamo import PROGRAM as DYNAMO_PROGRAM
 from vlint.checks import CheckContext, Hit, check
 from vlint.checks.startup.common import _since, _user
 
@@ -69,7 +70,11 @@ def setting_ignored(ctx: CheckContext) -> Iterator[Hit]:
         )
         yield Hit(dep.span_of("max_parallel_loading_workers"), {"message": message}, message=message)
     events = _user(dep, "kv_events_config")
-    if _since(dep, KV_EVENTS_SINCE) and isinstance(events, Mapping):
+    # Dynamo's vLLM worker sets its own events config in some releases ([v0.4.0] args.py overwrite_args forces
+    # enable_kv_cache_events=True; [v1.6.1] components/src/dynamo/vllm/args.py:538-557 drops it without prefix
+    # caching): what vLLM gets is not what the launch wrote, so it is not judged there
+    dynamo = dep.invocation.program == DYNAMO_PROGRAM
+    if _since(dep, KV_EVENTS_SINCE) and isinstance(events, Mapping) and not dynamo:
         publisher = events.get("publisher")
         enabled = events.get("enable_kv_cache_events")
         on = enabled is True or enabled == 1 or (isinstance(enabled, str) and enabled.lower() in ("true", "1"))

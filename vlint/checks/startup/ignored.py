@@ -70,7 +70,7 @@ def setting_ignored(ctx: CheckContext) -> Iterator[Hit]:
         )
         yield Hit(dep.span_of("max_parallel_loading_workers"), {"message": message}, message=message)
     events = _user(dep, "kv_events_config")
-    # Dynamo's vLLM worker sets its own events config in some releases ([v0.4.0] args.py overwrite_args forces
+    # Dynamo's vLLM worker sets its own events config in some releases ([v0.4.0] args.py:204-232 overwrite_args forces
     # enable_kv_cache_events=True; [v1.6.1] components/src/dynamo/vllm/args.py:538-557 drops it without prefix
     # caching): what vLLM gets is not what the launch wrote, so it is not judged there
     dynamo = dep.invocation.program == DYNAMO_PROGRAM

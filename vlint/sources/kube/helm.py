@@ -41,6 +41,7 @@ from vlint.sources.kube.k8s_common import (
     LaunchContext,
     LineIndex,
     MappedText,
+    driver_facts,
     finish,
     get,
     gpu_label_fact,
@@ -410,7 +411,11 @@ def _shm(facts: Facts, spec: Node, cfg: Node | None, lines: LineIndex) -> None:
 
 
 def _selector_terms(facts: Facts, terms: Node | None, lines: LineIndex) -> None:
-    for t in items(terms):
+    """The chart's ``nodeSelectorTerms`` (the pod's required node affinity terms, ORed): the GPU, and the driver
+    when there is one term."""
+    listed = items(terms)
+    driver_facts(facts, [], listed if len(listed) == 1 else [], lines)
+    for t in listed:
         for e in items(get(t, "matchExpressions")):
             key = scalar(get(e, "key")) or ""
             vals = [(scalar(v) or "", lines.node_span(v)) for v in items(get(e, "values"))]

@@ -257,6 +257,22 @@ def encoder_data_parallel(inp: MemoryInputs) -> bool:
     return supports_encoder_data_parallel(inp.arch.architectures, inp.version)
 
 
+#: the release from which a hybrid (Mamba / linear-attention) model fails at startup when max_num_seqs
+#: exceeds the KV pool's blocks: [0.20.0] vllm/config/compilation.py:1420-1440
+#: (resolve_cudagraph_mode_and_sizes raises "max_num_seqs (N) exceeds available Mamba cache blocks",
+#: [0.26.0] :1476-1499), only when the resolved cudagraph mode has full CUDA graphs and not while
+#: profiling. [0.19.0] vllm/v1/worker/gpu_model_runner.py:6390-6404 and compilation.py:1282-1330
+#: only cap the capture sizes to the blocks (a warning); --enforce-eager (cudagraph_mode NONE) returns
+#: before the check ([0.26.0] compilation.py:1366-1369).
+MAMBA_BLOCKS_CHECK_SINCE = "0.20.0"
+
+
+def mamba_blocks_checked(inp: MemoryInputs) -> bool:
+    """Whether the release refuses a hybrid model whose max_num_seqs exceeds the KV pool's blocks: V1
+    from 0.20.0 with full CUDA graphs (not ``--enforce-eager``)."""
+    return inp.engine == "V1" and inp.version >= V(MAMBA_BLOCKS_CHECK_SINCE) and not inp.enforce_eager
+
+
 def _limit_count(v: Any) -> int:
     if isinstance(v, Mapping):
         v = v.get("count", 999)
@@ -836,13 +852,18 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
                 "is left after the KV cache and CUDA graphs: it may OOM after the KV cache is allocated "
                 "(estimate)"
             )
-    if a.has_state_layers and engine == "V1" and failure is None and num_blocks and num_blocks < inp.max_num_seqs:
+    if mamba_blocks_checked(inp) and a.has_state_layers and failure is None and 0 < num_blocks < inp.max_num_seqs:
         failure = (
-            f"ValueError: max_num_seqs ({inp.max_num_seqs}) exceeds "
-            f"available Mamba cache blocks ({num_blocks}). "
-            "Lower max_num_seqs or max_model_len, or raise gpu_memory_utilization."
+            f"ValueError: max_num_seqs ({inp.max_num_seqs}) exceeds available Mamba cache blocks "
+            f"({num_blocks}). Each decode sequence requires one Mamba cache block, so CUDA graph capture "
+            f"cannot proceed. Please lower max_num_seqs to at most {num_blocks} or increase "
+            "gpu_memory_utilization."
         )
         stage_fail = "mamba_blocks"
+        risks.append(
+            "the Mamba-block check runs while vLLM sets up full CUDA graphs, before capture: "
+            "--enforce-eager skips it (vLLM then serves fewer concurrent sequences than max_num_seqs)"
+        )
 
     # ---- how sure: the margin of the deciding check against the model's own uncertainty ----------
     z = kv_uncertainty_gib(inp, s0, est_graphs)

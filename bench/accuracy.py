@@ -86,6 +86,18 @@ RANGES = (
 )
 
 
+#: ``other_args`` keys that are vLLM arguments the memory model reads, with the type vLLM takes
+#: (h017 logs decode_context_parallel_size 8, h023/h024 --language-model-only)
+#: and whether it is a memory-model input ``resolve_defaults`` does not carry (as
+#: vlint.launch.memory_inputs.feature_inputs passes it) rather than a setting it resolves
+PASSED_OTHER_ARGS: dict[str, tuple[type, bool]] = {
+    "decode_context_parallel_size": (int, True),
+    "language_model_only": (bool, True),
+    "num_gpu_blocks_override": (int, True),
+    "async_scheduling": (bool, True),
+    "enable_prefix_caching": (bool, False),
+}
+
 #: the release range of a record whose log states no version (the version scored is an assumption)
 UNSTATED_RELEASE = "release not stated"
 
@@ -468,6 +480,15 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
     version, vnote = _version(rec)
     args = {k: v for k, v in (rec.get("args") or {}).items() if v is not None}
     user: dict[str, Any] = dict(args)
+    # the launch arguments a record keeps outside ``args`` (its ``other_args``) when they are vLLM
+    # arguments with a value of vLLM's own type (text such as "MTP (in-checkpoint head)" is a
+    # description, not a value)
+    other = rec.get("other_args") if isinstance(rec.get("other_args"), dict) else {}
+    features: dict[str, Any] = {}
+    for key, (want, to_inputs) in PASSED_OTHER_ARGS.items():
+        v = other.get(key)
+        if isinstance(v, want) and not (want is int and isinstance(v, bool)):
+            (features if to_inputs else user)[key] = v
     for key in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):
         if rec.get(key):
             user[key] = int(rec[key])
@@ -487,7 +508,7 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
         user["env_VLLM_USE_V1"] = "1" if rec["engine"] == "V1" else "0"
     user.pop("swap_space", None)
     resolved = resolve_defaults(version, gpu=gpu, usage_context="OPENAI_API_SERVER", arch=arch, user=user)
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = dict(features)
     # another process on the GPU is part of the deployment: the startup error states how much was free
     # (with the device, "device cuda:0 (x/T GiB)", or without it, as the logs of h059/h074 print it)
     m = re.search(r"Free memory on device (?:\S+ )?\(([\d.]+)/([\d.]+) GiB\)", str(rec.get("failure_message") or ""))

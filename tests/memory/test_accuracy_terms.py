@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tests.conftest import load_script
 from vlint.core.version import V
 from vlint.hardware.gpus import lookup_gpu
 from vlint.memory import MemoryInputs, estimate_memory
@@ -42,3 +43,22 @@ def test_mamba_block_check_from_0_20():
     inp = _hybrid()
     assert estimate_memory(replace(inp, version=V("0.19.0"))).failure_stage != "mamba_blocks"
     assert estimate_memory(replace(inp, version=V("0.20.0"))).failure_stage == "mamba_blocks"
+
+
+def test_bench_passes_logged_other_args():
+    # a record's other_args that are vLLM arguments reach the memory model (h017: DCP 8)
+    bench = load_script("vlint_bench_accuracy", "bench/accuracy.py")
+    rec = {
+        "id": "t1",
+        "model": "Qwen/Qwen3-8B",
+        "gpu": "H100 80GB",
+        "vllm_version": "0.19.0",
+        "tensor_parallel_size": 8,
+        "args": {"max_model_len": 8192},
+        "other_args": {"decode_context_parallel_size": 8, "language_model_only": True, "speculative_config": "MTP"},
+        "observed_numeric": {"kv_cache_gib": 10.0},
+    }
+    p, why = bench.prepare(rec)
+    assert p is not None, why
+    assert p.sample.inp.decode_context_parallel_size == 8
+    assert p.sample.inp.language_model_only is True

@@ -62,3 +62,47 @@ def test_bench_passes_logged_other_args():
     assert p is not None, why
     assert p.sample.inp.decode_context_parallel_size == 8
     assert p.sample.inp.language_model_only is True
+
+
+def test_qwen3_5_ssm_state_dtype_from_config():
+    # [0.17.0]/[0.26.0] vllm/model_executor/models/config.py Qwen3_5ForConditionalGenerationConfig sets
+    # mamba_ssm_cache_dtype from text_config.mamba_ssm_dtype; the GDN recurrent state is then float32
+    # ([0.26.0] vllm/model_executor/layers/mamba/mamba_utils.py:84-96), the conv state the model dtype
+    from vlint.memory.kv import layer_specs
+    from vlint.resolve.model_arch import model_arch_from_config
+
+    a = lookup_catalog("Qwen/Qwen3.8-27B-FP8")
+    assert a is not None and a.state_ssm_dtype_bytes == 4
+    specs = layer_specs(
+        a,
+        layer_range=(0, 4),
+        tp=2,
+        kv_bytes=1,
+        model_dtype_bytes=2,
+        kv_cache_dtype="fp8",
+        treat_windowed_as_full=False,
+    )
+    mamba = next(s for s in specs if s.kind == "mamba")
+    conv = 3 * (16 * 128 * 2 + 48 * 128)
+    ssm = 48 * 128 * 128
+    assert mamba.state_bytes == (conv * 2 + ssm * 4) / 2
+    # another hybrid family with the same field keeps the model dtype (no such hook in vLLM)
+    cfg = {
+        "architectures": ["Qwen3NextForCausalLM"],
+        "model_type": "qwen3_next",
+        "hidden_size": 2048,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 2,
+        "head_dim": 256,
+        "intermediate_size": 5120,
+        "vocab_size": 151936,
+        "layer_types": ["linear_attention"] * 3 + ["full_attention"],
+        "linear_num_key_heads": 16,
+        "linear_num_value_heads": 32,
+        "linear_key_head_dim": 128,
+        "linear_value_head_dim": 128,
+        "linear_conv_kernel_dim": 4,
+        "mamba_ssm_dtype": "float32",
+    }
+    assert model_arch_from_config(cfg, name="toy-next", source="test").state_ssm_dtype_bytes is None

@@ -527,6 +527,26 @@ def _mm_item(config: Mapping[str, Any], model_type: str) -> tuple[int | None, in
     return None, None
 
 
+#: architectures whose release sets the SSM-state cache dtype from the text config's ``mamba_ssm_dtype``
+#: when --mamba-ssm-cache-dtype is auto: [0.17.0] vllm/model_executor/models/config.py:625-650 and
+#: [0.26.0] :744-768 (Qwen3_5ForConditionalGenerationConfig, registered for both at :863-864; ColQwen3_5
+#: inherits it); the first release that registers the architectures (0.17.0) already has it
+SSM_DTYPE_FROM_CONFIG = (
+    "Qwen3_5ForConditionalGeneration",
+    "Qwen3_5MoeForConditionalGeneration",
+    "ColQwen3_5",
+)
+
+
+def _config_ssm_state_bytes(cfg: Mapping[str, Any], config: Mapping[str, Any], state_elems: int) -> float | None:
+    """Bytes per SSM-state element the checkpoint's config pins (None: the model dtype, vLLM's ``auto``)."""
+    archs = tuple(config.get("architectures") or cfg.get("architectures") or ())
+    dt = cfg.get("mamba_ssm_dtype")
+    if not state_elems or not isinstance(dt, str) or not any(a in SSM_DTYPE_FROM_CONFIG for a in archs):
+        return None
+    return dtype_bytes(dt)
+
+
 def _mamba_state(cfg: Mapping[str, Any], hidden: int, model_type: str) -> tuple[int, int, list[str]]:
     """(conv elems, ssm elems) per layer for Mamba/linear-attention layers, before TP split."""
     # Gated DeltaNet (Qwen3-Next, Qwen3.5/3.6 hybrids): vllm/model_executor/layers/mamba/
@@ -901,6 +921,7 @@ def model_arch_from_config(
         kv_not_counted=kv_not_counted,
         state_conv_elems=conv,
         state_ssm_elems=ssm,
+        state_ssm_dtype_bytes=_config_ssm_state_bytes(cfg, config, conv + ssm),
         num_experts=experts,
         num_experts_per_tok=topk,
         moe_intermediate_size=moe_inter,

@@ -98,6 +98,9 @@ PASSED_OTHER_ARGS: dict[str, tuple[type, bool]] = {
     "enable_prefix_caching": (bool, False),
 }
 
+#: vLLM's CUDA server image named in a record's text
+OFFICIAL_IMAGE = re.compile(r"(?<![\w/.-])vllm/vllm-openai(?![\w-])")
+
 #: the release range of a record whose log states no version (the version scored is an assumption)
 UNSTATED_RELEASE = "release not stated"
 
@@ -509,6 +512,10 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
     user.pop("swap_space", None)
     resolved = resolve_defaults(version, gpu=gpu, usage_context="OPENAI_API_SERVER", arch=arch, user=user)
     extra: dict[str, Any] = dict(features)
+    # the record states it ran vLLM's CUDA server image, which installs flashinfer (the sampler path of
+    # 0.8-0.11.1 depends on it: vlint.sources.containers.images.ships_flashinfer)
+    if OFFICIAL_IMAGE.search(json.dumps({k: rec.get(k) for k in ("source_detail", "vllm_version_note", "evidence")})):
+        extra["flashinfer_installed"] = True
     # another process on the GPU is part of the deployment: the startup error states how much was free
     # (with the device, "device cuda:0 (x/T GiB)", or without it, as the logs of h059/h074 print it)
     m = re.search(r"Free memory on device (?:\S+ )?\(([\d.]+)/([\d.]+) GiB\)", str(rec.get("failure_message") or ""))

@@ -106,3 +106,33 @@ def test_qwen3_5_ssm_state_dtype_from_config():
         "mamba_ssm_dtype": "float32",
     }
     assert model_arch_from_config(cfg, name="toy-next", source="test").state_ssm_dtype_bytes is None
+
+
+def test_flashinfer_sampler_when_the_image_installs_it():
+    # [0.10.1.1] vllm/v1/sample/ops/topk_topp_sampler.py:34-50: FlashInfer top-k/top-p whenever the
+    # package imports and VLLM_USE_FLASHINFER_SAMPLER is unset; vLLM's CUDA image installs it
+    from vlint.memory.estimate import sampler_bytes_per_element
+    from vlint.sources.containers.images import parse_image, ships_flashinfer
+
+    base = MemoryInputs(
+        arch=lookup_catalog("Qwen/Qwen3-8B"),
+        gpu=lookup_gpu("H100"),
+        version=V("0.11.0"),
+        max_model_len=8192,
+    )
+    assert sampler_bytes_per_element(base)[1] == "pytorch_sort"  # a pip install: flashinfer is an extra
+    assert sampler_bytes_per_element(replace(base, flashinfer_installed=True))[1] == "flashinfer"
+    off = replace(base, flashinfer_installed=True, env={"VLLM_USE_FLASHINFER_SAMPLER": "0"})
+    assert sampler_bytes_per_element(off)[1] == "pytorch_sort"
+    # from 0.11.2 FlashInfer sampling is opt-in even where installed
+    assert sampler_bytes_per_element(replace(base, version=V("0.11.2"), flashinfer_installed=True))[1] == (
+        "pytorch_sort"
+    )
+    for ref, ships in (
+        ("vllm/vllm-openai:v0.11.0", True),
+        ("docker.io/vllm/vllm-openai:latest", True),
+        ("vllm/vllm-openai-rocm:v0.11.0", False),
+        ("nvcr.io/nvidia/vllm:26.01-py3", False),
+    ):
+        image = parse_image(ref)
+        assert image is not None and ships_flashinfer(image) is ships, ref

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from vlint.core.unresolved import UNRESOLVED
+from vlint.sources.containers.images import parse_image, ships_flashinfer
 
 if TYPE_CHECKING:
     from vlint.hardware.accelerators import Accelerator
@@ -209,7 +210,17 @@ def feature_inputs(dep: Deployment) -> dict[str, Any]:
         out["language_model_only"] = True
     if dep.value("skip_mm_profiling"):
         out["skip_mm_profiling"] = True
+    if runs_flashinfer_image(dep):
+        out["flashinfer_installed"] = True
     return out
+
+
+def runs_flashinfer_image(dep: Deployment) -> bool:
+    """Whether the launch runs in vLLM's CUDA server image, which has the flashinfer package (the
+    profiling sampler of 0.8-0.11.1 then skips the full-vocabulary sort)."""
+    fact = dep.invocation.facts.get("image")
+    image = parse_image(str(fact.value)) if fact is not None else None
+    return image is not None and ships_flashinfer(image)
 
 
 def platform_blocked(dep: Deployment) -> str | None:

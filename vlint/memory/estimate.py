@@ -308,6 +308,16 @@ def sampler_bytes_per_element(inp: MemoryInputs) -> tuple[float, str]:
     if inp.engine == "V1" and flag in ("1", "true") and path == "pytorch_sort":
         # opted in (0.11.2-0.16) or forced (0.8-0.11.1): FlashInfer top-k/top-p, no full sort
         return float(c.get("flashinfer_extra_bytes", extra)), "flashinfer"
+    if (
+        inp.engine == "V1"
+        and path == "pytorch_sort"
+        and inp.flashinfer_installed
+        and c.get("flashinfer_default_if_installed")
+        and flag not in ("0", "false")
+    ):
+        # FlashInfer imports and VLLM_USE_FLASHINFER_SAMPLER is unset: "is not False" selects it
+        # ([0.10.1.1] vllm/v1/sample/ops/topk_topp_sampler.py:34-50)
+        return float(c.get("flashinfer_extra_bytes", extra)), "flashinfer"
     rows = sampler_rows(inp)
     small = int(c.get("small_batch_rows", 0) or 0)
     if path == "triton_inplace" and rows < small:

@@ -58,4 +58,7 @@ class MemoryInputs:
     max_loras: int = 0  # 0 = LoRA off; else --max-loras slots preallocated
     max_lora_rank: int = 16
     lora_dtype: str | None = None
+    #: whether the flashinfer package is importable (None: not known, as for a pip install of a release
+    #: that lists it only as an extra; True: vLLM's CUDA server image, which installs it)
+    flashinfer_installed: bool | None = None
     env: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)

@@ -153,6 +153,13 @@ def release_tag(image: ImageRef, version: Version) -> str | None:
     return f"{prefix}{image.repository}:v{version}"
 
 
+def ships_flashinfer(image: ImageRef) -> bool:
+    """Whether the image is vLLM's CUDA server image, whose ``vllm-base`` stage installs FlashInfer
+    (vllm-project/vllm docker/Dockerfile at commit 0000977e: ``uv pip install --system
+    "${FLASHINFER_WHEEL}"`` unless TARGETPLATFORM is linux/arm64; ``vllm-openai`` builds on that stage)."""
+    return _is_official(image) and image.name.lower() == "vllm-openai"
+
+
 def _is_official(image: ImageRef) -> bool:
     """vLLM's own images, also behind a registry host or a mirror path (``mirror/vllm/vllm-openai``)."""
     repo = image.repository.lower()

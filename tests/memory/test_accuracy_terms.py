@@ -136,3 +136,18 @@ def test_flashinfer_sampler_when_the_image_installs_it():
     ):
         image = parse_image(ref)
         assert image is not None and ships_flashinfer(image) is ships, ref
+
+
+def test_gb10_gets_the_small_default_tier():
+    # before 0.33.0 vLLM's NVML query of GB10's memory raises ("Not Supported"), so get_batch_defaults
+    # takes device_memory 0: 2048 tokens / 256 seqs for vllm serve ([0.19.0] vllm/platforms/cuda.py:575,
+    # vllm/engine/arg_utils.py:2043-2047); 0.33.0 excludes GB10 by capability (arg_utils.py:2963,2986)
+    from vlint.resolve.defaults import resolve_defaults
+
+    arch = lookup_catalog("Qwen/Qwen3-8B")
+    for version in ("0.13.0", "0.19.0", "0.33.0"):
+        gb10 = lookup_gpu("GB10")
+        out = resolve_defaults(V(version), gpu=gb10, usage_context="OPENAI_API_SERVER", arch=arch, user={})
+        assert (out["max_num_batched_tokens"].value, out["max_num_seqs"].value) == (2048, 256), version
+    h100 = resolve_defaults(V("0.13.0"), gpu=lookup_gpu("H100"), usage_context="OPENAI_API_SERVER", arch=arch, user={})
+    assert (h100["max_num_batched_tokens"].value, h100["max_num_seqs"].value) == (8192, 1024)

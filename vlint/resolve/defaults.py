@@ -234,6 +234,13 @@ def _tier(version: Version, gpu: GpuSpec | None, usage: str, engine: str) -> tup
         big, why_tier = False, "A100 excluded from the large tier by name (PR #17885)"
     if version >= V("0.33.0") and cc == (12, 1):
         big, why_tier = False, "GB10 (compute capability 12.1) excluded from the large tier"
+    elif cc == (12, 1):
+        # before 0.33.0 NvmlCudaPlatform.get_device_total_memory asks NVML, which does not implement the
+        # device memory query on GB10 (DGX Spark known issue "nvidia-smi reports memory usage: Not
+        # Supported"): it raises, get_batch_defaults' except sets device_memory = 0, the small tier
+        # ([0.19.0] vllm/platforms/cuda.py:575, vllm/engine/arg_utils.py:2043-2047; [0.13.0] cuda.py:526,
+        # arg_utils.py:1787-1791; 0.33.0 falls back to torch, [0.33.0] cuda.py:807-814)
+        big, why_tier = False, "GB10: NVML's memory query is not supported there, vLLM reads 0 GiB (small tier)"
     if version >= V("0.28.0") and mem >= 160:
         return (
             16384,

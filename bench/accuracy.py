@@ -98,6 +98,9 @@ PASSED_OTHER_ARGS: dict[str, tuple[type, bool]] = {
     "enable_prefix_caching": (bool, False),
 }
 
+#: a record's notes saying its gpu_memory_utilization is not stated ("gmu, max_model_len not stated")
+GMU_UNSTATED = re.compile(r"\bgmu\b[^.;]*\bnot stated|gpu_memory_utilization[^.;]*\bnot stated", re.I)
+
 #: vLLM's CUDA server image named in a record's text
 OFFICIAL_IMAGE = re.compile(r"(?<![\w/.-])vllm/vllm-openai(?![\w-])")
 
@@ -303,6 +306,9 @@ class Row:
     #: unquantized and no online quantization applies: the weights are sized unquantized (scored as they are)
     facts_unquantized: str = ""
     quant: str = ""  # the checkpoint's quantization as sized (scheme source), or the --quantization
+    #: the record says its gpu_memory_utilization is not stated (vLLM's default is then assumed, and the
+    #: available KV memory is linear in it): scored, in a row of its own too
+    gmu_unstated: bool = False
     pairs: dict[str, tuple[float, float]] = field(default_factory=dict)  # name → (pred, logged)
     verdict: tuple[bool, bool] | None = None  # (predicted starts, logged starts)
     close_call: bool = False  # inside the uncertainty band (reported as a warning)
@@ -544,6 +550,8 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
         inferred=INFERRED_MODELS.get(str(rec.get("model") or ""), ("", ""))[1],
         name_inferred=named,
         quant=(arch.quant.source or arch.quant.method) if arch.quant else str(user.get("quantization") or ""),
+        gmu_unstated=user.get("gpu_memory_utilization") is None
+        and bool(GMU_UNSTATED.search(f"{rec.get('notes') or ''} {rec.get('args_note') or ''}")),
         facts_unquantized=str(rec.get("quantization"))
         if q not in ("", "none", "null") and arch.quant is None and not user.get("quantization")
         else "",
@@ -711,6 +719,9 @@ def subsets(rows: list[Row]) -> list[tuple[str, Callable[[Row], bool]]]:
                 lambda r: bool(r.facts_unquantized),
             )
         )
+    if any(r.gmu_unstated and not r.name_inferred for r in rows):
+        out.append(("record says its gmu is not stated (in the rows above too)", lambda r: r.gmu_unstated))
+        out.append(("overall, without the records whose gmu is not stated", lambda r: not r.gmu_unstated))
     out = [(t, lambda r, f=f: f(r) and not r.name_inferred) for t, f in out]
     if any(r.name_inferred for r in rows):
         out.append(("model facts inferred from the name (not in the rows above)", lambda r: bool(r.name_inferred)))
@@ -1142,7 +1153,8 @@ def render(logs: list[Path], res: Results) -> str:
         f"{_pct_cell(sweep, 'kv_memory')}; on every other source it is {_pct_cell(other, 'kv_memory')}; "
         "without the records whose stated quantized checkpoint the model facts miss (row above) it is "
         f"{_pct_cell([r for r in loro if not r.name_inferred and not r.facts_unquantized], 'kv_memory')} "
-        "overall (the headline keeps them). "
+        "overall (the headline keeps them); without the records that say their gpu_memory_utilization is not "
+        f"stated it is {_pct_cell([r for r in loro if not r.name_inferred and not r.gmu_unstated], 'kv_memory')}. "
         "The largest misses are listed below with what the record itself says about its launch. Several are "
         "launches whose arguments or checkpoint format the log does not state (vLLM's defaults are then "
         "assumed; a catalog copy without its quantization_config sizes the checkpoint unquantized): they "

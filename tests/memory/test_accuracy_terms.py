@@ -151,3 +151,25 @@ def test_gb10_gets_the_small_default_tier():
         assert (out["max_num_batched_tokens"].value, out["max_num_seqs"].value) == (2048, 256), version
     h100 = resolve_defaults(V("0.13.0"), gpu=lookup_gpu("H100"), usage_context="OPENAI_API_SERVER", arch=arch, user={})
     assert (h100["max_num_batched_tokens"].value, h100["max_num_seqs"].value) == (8192, 1024)
+
+
+def test_in_flight_bitsandbytes_is_double_quantized():
+    # BitsAndBytesModelLoader quantizes with compress_statistics=True ([0.6.6.post1]
+    # vllm/model_executor/model_loader/loader.py:965-969; [0.19.0] bitsandbytes_loader.py:434-438):
+    # uint8 absmax per 64 weights plus an fp32 nested absmax per 256 blocks
+    from vlint.memory.weights import _online_scheme
+
+    s = _online_scheme("bitsandbytes")
+    assert s is not None and s.double_quant
+    n, k = 4096, 4096
+    assert s.linear_bytes(n, k) == n * k / 2 + n * k / 64 + n * k / 64 / 256 * 4
+    # h163: Llama-3.1-8B with --quantization bitsandbytes on an L4 (0.6.6.post1) logs 5.34 GiB
+    inp = MemoryInputs(
+        arch=lookup_catalog("meta-llama/Llama-3.1-8B-Instruct"),
+        gpu=lookup_gpu("L4"),
+        version=V("0.6.6.post1"),
+        engine="V0",
+        max_model_len=8192,
+        quantization="bitsandbytes",
+    )
+    assert abs(estimate_memory(inp).weights_gib - 5.34) < 0.05

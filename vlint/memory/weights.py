@@ -99,8 +99,10 @@ def _online_scheme(method: str | None) -> QuantScheme | None:
         # process_weights_after_loading)
         return QuantScheme(method=m, fmt=FP8, bits=8, scale_granularity="tensor", scale_bytes=4)
     if m in ONLINE_BNB:
-        # in-flight bitsandbytes 4-bit (BitsAndBytesModelLoader), no double quant
-        return QuantScheme(method=m, fmt=NF4, bits=4, group_size=64)
+        # in-flight bitsandbytes 4-bit (BitsAndBytesModelLoader): quantize_4bit(..., compress_statistics=True,
+        # quant_type="nf4"), i.e. double-quantized absmax ([0.6.6.post1]
+        # vllm/model_executor/model_loader/loader.py:965-969; [0.19.0] bitsandbytes_loader.py:434-438)
+        return QuantScheme(method=m, fmt=NF4, bits=4, group_size=64, double_quant=True)
     return None
 
 

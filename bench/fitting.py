@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vlint.memory.estimate import activation_terms  # noqa: E402
+from vlint.memory.estimate import activation_terms, multi_gpu_nvlink_class  # noqa: E402
 from vlint.memory.inputs import MemoryInputs  # noqa: E402
 from vlint.memory.kv import pp_partition  # noqa: E402
 
@@ -153,7 +153,7 @@ def _nt_rows(rows: list[Sample]) -> list[tuple[int, int, bool, float]]:
         (
             max(1, s.inp.tensor_parallel_size),
             max(1, s.inp.pipeline_parallel_size),
-            s.inp.gpu.nvlink,
+            multi_gpu_nvlink_class(s.inp.gpu),
             float(s.obs["non_torch_gib"]),
         )
         for s in rows

@@ -173,3 +173,36 @@ def test_in_flight_bitsandbytes_is_double_quantized():
         quantization="bitsandbytes",
     )
     assert abs(estimate_memory(inp).weights_gib - 5.34) < 0.05
+
+
+def test_tp_non_torch_nvlink_figure_only_where_symm_mem_runs():
+    # [0.19.0] vllm/distributed/device_communicators/all_reduce_utils.py:52-71 serves CC 9.0/10.x; an
+    # NVLink A100 (8.0) logs "SymmMemCommunicator: Device capability 8.0 not supported" and h141's
+    # summary line puts its TP2 non-torch at 0.17 GiB
+    from vlint.memory.estimate import _non_torch, multi_gpu_nvlink_class
+
+    a100, h100 = lookup_gpu("A100-SXM4-80GB"), lookup_gpu("H100")
+    assert a100 is not None and h100 is not None and a100.nvlink and h100.nvlink
+    assert multi_gpu_nvlink_class(h100) and not multi_gpu_nvlink_class(a100)
+    base = MemoryInputs(
+        arch=lookup_catalog("Qwen/Qwen3-8B"), gpu=h100, version=V("0.19.0"), max_model_len=8192, tensor_parallel_size=2
+    )
+    assert _non_torch(base)[0] > 1.5
+    assert _non_torch(replace(base, gpu=a100))[0] < 0.5
+
+
+def test_qwen3_5_family_hybrid_block_matches_a_log():
+    # h141 (0.27.1, Qwen3.6-27B, TP2, bf16 KV) logs "Setting attention block size to 784 tokens to ensure
+    # that attention page size is >= mamba page size": with the float32 recurrent state; the model dtype
+    # would give 400. Qwen3.8-27B has the same text layout.
+    m = estimate_memory(
+        MemoryInputs(
+            arch=lookup_catalog("Qwen/Qwen3.8-27B"),
+            gpu=lookup_gpu("A100-SXM4-80GB"),
+            version=V("0.27.0"),
+            max_model_len=65536,
+            tensor_parallel_size=2,
+            gpu_memory_utilization=0.92,
+        )
+    )
+    assert m.block_size == 784

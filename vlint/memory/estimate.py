@@ -282,13 +282,33 @@ def _limit_count(v: Any) -> int:
         return 999
 
 
+#: compute capabilities vLLM's symmetric-memory all-reduce serves ([0.19.0]
+#: vllm/distributed/device_communicators/all_reduce_utils.py:52-71: 9.0, 10.0, 10.3; on others
+#: symm_mem.py:64-70 logs "SymmMemCommunicator: Device capability 8.0 not supported"). The ~2 GiB of
+#: non-torch growth the v0.19 H100 logs show at TP>1 (constants "multi_gpu_nvlink") is measured on these
+#: parts only; NVLink A100s log the line above and grow far less: h141 (0.27.1 TP2, "Actual usage is
+#: 25.86 GiB for consumed memory (weights + non-torch)" with 25.69 GiB of weights: 0.17 GiB), h148 (0.19.0
+#: TP2, 0.9 x 39.38 - 18.58 weights - 15.96 KV = 0.90 GiB for activation and non-torch). They take the
+#: multi-GPU value without that path (ESTIMATE: which of symmetric memory, NCCL NVLS or the fused
+#: all-reduce workspaces holds the 2 GiB is not established; h086, an A100 TP4 on 0.13.0, leaves ~5 GiB
+#: outside weights and KV that neither figure explains)
+SYMM_MEM_CAPABILITY = (9, 0)
+
+
+def multi_gpu_nvlink_class(gpu: GpuSpec) -> bool:
+    """Whether a V1 TP>1 launch on ``gpu`` takes the ``multi_gpu_nvlink`` non-torch figure: NVLink and a
+    compute capability vLLM's symmetric-memory all-reduce serves (:data:`SYMM_MEM_CAPABILITY`)."""
+    cc = gpu.cc_major_minor
+    return bool(gpu.nvlink) and (cc is None or cc >= SYMM_MEM_CAPABILITY)
+
+
 def _non_torch(inp: MemoryInputs) -> tuple[float, str]:
     c = constants("non_torch_gib", inp.version, inp.engine)
     tp, pp = inp.tensor_parallel_size, inp.pipeline_parallel_size
     if tp > 1:
         if inp.engine == "V0":
             v = c["multi_gpu"]
-        elif inp.gpu.nvlink:
+        elif multi_gpu_nvlink_class(inp.gpu):
             v = c["multi_gpu_nvlink"] + c.get("multi_gpu_per_extra_rank", 0) * (tp - 2)
         else:
             v = c["multi_gpu_pcie"]

@@ -766,7 +766,9 @@ Time to record the data (seconds per release, one release after the other, 2 sha
     out = ROOT / "docs" / "accuracy.md"
     old = out.read_text() if out.exists() else ""
     i = old.find("\n" + DOCS_HEADING)
-    out.write_text((old[:i] if i >= 0 else old.rstrip("\n") + "\n") + section)
+    # a marked block another script keeps after this section (bench/reach.py's) stays where it is
+    j = old.find("\n<!-- bench/", i + 1) if i >= 0 else -1
+    out.write_text((old[:i] if i >= 0 else old.rstrip("\n") + "\n") + section + (old[j:] if j >= 0 else ""))
 
 
 def agreement_table(data: Path = DATA) -> str:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from tests.conftest import load_script
+from vlint.core.record import replace
 from vlint.core.version import V
 from vlint.hardware.gpus import lookup_gpu
 from vlint.memory import MemoryInputs, estimate_memory

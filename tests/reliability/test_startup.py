@@ -14,7 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 #: never on the default path: click (a plain lint is read without it: vlint.commands.plain_args),
-#: dataclasses and inspect (vlint.core.record has its own field/replace),
+#: dataclasses and inspect (vlint.core.record has its own field/replace), difflib (only for a
+#: did-you-mean), tokenize (only for Python files),
 #: validation (jsonschema: only custom rules and `vlint schema`), the hub, importlib.metadata
 #: (+ email), hashing (only SARIF/GitLab/baselines), the other commands, process and network
 #: modules (multiprocessing only for a parallel run)
@@ -22,6 +23,8 @@ NOT_IMPORTED = (
     "click",
     "dataclasses",
     "inspect",
+    "difflib",
+    "tokenize",
     "vlint.commands.group",
     "vlint.commands.check",
     "vlint.commands.options",

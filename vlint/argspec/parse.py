@@ -17,7 +17,6 @@ Everything vLLM would reject is reported as an :class:`ArgIssue` with vLLM's wor
 from __future__ import annotations
 
 import contextlib
-import difflib
 import json
 import re
 from typing import Any
@@ -486,10 +485,19 @@ UNIQUE_RATIO = 0.9
 UNIQUE_MARGIN = 0.05
 
 
+def _close_matches(word: str, candidates: Any, n: int) -> list[str]:
+    """difflib's close matches (cutoff 0.75); difflib is imported only when a name is unknown."""
+    import difflib
+
+    return difflib.get_close_matches(word, list(candidates), n=n, cutoff=0.75)
+
+
 def unique_suggestion(name: str, spec: ArgSpec) -> str | None:
     """The one option ``name`` is a typo of, or None when no option, or more than one, is that close."""
+    import difflib
+
     scored = []
-    for option in difflib.get_close_matches(name, list(spec.options), n=8, cutoff=0.75):
+    for option in _close_matches(name, spec.options, 8):
         arg, negated = spec.options[option]
         scored.append((difflib.SequenceMatcher(None, name, option).ratio(), option, (arg.dest, negated)))
     if not scored:
@@ -549,7 +557,7 @@ def unknown_option_issue(
             f"(the key becomes --{name[2:]}, not -{name[2:]}); write {key}",
             {"option": written, "suggestion": full},
         )
-    suggestion = difflib.get_close_matches(name, list(spec.options), n=1, cutoff=0.75) if suggest else []
+    suggestion = _close_matches(name, spec.options, 1) if suggest else []
     hint = f"; did you mean {suggestion[0]}?" if suggestion else ""
     return ArgIssue(
         "VL001",
@@ -837,7 +845,7 @@ def _parse_kwargs(entries: list[Entry], spec: ArgSpec, out: ParsedArgs) -> None:
     for e in entries:
         arg = spec.by_dest.get(e.key)
         if arg is None:
-            suggestion = difflib.get_close_matches(e.key, list(spec.by_dest), n=1, cutoff=0.75)
+            suggestion = _close_matches(e.key, spec.by_dest, 1)
             hint = f"; did you mean {suggestion[0]}?" if suggestion else ""
             out.issues.append(
                 ArgIssue(

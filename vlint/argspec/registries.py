@@ -10,7 +10,6 @@ so a check can say "removed in X" or "added in Y". Loaded only by the checks tha
 
 from __future__ import annotations
 
-import difflib
 from functools import cache
 
 from vlint.core.record import record
@@ -84,6 +83,8 @@ class Registry:
         key = value.lower().replace("-", "_")
         if key in norm:
             return norm[key]
+        import difflib  # only for a value the registry does not hold
+
         close = difflib.get_close_matches(key, list(norm), n=1, cutoff=0.6)
         return norm[close[0]] if close else None
 

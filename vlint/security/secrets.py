@@ -21,7 +21,6 @@ where nothing marked them as secrets.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -160,6 +159,8 @@ def _decoded_run(text: str) -> str | None:
     if len(bare) % 4 == 1:
         return None
     padded = bare + "=" * (-len(bare) % 4)
+    import base64  # only for a candidate run: not on every start
+
     try:
         if "-" in padded or "_" in padded:
             raw = base64.urlsafe_b64decode(padded)
@@ -185,6 +186,8 @@ def _is_basic_credentials(text: str) -> bool:
 def decoded_base64(text: str) -> str | None:
     """A Kubernetes ``Secret.data`` value decoded (text only), or None."""
     t = "".join(text.split())
+    import base64
+
     try:
         raw = base64.b64decode(t, validate=True)
     except (binascii.Error, ValueError):

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import io
 import re
-import tokenize
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -121,6 +120,8 @@ def _scan_lines(text: str, flavor: str) -> Iterator[Comment]:
 
 
 def _scan_python(text: str) -> Iterator[Comment]:
+    import tokenize  # Python files only: not on the path of a YAML or shell lint
+
     lines = text.split("\n")
     try:
         tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]

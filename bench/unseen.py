@@ -15,7 +15,9 @@ what vlint knows on its own, no configuration.
 What is counted (the definitions ``tests/data/unseen/README.md`` gives the expectations):
 
 - **launches found**: an expected launch (file, line) is found *at its line* when vlint reports a
-  deployment in that file at that line (± ``--tolerance``), and *in the file* when, after the exact
+  deployment in that file at that line (± ``--tolerance``), or whose ``lines`` (the first and last line
+  the launch is written on: the key or word its command starts at — ``command:``/``args:``, ``docker
+  run``, the argv list — to its last argument) hold that line; and *in the file* when, after these
   matches, a deployment of that file is left to pair with it (nearest line first: vlint anchored the same
   launch elsewhere, e.g. at the container instead of its ``args``). A deployment left unpaired is an
   *extra launch*. Memory reach reads the paired deployment.
@@ -233,6 +235,18 @@ def must_not_hit(test: dict[str, Any], finding: dict[str, Any], line_text: str) 
 # ---------------------------------------------------------------- scoring
 
 
+def _within(dep: dict[str, Any], line: int, tol: int) -> bool:
+    """The expected line lies among the lines the launch is written on (``lines``: its head — the
+    ``command:``/``args:`` key, the ``docker run`` word, the argv list — to its last argument)."""
+    lines = dep.get("lines")
+    return bool(lines) and lines[0] - tol <= line <= lines[1] + tol
+
+
+def _width(dep: dict[str, Any]) -> int:
+    lines = dep.get("lines") or [0, 0]
+    return int(lines[1]) - int(lines[0])
+
+
 def _near(a: int | None, b: int | None, tol: int) -> bool:
     return a is not None and b is not None and abs(a - b) <= tol
 
@@ -292,18 +306,16 @@ def score_file(
         "manual": [],
         "error": res.get("error"),
     }
-    # launches: exact lines first, then the rest paired in the same file by nearest line (another anchor)
+    # launches: at their line first (the anchor, then the lines the launch is written on), then the rest
+    # paired in the same file by nearest line (vlint read the launch but elsewhere)
     exp_launches = list(exp.get("launches", []))
     pair: dict[int, int] = {}
     for j, launch in enumerate(exp_launches):
-        hit = next(
-            (
-                i
-                for i, d in enumerate(deps)
-                if i not in pair.values() and _near(d.get("line"), launch["line"], tolerance)
-            ),
-            None,
-        )
+        free = [i for i in range(len(deps)) if i not in pair.values()]
+        hit = next((i for i in free if _near(deps[i].get("line"), launch["line"], tolerance)), None)
+        if hit is None:
+            inside = [i for i in free if _within(deps[i], launch["line"], tolerance)]
+            hit = min(inside, key=lambda i: _width(deps[i])) if inside else None
         if hit is not None:
             pair[j] = hit
     exact = set(pair)

@@ -127,6 +127,22 @@ class Invocation:
     opaque_args: bool = False
     #: a short label (``service vllm``, ``container vllm in Deployment/llm``) for reports
     label: str = ""
+    #: where the launch starts as written when that lies before ``span`` and its argv: the key that
+    #: holds the command (compose ``command:``/``entrypoint:``, a container's ``command:``/``args:``),
+    #: the first word of a ``docker run …`` command, the list a Python script builds argv in.
+    #: None: nothing before ``span``. Read through :meth:`lines`.
+    head: Span | None = None
+
+    def lines(self) -> tuple[int, int]:
+        """The first and last line of this file the launch is written on: its head, anchor, argv words,
+        keyword arguments and (for a bare config file) the config's keys. A reviewer pointing at any of
+        them (the ``command:`` key, the ``vllm`` word, the model argument) points at this launch."""
+        spans = [self.span] + ([self.head] if self.head is not None else [])
+        spans += [t.span for t in self.args] + [e.key_span for e in self.kwargs] + [e.value_span for e in self.kwargs]
+        if self.config is not None and self.config.span.path == self.path:
+            spans += [e.value_span for e in self.config.entries]
+        here = [s for s in spans if s.path == self.path and s.line > 0]
+        return min(s.line for s in here), max(max(s.end_line, s.line) for s in here)
 
     @property
     def path(self) -> str:

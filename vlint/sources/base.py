@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from vlint.core.invocation import Invocation, Problem, Token
@@ -91,3 +91,13 @@ class Source:
     #: does this source apply to the file? (name/extension/content sniffing; cheap)
     sniff: Callable[[SourceText], bool]
     extract: Callable[[SourceText, ReadFile], SourceResult]
+
+
+def set_head(invocations: Iterable[Invocation], head: Span | None) -> None:
+    """Record ``head`` (the key or word the launches' command starts at, as written) on every launch of
+    ``head``'s file that has none yet; :meth:`Invocation.lines` reads it."""
+    if head is None:
+        return
+    for inv in invocations:
+        if inv.head is None and inv.span.path == head.path:
+            inv.head = head

@@ -34,7 +34,7 @@ from vlint.core.invocation import LLM_CLASS, Entry, Invocation, Token
 from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span
 from vlint.sources import ray_serve
-from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
+from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, set_head
 from vlint.sources.containers.dockerfile import Container, Piece, container_launches, merge_result, script_launches
 from vlint.sources.containers.dotenv import Mapped
 from vlint.sources.sniffing import python as sniff  # noqa: F401 - re-exported: callers use python_ast.sniff
@@ -816,4 +816,6 @@ def _process_call(call: ast.Call, kind: str, scope: dict[str, V], mod: _Module, 
         m.add_unresolved("${…}", 0, 1)  # items added under a condition vlint cannot decide
         span = mod.lines.span(argv_v.node)
         pieces.append(Piece(m, PositionMap(mod.lines.path, [(0, span.line, span.column)]), opaque=True))
-    merge_result(container_launches([], pieces, c), result)
+    found = container_launches([], pieces, c)
+    set_head(found.invocations, mod.lines.span(argv_v.node))  # the list argv is built in
+    merge_result(found, result)

@@ -259,3 +259,12 @@ def mapping_get(node: Node, key: str) -> Node | None:
         if isinstance(k, ScalarNode) and k.value == key:
             return v
     return None
+
+
+def first_key(node: Node | None, *keys: str) -> Node | None:
+    """The key node, of ``keys``, written first in a mapping (merge keys applied), or None: where a
+    launch held under ``command:``/``args:`` starts as written."""
+    if not isinstance(node, MappingNode):
+        return None
+    found = [k for k, _ in merged_items(node) if isinstance(k, ScalarNode) and k.value in keys]
+    return min(found, key=lambda k: (k.start_mark.line, k.start_mark.column)) if found else None

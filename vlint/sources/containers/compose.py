@@ -33,7 +33,7 @@ from vlint.core.invocation import Fact, Token
 from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span
 from vlint.security.secrets import SECRET_ENV
-from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
+from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused, set_head
 from vlint.sources.containers.dockerfile import (
     Container,
     Mount,
@@ -66,6 +66,7 @@ from vlint.sources.yaml_nodes import (
     ScalarNode,
     SequenceNode,
     compose_all,
+    first_key,
     mapping_get,
     merged_items,
     scalar_value,
@@ -374,6 +375,8 @@ def _service(name: str, key: ScalarNode, svc: MappingNode, ctx: _Ctx) -> None:
         entry_span=doc.span(get(svc, "command") or key) if cfg is None or command is not None else cfg.entry_span,
     )
     found = container_launches(ep, cmd, c)
+    head = first_key(svc, "entrypoint", "command") if entrypoint is not None else first_key(svc, "command")
+    set_head(found.invocations, doc.span(head) if head is not None else None)
     merge_result(found, result)
 
 

@@ -26,7 +26,7 @@ from functools import cache
 from vlint.core.invocation import ConfigFile, Entry, Invocation, Problem, Token
 from vlint.core.record import field, record
 from vlint.core.span import Span
-from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
+from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, set_head
 from vlint.sources.kube.k8s_common import (
     EnvVar,
     Facts,
@@ -64,7 +64,7 @@ from vlint.sources.kube.k8s_common import (
 from vlint.sources.kube.pod_wiring import ServiceEnv, probe_facts, read_service, service_link_facts
 from vlint.sources.scripts import shell
 from vlint.sources.sniffing import kubernetes as sniff  # noqa: F401 - re-exported: callers use kubernetes.sniff
-from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode, merged_items, to_python
+from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode, first_key, merged_items, to_python
 
 NAME = "kubernetes"
 
@@ -341,6 +341,8 @@ def _container(
     else:
         inv = image_launch(args, ctx)
         found = [inv] if inv is not None else []
+    head = first_key(c, "command", "args")
+    set_head(found, lines.node_span(head) if head is not None else None)
     templated = [w for w in command + args if is_vllm_template(w.text)]
     if not found and templated:
         f.result.problems.append(template_problem(template_span(templated[0]), f"the command of {label}"))

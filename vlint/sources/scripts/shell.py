@@ -229,6 +229,9 @@ class _Launch:
     facts: dict[str, tuple[object, Word | Token | None, str]] = field(default_factory=dict)
     #: the evaluator whose text the words' offsets refer to (differs for ``bash -c`` bodies)
     ev: ShellEvaluator | None = None
+    #: the first word of the command the launch is (``docker`` of ``docker run … IMAGE``), when it
+    #: comes before ``entry``: :attr:`Invocation.head`
+    head: Word | None = None
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
@@ -333,7 +336,7 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
     found = _entry(words, i)
     if found is not None:
         program, entry, args_at = found
-        return [_Launch(program, entry, words[args_at:], env)]
+        return [_Launch(program, entry, words[args_at:], env, head=words[0])]
     # bash -c "…": parse the string as a script of its own
     script = _shell_c_script(words, i)
     if script is None and words[i].text == "eval" and i + 1 < len(words):
@@ -345,7 +348,11 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
         return _launches_in_string(script, ev, env, depth, errors)
     base = words[i].text.rsplit("/", 1)[-1]
     if base in ("docker", "podman", "nvidia-docker"):
-        return _docker_run(words, i + 1, env, ev, depth, errors)
+        out = _docker_run(words, i + 1, env, ev, depth, errors)
+        for launch in out:
+            if launch.ev is None and launch.head is None:
+                launch.head = words[0]
+        return out
     return []
 
 
@@ -694,6 +701,8 @@ def _to_invocation(
     args = [_token(w, posmap) for w in launch.args]
     span = posmap.span(launch.entry.start, launch.entry.end)
     inv = Invocation(source=source, program=launch.program, span=span, args=args)
+    if launch.head is not None and launch.head is not launch.entry:
+        inv.head = posmap.span(launch.head.start, launch.head.end)
     inv.opaque_args = any(w.opaque for w in launch.args)
     # environment: exported shell variables, then the command's own assignments
     for name, var in ev.vars.items():

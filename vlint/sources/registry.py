@@ -58,6 +58,7 @@ SOURCES: tuple[Source, ...] = (
     Source("notebook", sniffing.notebook, _lazy("vlint.sources.notebook")),
     Source("dotenv", sniffing.dotenv, _lazy("vlint.sources.containers.dotenv")),
     Source("vllm-config", _sniff_vllm_config, _lazy("vlint.sources.vllm_yaml")),
+    Source("helm-values", sniffing.helm_values, _lazy("vlint.sources.kube.helm_values")),
 )
 
 

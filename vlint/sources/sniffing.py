@@ -177,6 +177,29 @@ def _image_command(text: str) -> bool:
     return False
 
 
+_VALUES_NAME = lazy_compile(r"^(?:.*[-_.])?values(?:[-_.].*)?\.ya?ml$")
+_LLM_D_DEPLOYER = lazy_compile(r"^sampleApplication[ \t]*:", re.MULTILINE)
+_VLLM_WORD = lazy_compile(r"vllm", re.IGNORECASE)
+
+
+def helm_values(src: SourceText) -> bool:
+    """A Helm values file of a vLLM chart that is not beside it (:mod:`vlint.sources.kube.helm_values`):
+    no ``Chart.yaml`` in its folder, and either an llm-d deployer overlay (a top-level
+    ``sampleApplication:`` with a ``modelArtifactURI``) or a ``values*.yaml`` that names vLLM outside
+    comments."""
+    if not is_yamlish(src):
+        return False
+    folder = src.abspath.parent
+    if (folder / "Chart.yaml").is_file() or (folder / "Chart.yml").is_file():
+        return False
+    text = src.text
+    if _LLM_D_DEPLOYER.search(text) and "modelArtifactURI" in text:
+        return True
+    if not _VALUES_NAME.match(src.abspath.name.lower()):
+        return False
+    return any(_VLLM_WORD.search(line.split("#", 1)[0]) for line in text.splitlines())
+
+
 def template(src: SourceText) -> bool:
     """A YAML-like file with ``{{ … }}`` that mentions vLLM and no other source claims."""
     return (

@@ -329,3 +329,18 @@ def test_config_file_copied_into_the_image(tmp_path: Path) -> None:
     other = one(tmp_path, 'FROM vllm/vllm-openai:v0.10.2\nCMD ["m", "--config", "/etc/elsewhere.yaml"]\n')
     (problem,) = other.problems
     assert problem.code == "VL010" and "nothing maps it from the repository" in problem.message
+
+
+def test_base_image_without_cmd_or_entrypoint_is_no_launch(tmp_path: Path) -> None:
+    # FROM vllm/vllm-openai plus layers: the launch (and its model) is written where the image runs
+    assert extract(tmp_path, "FROM vllm/vllm-openai:v0.10.2\nCOPY chat.jinja /app/chat.jinja\n").invocations == []
+    multi = "FROM nvidia/cuda:12.4.0-devel-ubuntu22.04 AS build\nRUN make\n"
+    multi += "FROM vllm/vllm-openai:v0.10.2\nRUN pip install x\n"
+    assert extract(tmp_path, multi).invocations == []
+
+
+def test_a_cmd_of_its_own_is_still_a_launch(tmp_path: Path) -> None:
+    (inv,) = extract(tmp_path, 'FROM vllm/vllm-openai:v0.10.2\nCMD ["--model", "Qwen/Qwen3-8B"]\n').invocations
+    assert [t.text for t in inv.args][-1] == "Qwen/Qwen3-8B"
+    (inv,) = extract(tmp_path, 'FROM python:3.12\nENTRYPOINT ["vllm", "serve", "Qwen/Qwen3-8B"]\n').invocations
+    assert inv.args[0].text == "Qwen/Qwen3-8B"

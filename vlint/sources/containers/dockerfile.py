@@ -816,6 +816,11 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     cfg = image_config(df)
     if cfg is None:
         return result
+    if cfg.entrypoint is None and cfg.cmd is None:
+        # FROM vllm/vllm-openai plus layers, no CMD or ENTRYPOINT of its own: a base image. Its launch
+        # is written where it runs (docker run, compose, a pod's args) with the model given there;
+        # those sources read this Dockerfile's facts through ``build:``/the image, not as a launch here.
+        return result
     base_dir = src.abspath.parent
     facts = image_facts(cfg.image, cfg.image_span, f"FROM {cfg.image_text}")
     pip = next((s.pip_vllm for s in cfg.stage.chain() if s.pip_vllm), None)

@@ -281,7 +281,8 @@ def score_file(
 ) -> dict[str, Any]:
     """Score one file: counts and the list of misses and wrong findings (each with what vlint gave)."""
     lines = text.splitlines()
-    deps = res.get("deployments") or []
+    # a config fragment (a bare --config file without a model: ``fragment``) is not a launch of its own
+    deps = [d for d in res.get("deployments") or [] if not d.get("fragment")]
     findings = [f for f in res.get("findings") or [] if f["code"] not in NOT_ENUMERATED]
     answerable = exp.get("memory_answerable") is True
     rec: dict[str, Any] = {

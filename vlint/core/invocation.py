@@ -145,5 +145,17 @@ class Invocation:
         return min(s.line for s in here), max(max(s.end_line, s.line) for s in here)
 
     @property
+    def fragment(self) -> bool:
+        """A bare vLLM ``--config`` file that names no model: settings a launch elsewhere reads (its keys
+        are checked), not a launch of its own — whatever runs it gives the model."""
+        return (
+            self.source == "vllm-config"
+            and self.program == "config"
+            and not self.args
+            and self.config is not None
+            and not any(e.key.strip().lstrip("-").replace("_", "-") == "model" for e in self.config.entries)
+        )
+
+    @property
     def path(self) -> str:
         return self.span.path

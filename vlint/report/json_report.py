@@ -89,6 +89,7 @@ def launch_dict(dep: Any, red: Redactor | None = None) -> dict[str, Any]:
         "line": inv.span.line,
         "column": inv.span.column,
         "lines": list(inv.lines()),
+        "fragment": inv.fragment,
         "label": inv.label or inv.program,
         "model": jsonable(dep.model, red),
         "vllm_version": str(dep.version),

@@ -116,11 +116,12 @@ FITS_MANY_TIMES = 4
 
 def _fits_everywhere(dep: Deployment) -> bool:
     """A launch that names no GPU starts, full context and all, on every reference GPU (the smallest
-    included), each outside the memory model's uncertainty: the startup failure this rule warns of
-    cannot happen on any of them."""
-    from vlint.launch.gpu_fit import gpu_fit
+    included) — or on every accelerator option its task lists (SkyPilot ``resources.accelerators``:
+    the only GPUs it can be given) —, each outside the memory model's uncertainty: the startup failure
+    this rule warns of cannot happen on any of them."""
+    from vlint.launch.gpu_fit import OPTION, gpu_fit
 
-    fits = [f for f in gpu_fit(dep) or [] if f.kind == "GPU"]
+    fits = [f for f in gpu_fit(dep) or [] if f.kind in ("GPU", OPTION)]
     return bool(fits) and all(f.starts and not f.too_close_to_call for f in fits)
 
 

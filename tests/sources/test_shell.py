@@ -677,3 +677,36 @@ def test_sourced_files_set_variables(tmp_path: Path) -> None:
         assert inv.args[0].unresolved and inv.args[0].text == "$MODEL", ref
     inv = one("source loop.sh\nvllm serve $X\n", tmp_path=tmp_path, files={"loop.sh": "source loop.sh\nX=m/x\n"})
     assert argv(inv)[0] == "m/x"
+
+
+# -- scripts written from a here-document and run -----------------------------------------------
+_WRITTEN = """export VLLM_OUTER=1
+cat > /root/launch.sh << 'LAUNCH'
+#!/bin/bash
+export VLLM_INNER=1
+vllm serve Qwen/Qwen3-8B \\
+  --max-model-len 4096
+LAUNCH
+chmod +x /root/launch.sh
+RUN
+"""
+
+
+def test_a_written_script_that_is_run_is_read() -> None:
+    for run in ("/root/launch.sh", "bash /root/launch.sh", "screen -dmS vllm bash -c '/root/launch.sh'"):
+        (inv,) = launches(_WRITTEN.replace("RUN", run))
+        assert inv.span.line == 5 and argv(inv) == ["Qwen/Qwen3-8B", "--max-model-len", "4096"]
+        # each variable at the line that sets it, through every level of nesting
+        assert inv.env["VLLM_INNER"].span.line == 4
+        assert inv.env["VLLM_OUTER"].span.line == 1
+
+
+def test_a_written_script_never_run_is_not_a_launch() -> None:
+    assert launches(_WRITTEN.replace("RUN", "echo done")) == []
+    # another file is run, not the one written
+    assert launches(_WRITTEN.replace("RUN", "bash /root/other.sh")) == []
+
+
+def test_screen_runs_its_command() -> None:
+    (inv,) = launches("screen -dmS llm vllm serve Qwen/Qwen3-8B\n")
+    assert argv(inv) == ["Qwen/Qwen3-8B"]

@@ -28,7 +28,7 @@ from vlint.core.span import PositionMap, Span
 from vlint.sources import vllm_yaml
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.containers.images import default_entrypoint, image_vllm_version, parse_image
-from vlint.sources.scripts.shell_eval import Command, ShellEvaluator, Var, Word
+from vlint.sources.scripts.shell_eval import Command, HeredocFile, ShellEvaluator, Var, Word
 from vlint.sources.scripts.shell_lexer import Arith, Lexer, Param, ShellSyntaxError
 from vlint.sources.sniffing import shell as sniff  # noqa: F401 - re-exported: callers use shell.sniff
 
@@ -47,6 +47,8 @@ _PY_OPTS_WITH_VALUE = {"-X", "-W", "-Q"}
 # wrapper programs: name -> options that take a value (None: stop at the first non-option word)
 _WRAPPERS: dict[str, set[str]] = {
     "nohup": set(),
+    # screen -dmS NAME cmd…: a detached session running cmd (the session name is the option's value)
+    "screen": {"-S", "-dmS", "-DmS", "-dmLS", "-c", "-t", "-Logfile"},
     "exec": {"-a"},
     "command": set(),
     "builtin": set(),
@@ -337,6 +339,14 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
     if found is not None:
         program, entry, args_at = found
         return [_Launch(program, entry, words[args_at:], env, head=words[0])]
+    written = _written_script(words, i, ev)
+    if written is not None and depth < 3:
+        # runs a script this one wrote from a here-document (cat > run.sh << 'EOF' … ; bash run.sh)
+        sub_env = dict(ev.vars)
+        for k, w in env.items():
+            sub_env[k] = Var(None if w.unresolved else w.text, exported=True)
+        here = _token(words[i], ev.posmap).span
+        return _launches_in_script(written.text, written.posmap, sub_env, here, ev, env, depth, errors)
     # bash -c "…": parse the string as a script of its own
     script = _shell_c_script(words, i)
     if script is None and words[i].text == "eval" and i + 1 < len(words):
@@ -357,6 +367,17 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
 
 
 _SHELLS = {"bash", "sh", "zsh", "dash", "ksh"}
+
+
+def _written_script(words: list[Word], i: int, ev: ShellEvaluator) -> HeredocFile | None:
+    """The here-document file this command runs: ``./run.sh``, ``/root/run.sh``, ``bash run.sh``
+    (a path the script wrote with ``cat > PATH << EOF`` before), else None."""
+    w = words[i]
+    if w.text.rsplit("/", 1)[-1] in _SHELLS and i + 1 < len(words) and not words[i + 1].text.startswith("-"):
+        w = words[i + 1]
+    if w.unresolved or not ev.heredoc_files:
+        return None
+    return ev.heredoc_files.get(posixpath.normpath(posixpath.join(ev.cwd, w.text)))
 
 
 def _shell_c_script(words: list[Word], i: int) -> Word | None:
@@ -401,11 +422,31 @@ def _launches_in_string(
         sub_env[k] = Var(None if w.unresolved else w.text, exported=True)
     # the outer script's variables and assignments keep their places in the outer text
     here = _token(inner, ev.posmap).span
+    return _launches_in_script(inner.text, sub_map, sub_env, here, ev, env, depth, errors)
+
+
+def _launches_in_script(
+    text: str,
+    sub_map: PositionMap,
+    sub_env: dict[str, Var],
+    here: Span,
+    ev: ShellEvaluator,
+    env: dict[str, Word],
+    depth: int,
+    errors: list[SourceError],
+) -> list[_Launch]:
+    """The launches of ``text``, a script the outer one runs (``bash -c TEXT``, a file it wrote from a
+    here-document), with the outer script's exported variables and ``env``."""
+    # variables ev itself inherited are placed by the script that set them (the caller merges those)
     outer: dict[str, Word | Token] = {
-        name: _var_token(name, var, ev.posmap, here) for name, var in ev.vars.items() if var.exported
+        name: _var_token(name, var, ev.posmap, here)
+        for name, var in ev.vars.items()
+        if var.exported and id(var) not in ev.inherited
     }
     outer.update({k: _placed(w, ev.posmap) for k, w in env.items()})
-    sub = ShellEvaluator(inner.text, sub_map, env=sub_env, budget=ev.budget)
+    sub = ShellEvaluator(text, sub_map, env=sub_env, budget=ev.budget)
+    sub.heredoc_files = ev.heredoc_files  # files the outer script wrote are there for the inner one
+    sub.inherited = frozenset(id(v) for v in sub.vars.values())
     out: list[_Launch] = []
     try:
         for cmd in sub.commands():

@@ -195,6 +195,8 @@ class ShellEvaluator:
         self.unset: set[str] = set()
         self.assignments: list[Assignment] = []
         self.heredoc_files: dict[str, HeredocFile] = {}
+        #: ids of the variables handed in by an outer script (their offsets are in the outer text)
+        self.inherited: frozenset[int] = frozenset()
         #: open compound commands (``if``, ``{``, ``(``…): commands inside them are conditional
         self._open: list[str] = []
         self._auto_export = False

@@ -29,7 +29,7 @@ from vlint.security.lint_root import LintRoot, Refused, find_root
 from vlint.security.secrets import Secret
 from vlint.sources.base import OutsideRoot, SourceError, SourceResult, SourceText
 from vlint.sources.decode import read_text
-from vlint.sources.registry import iter_sources
+from vlint.sources.registry import iter_sources, source_named
 
 DEFAULT_MAX_FILE_SIZE = 10 * 2**20
 #: a launch with more argument words than this is not linted (a per-file error): real launches have
@@ -402,7 +402,15 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
             combined.linked.extend(r.linked)
             if r.error is not None and fr.error is None:
                 fr.error = FileError(r.error.message, r.error.line, r.error.column)
-            if r.invocations:
+            for name, text in r.embedded:
+                stage = f"reading a {name} document of this file"
+                part = source_named(name).extract(replace(src, text=text), reader.read_linked)
+                stage = "reading this file"
+                combined.invocations.extend(part.invocations)
+                combined.secret_tokens.extend(part.secret_tokens)
+                combined.problems.extend(part.problems)
+                combined.linked.extend(part.linked)
+            if combined.invocations:
                 break
     except Exception as e:  # the safety net: a source's bug costs this file only
         fr.error = internal_error(stage, e)

@@ -72,6 +72,11 @@ class SourceResult:
     problems: list[Problem] = field(default_factory=list)
     #: other files this one pulled in (absolute paths): a ``--config`` YAML, an ``.env`` file
     linked: list[Path] = field(default_factory=list)
+    #: documents of another format written in this file that a tool of the file applies (a Kubernetes
+    #: manifest a script writes from a here-document and runs ``kubectl apply -f`` on): (source name,
+    #: text blanked outside the document, so that its lines are this file's); the runner reads them
+    #: with that source as part of this file
+    embedded: list[tuple[str, str]] = field(default_factory=list)
     #: a parse error after which the rest of the file could not be read; what came before it
     #: (``invocations``) is still linted, the error is reported and makes the exit code 2
     error: SourceError | None = None

@@ -63,6 +63,11 @@ SOURCES: tuple[Source, ...] = (
 
 
 #: a chart template read without rendering (:func:`vlint.sources.render.helm.template_unrendered`)
+def source_named(name: str) -> Source:
+    """The source of that name (``kubernetes``…), for documents one file holds in another format."""
+    return next(s for s in SOURCES if s.name == name)
+
+
 UNRENDERED = Source("helm-template", lambda src: True, _lazy("vlint.sources.render.helm", "template_unrendered"))
 
 

@@ -291,6 +291,10 @@ def extract_from_text(
     for a in ev.assignments:
         value = a.value
         result.assignments.append((a.name, Token(value.text, posmap.span(a.name_start, value.end), value.unresolved)))
+    for manifest in ev.applied:
+        # kubectl apply of a here-document: the Kubernetes source reads it at its lines of this file
+        line, _ = manifest.posmap.position(0)
+        result.embedded.append(("kubernetes", "\n" * (line - 1) + manifest.text))
     return result
 
 

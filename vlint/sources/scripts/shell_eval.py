@@ -195,6 +195,8 @@ class ShellEvaluator:
         self.unset: set[str] = set()
         self.assignments: list[Assignment] = []
         self.heredoc_files: dict[str, HeredocFile] = {}
+        #: Kubernetes manifests the script applies from here-documents (:meth:`_record_applied`)
+        self.applied: list[HeredocFile] = []
         #: ids of the variables handed in by an outer script (their offsets are in the outer text)
         self.inherited: frozenset[int] = frozenset()
         #: open compound commands (``if``, ``{``, ``(``…): commands inside them are conditional
@@ -634,6 +636,7 @@ class ShellEvaluator:
             elif incoming and _skip_sudo(expanded) and _skip_sudo(expanded)[0].text == "tee":
                 # cat <<EOF | tee cfg.yaml: the here-document reaches tee through the pipe
                 self._record_heredoc_files(expanded, rc, incoming)
+            self._record_applied(expanded, heredocs or incoming)
             piped = heredocs if rc.end_op == "|" and expanded and expanded[0].text == "cat" else []
             yield Command(expanded, prefix, rc, conditional, heredocs)
 
@@ -775,7 +778,31 @@ class ShellEvaluator:
             targets.extend(w.text for w in words[1:] if not w.text.startswith("-") and not w.unresolved)
         if not targets or (words and words[0].text not in ("cat", "tee")):
             return
-        hd = heredocs[0]
+        written = self._heredoc_file(heredocs[0])
+        for t in targets:
+            self.heredoc_files[posixpath.normpath(posixpath.join(self.cwd, t))] = written
+
+    def _record_applied(self, words: list[Word], incoming: list[HereDoc]) -> None:
+        """``kubectl apply -f FILE`` of a file this script wrote from a here-document, or ``cat << EOF |
+        kubectl apply -f -``: the manifest is kept in :attr:`applied` (``oc``, ``create``/``replace`` too)."""
+        words = _skip_sudo(words)
+        if len(words) < 3 or words[0].text.rsplit("/", 1)[-1] not in ("kubectl", "oc"):
+            return
+        if not any(w.text in ("apply", "create", "replace") for w in words[1:3]):
+            return
+        for k, w in enumerate(words[:-1]):
+            if w.text not in ("-f", "--filename") or words[k + 1].unresolved:
+                continue
+            target = words[k + 1].text
+            if target == "-" and incoming:
+                self.applied.append(self._heredoc_file(incoming[0]))
+            else:
+                found = self.heredoc_files.get(posixpath.normpath(posixpath.join(self.cwd, target)))
+                if found is not None and found not in self.applied:
+                    self.applied.append(found)
+
+    def _heredoc_file(self, hd: HereDoc) -> HeredocFile:
+        """The here-document's text as the command reads it (expansions done), mapped to the file."""
         text_parts: list[str] = []
         segments: list[tuple[int, int, int]] = []
         unresolved: list[tuple[int, int]] = []
@@ -817,9 +844,7 @@ class ShellEvaluator:
             segments.append((offset, ln, col + len(raw)))
         text = "".join(text_parts)
         segments.sort(key=lambda s: s[0])
-        posmap = PositionMap(self.posmap.path, segments)
-        for t in targets:
-            self.heredoc_files[posixpath.normpath(posixpath.join(self.cwd, t))] = HeredocFile(text, posmap, unresolved)
+        return HeredocFile(text, PositionMap(self.posmap.path, segments), unresolved)
 
 
 def _skip_sudo(words: list[Word]) -> list[Word]:

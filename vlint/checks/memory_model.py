@@ -131,6 +131,14 @@ def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
         fix = Fix("lower --max-num-seqs", unsafe=True)
     else:
         span = dep.invocation.span
+    chosen = dep.invocation.facts.get("parallelism_by_runtime")
+    if chosen is not None and not dep.is_set("tensor_parallel_size") and not dep.is_set("pipeline_parallel_size"):
+        # the runtime picks TP/PP from the model's size when it starts it: the failure rests on vlint's TP 1
+        data["parallelism_by_runtime"] = chosen.detail
+        base = ctx.message_of("VL210", data) or f"vLLM will not start ({where}): {m.failure}"
+        msg = f"{base} — at TP 1, but {chosen.detail}: not certain, so a warning"
+        yield Hit(span, data, message=msg, severity="warning", fix=fixes.will_not_start_fix(dep, m) or fix)
+        return
     yield Hit(span, data, fix=fixes.will_not_start_fix(dep, m) or fix)
 
 

@@ -115,7 +115,9 @@ class Invocation:
     #: reach the container), ``duplicate_serve`` (also: the words that repeat the image's entry point),
     #: ``num_nodes`` (SkyPilot), ``min_replicas`` / ``max_replicas`` (Ray autoscaling),
     #: ``ray_worker_gpus`` (GPUs of a RayService's worker groups, all replicas together);
-    #: ``image_entrypoint`` (the program, when the launch is arguments the image's own entry point runs).
+    #: ``image_entrypoint`` (the program, when the launch is arguments the image's own entry point runs);
+    #: ``parallelism_by_runtime`` (KAITO: its controller picks TP/PP from the model's size; a memory
+    #: failure at the TP 1 vlint assumes is then a warning).
     facts: dict[str, Fact] = field(default_factory=dict)
     #: ``OPENAI_API_SERVER`` (also Ray Serve LLM), ``LLM_CLASS``, or ``ENGINE_CONTEXT`` (Python
     #: ``EngineArgs``/``AsyncEngineArgs``, which ``*.from_engine_args`` start in that context)

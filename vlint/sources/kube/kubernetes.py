@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from vlint.core.invocation import ConfigFile, Entry, Invocation, Problem, Token
+from vlint.core.invocation import ConfigFile, Entry, Fact, Invocation, Problem, Token
 from vlint.core.record import field, record
 from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, set_head
@@ -608,9 +608,20 @@ def _kaito_configs(f: _File, objects: list[MappingNode]) -> None:
         span = entries[0].key_span
         config = ConfigFile(f.src.path, entries, span)
         facts = dict(nodes[name].facts) if name in nodes else {}
+        if name in workspaces:
+            facts["parallelism_by_runtime"] = Fact(True, span, _KAITO_PARALLELISM)
         f.result.invocations.append(
             Invocation(source=NAME, program="config", span=span, config=config, label=label, facts=facts)
         )
+
+
+#: KAITO's controller, not the Workspace, sets the launch's parallelism (configureParallelism,
+#: kaito-project/kaito pkg/model/interface.go:543-570 at 056b8280): data parallel with TP 1 when the model
+#: fits on one GPU, else --tensor-parallel-size = the node's GPUs, and --pipeline-parallel-size = the node
+#: count when it spreads the model over several nodes (pkg/workspace/inference/preset_inferences.go:196,247)
+_KAITO_PARALLELISM = (
+    "KAITO sets --tensor-parallel-size/--pipeline-parallel-size itself from the model's size and the nodes' GPUs"
+)
 
 
 def _norm_key(key: str) -> str:

@@ -70,8 +70,8 @@ def test_compose_entrypoint_key_when_the_service_sets_one(tmp_path: Path) -> Non
     assert _one(compose.extract(src, read)).lines() == (4, 10)
 
 
-def test_compose_without_command_has_no_head(tmp_path: Path) -> None:
-    # the launch is the image's own CMD: nothing in this file is written before the anchor
+def test_compose_without_command_starts_at_the_service_key(tmp_path: Path) -> None:
+    # the launch is the image's own CMD
     src, read = _read(
         tmp_path,
         "docker-compose.yml",
@@ -82,9 +82,9 @@ def test_compose_without_command_has_no_head(tmp_path: Path) -> None:
             ports: ["8000:8000"]
         """,
     )
-    result = compose.extract(src, read)
-    for inv in result.invocations:
-        assert inv.head is None
+    (inv,) = compose.extract(src, read).invocations
+    # the service is the launch as written: its key starts it
+    assert inv.head is not None and inv.head.line == 2 and inv.lines()[0] == 2
 
 
 def test_container_args_key_and_image_are_inside(tmp_path: Path) -> None:

@@ -376,7 +376,8 @@ def _service(name: str, key: ScalarNode, svc: MappingNode, ctx: _Ctx) -> None:
     )
     found = container_launches(ep, cmd, c)
     head = first_key(svc, "entrypoint", "command") if entrypoint is not None else first_key(svc, "command")
-    set_head(found.invocations, doc.span(head) if head is not None else None)
+    # a service that runs its image's own command (no command: of its own) is written at its key
+    set_head(found.invocations, doc.span(head if head is not None else key))
     merge_result(found, result)
 
 

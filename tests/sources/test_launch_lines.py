@@ -157,5 +157,24 @@ def test_lines_ignore_spans_of_other_files() -> None:
     here = Span("a.sh", 5, 1, 5, 5)
     other = Span("b.env", 1, 1, 1, 9)
     inv = Invocation(source="shell", program="vllm serve", span=here, args=[Token("M", other), Token("--x", here)])
-    inv.head = Span("b.env", 2, 1, 2, 3)
     assert inv.lines() == (5, 5)
+    # a head in another file (a compose service run by its Dockerfile's CMD): the lines are the head's file's
+    inv.head = Span("b.env", 2, 1, 2, 3)
+    assert inv.lines() == (1, 2)
+
+
+def test_compose_build_service_is_written_at_its_key(tmp_path: Path) -> None:
+    (tmp_path / "Dockerfile").write_text('FROM vllm/vllm-openai:v0.10.2\nCMD ["--model", "Qwen/Qwen3-8B"]\n')
+    src, read = _read(
+        tmp_path,
+        "docker-compose.yml",
+        """
+        services:
+          llm:
+            build: .
+            ports: ["8000:8000"]
+        """,
+    )
+    inv = _one(compose.extract(src, read))
+    assert inv.span.path.endswith("Dockerfile")  # anchored at the CMD that runs it
+    assert inv.lines() == (2, 2)  # written in the compose file at the service's key

@@ -143,7 +143,10 @@ class Invocation:
         spans += [t.span for t in self.args] + [e.key_span for e in self.kwargs] + [e.value_span for e in self.kwargs]
         if self.config is not None and self.config.span.path == self.path:
             spans += [e.value_span for e in self.config.entries]
-        here = [s for s in spans if s.path == self.path and s.line > 0]
+        # the file the launch is written in: the head's (a compose service whose command is its
+        # Dockerfile's CMD is anchored in the Dockerfile, but written at the service's key)
+        path = self.head.path if self.head is not None else self.path
+        here = [s for s in spans if s.path == path and s.line > 0]
         return min(s.line for s in here), max(max(s.end_line, s.line) for s in here)
 
     @property

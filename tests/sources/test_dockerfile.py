@@ -344,3 +344,13 @@ def test_a_cmd_of_its_own_is_still_a_launch(tmp_path: Path) -> None:
     assert [t.text for t in inv.args][-1] == "Qwen/Qwen3-8B"
     (inv,) = extract(tmp_path, 'FROM python:3.12\nENTRYPOINT ["vllm", "serve", "Qwen/Qwen3-8B"]\n').invocations
     assert inv.args[0].text == "Qwen/Qwen3-8B"
+
+
+def test_a_floating_vllm_base_image_is_vl603_without_a_launch(tmp_path: Path) -> None:
+    result = extract(tmp_path, "FROM vllm/vllm-openai:latest\nRUN pip install x\n")
+    assert result.invocations == []
+    (p,) = result.problems
+    assert p.code == "VL603" and p.span.line == 1 and "latest" in p.message
+    # pinned, or not a vLLM image: nothing
+    assert extract(tmp_path, "FROM vllm/vllm-openai:v0.10.2\nRUN pip install x\n").problems == []
+    assert extract(tmp_path, "FROM python:latest\nRUN pip install vllm==0.10.2\n").problems == []

@@ -14,13 +14,12 @@ from vlint.core.record import record
 from vlint.core.span import Span
 from vlint.core.unresolved import UNRESOLVED
 from vlint.launch.deployment import Deployment
-from vlint.sources.containers.images import ImageRef, parse_image, release_tag
+from vlint.sources.containers.images import ImageRef, parse_image, release_tag, unpinned_why
 
 #: below this a /dev/shm is "small" for tensor/pipeline-parallel workers (NCCL's shared-memory
 #: transport and PyTorch's inter-process tensors live there; Docker's default is 64 MiB)
 SMALL_SHM = 2**30
 _PARALLEL = ("tensor_parallel_size", "pipeline_parallel_size", "prefill_context_parallel_size")
-_FLOATING_TAG = re.compile(r"(^|[-_.])(latest|nightly|main|master|dev|edge|stable|head)([-_.]|$)", re.IGNORECASE)
 
 
 def _int(dep: Deployment, dest: str) -> int | None:
@@ -222,15 +221,12 @@ def unpinned_image(ctx: CheckContext) -> Iterator[Hit]:
     if fact is None or fact.span is None:
         return
     ref = parse_image(str(fact.value))
-    if ref is None or ref.digest or ("/" not in ref.repository and not ref.registry):
-        return  # a one-word name is a local build (`docker build -t vllm .`): no registry tag to pin
-    tag = ref.tag
-    if tag and ref.pinned and not _FLOATING_TAG.search(tag):
+    why = unpinned_why(ref) if ref is not None else None
+    if ref is None or why is None:
         return
-    why = "no tag, so `latest`" if not tag else f"`{tag}` moves to a new build"
     yield Hit(
         fact.span,
-        {"image": ref.raw, "tag": tag or None, "why": why},
+        {"image": ref.raw, "tag": ref.tag or None, "why": why},
         fix=Fix(_pin_advice(ref, dep)),
     )
 

@@ -20,13 +20,19 @@ from bisect import bisect_right
 from collections.abc import Callable
 from pathlib import Path
 
-from vlint.core.invocation import Fact, Token
+from vlint.core.invocation import Fact, Problem, Token
 from vlint.core.record import field, record, replace
 from vlint.core.span import PositionMap, Span
 from vlint.security.secrets import SECRET_ENV
 from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.containers.dotenv import Lookup, Mapped, interpolate, split_words
-from vlint.sources.containers.images import ImageRef, default_entrypoint, image_vllm_version, parse_image
+from vlint.sources.containers.images import (
+    ImageRef,
+    default_entrypoint,
+    image_vllm_version,
+    parse_image,
+    unpinned_why,
+)
 from vlint.sources.scripts import shell
 from vlint.sources.scripts.shell_eval import Var
 from vlint.sources.sniffing import dockerfile as sniff  # noqa: F401 - re-exported: callers use dockerfile.sniff
@@ -820,6 +826,15 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         # FROM vllm/vllm-openai plus layers, no CMD or ENTRYPOINT of its own: a base image. Its launch
         # is written where it runs (docker run, compose, a pod's args) with the model given there;
         # those sources read this Dockerfile's facts through ``build:``/the image, not as a launch here.
+        # What it pins is still this file's: a floating vLLM base image is VL603 here.
+        why = unpinned_why(cfg.image) if cfg.image is not None and cfg.image.is_vllm else None
+        if why is not None and cfg.image is not None and cfg.image_span is not None:
+            msg = (
+                f"image {cfg.image.raw} is not pinned ({why}): each pull can bring another vLLM release, "
+                "with other defaults and flags"
+            )
+            data = {"image": cfg.image.raw, "tag": cfg.image.tag or None, "why": why}
+            result.problems.append(Problem("VL603", cfg.image_span, msg, data))
         return result
     base_dir = src.abspath.parent
     facts = image_facts(cfg.image, cfg.image_span, f"FROM {cfg.image_text}")

@@ -33,6 +33,18 @@ _VERSION_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.post\d+|\.\d+)?)(?:$|[-_+].*)"
 _SUFFIXED_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.post\d+)?)-([A-Za-z0-9][\w.+-]*)$")
 _EMBEDDED = re.compile(r"vllm[-_]?v?(\d+\.\d+\.\d+(?:\.post\d+)?)", re.IGNORECASE)
 _FLOATING = {"latest", "nightly", "main", "dev", "edge", "stable", "latest-nightly"}
+_FLOATING_TAG = re.compile(r"(^|[-_.])(latest|nightly|main|master|dev|edge|stable|head)([-_.]|$)", re.IGNORECASE)
+
+
+def unpinned_why(ref: ImageRef) -> str | None:
+    """Why the image is not pinned (VL603: ``latest``, a nightly or branch tag, no tag), or None when it
+    is (a digest, a release tag) or is a one-word local build name (``docker build -t vllm .``)."""
+    if ref.digest or ("/" not in ref.repository and not ref.registry):
+        return None
+    tag = ref.tag
+    if tag and ref.pinned and not _FLOATING_TAG.search(tag):
+        return None
+    return "no tag, so `latest`" if not tag else f"`{tag}` moves to a new build"
 
 
 @record(frozen=True, slots=True)

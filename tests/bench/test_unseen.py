@@ -166,3 +166,22 @@ def test_a_real_unit_end_to_end(tmp_path: Path) -> None:
     recs = unseen.score(entries, {"files": {e["file"]: expect["files"][e["file"]] for e in entries}}, results)
     t = unseen.totals(recs)
     assert t["launches"] >= 1 and t["launches_in_file"] >= 1, json.dumps(recs)[:2000]
+
+
+def test_a_launch_is_at_its_line_inside_its_written_lines() -> None:
+    exp = {"files": {"shell/a.sh": {**EXPECT["files"]["shell/a.sh"], "expected": [], "must_not": []}}}
+    res = {
+        "shell/a.sh": {
+            # anchored at 2 (the image), written on lines 1-3 (docker run … IMAGE --model m); then a fragment
+            "deployments": [
+                {"line": 2, "lines": [1, 3], "memory_answer": "gpu_fit"},
+                {"line": 5, "lines": [5, 6], "memory_answer": "gpu_fit"},
+                {"line": 9, "lines": [9, 9], "fragment": True},
+            ],
+            "findings": [],
+            "error": None,
+        }
+    }
+    (r,) = unseen.score(MANIFEST[:1], exp, res, lambda n: SHELL)
+    assert (r["launches_found"], r["launches_anchor"], r["launches_in_file"]) == (2, 1, 2)
+    assert r["extra_launches"] == 0  # a config fragment is not a launch

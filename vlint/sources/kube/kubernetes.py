@@ -16,7 +16,9 @@ KubeAI ``Model`` (``spec.url``/``args``/``env``/``resourceProfile``), KServe ``I
 (``predictor.model``) and ``LLMInferenceService`` (``model``, ``parallelism``,
 ``VLLM_ADDITIONAL_ARGS``, ``prefill``), NVIDIA Dynamo ``DynamoGraphDeployment`` (each service's
 ``extraPodSpec.mainContainer`` with the service's ``envs``, ``resources.limits.gpu``, ``replicas``,
-``multinode``; ``python -m dynamo.vllm`` is read by argspec/dynamo.py).
+``multinode``; ``python -m dynamo.vllm`` is read by argspec/dynamo.py), KubeAIRunway
+``ModelDeployment`` with ``engine.type: vllm`` (``model.id``, ``contextLength``, ``trustRemoteCode``,
+``resources.gpu.count``; its provider writes the rest of the command).
 """
 
 from __future__ import annotations
@@ -182,6 +184,11 @@ def _extract_object(f: _File, obj: MappingNode) -> None:
         if inv is not None:
             f.result.invocations.append(inv)
         return
+    if kind == "ModelDeployment" and api.startswith("airunway.ai/"):
+        inv = _airunway(f, obj, spec, base)
+        if inv is not None:
+            f.result.invocations.append(inv)
+        return
     if kind == "VLLMRuntime" and api.startswith("production-stack.vllm.ai"):
         from vlint.sources.kube.helm import vllm_runtime_launch
 
@@ -205,6 +212,38 @@ def _extract_object(f: _File, obj: MappingNode) -> None:
         return
     for pod, path in iter_pod_specs(spec, ("spec",)):
         _pod(f, obj, pod, path, base, open_ended=kind in _OPEN_ENDED)
+
+
+def _airunway(f: _File, obj: MappingNode, spec: Node, base: Facts) -> Invocation | None:
+    """KubeAIRunway ``ModelDeployment`` (``airunway.ai/v1alpha1``) whose ``spec.engine.type`` is ``vllm``:
+    the provider it selects serves ``spec.model.id`` with vLLM; ``engine.contextLength`` and
+    ``engine.trustRemoteCode`` are vLLM's ``--max-model-len`` and ``--trust-remote-code``, and
+    ``resources.gpu.count`` the GPUs (kaito-project/kubeairunway docs/crd-reference.md at 849c487). The
+    provider writes the rest of the command, so the argv is opaque. An engine left to auto-selection, or
+    another engine, is no vLLM launch vlint can be sure of: not read."""
+    lines = f.lines
+    engine = get(spec, "engine")
+    if (scalar(get(engine, "type")) or "").strip().lower() != "vllm":
+        return None
+    model = get(spec, "model", "id")
+    text = scalar(model)
+    if model is None or not text:
+        return None
+    span = lines.node_span(model)
+    args = [Token(text, span, "{{" in text or "$" in text)]
+    ctx_len = get(engine, "contextLength")
+    if scalar(ctx_len) and ctx_len is not None:
+        at = lines.node_span(ctx_len)
+        args += [Token("--max-model-len", at), Token(str(scalar(ctx_len)), at)]
+    trust = get(engine, "trustRemoteCode")
+    if truthy(trust) and trust is not None:
+        args.append(Token("--trust-remote-code", lines.node_span(trust)))
+    count = get(spec, "resources", "gpu", "count")
+    if int_value(count) is not None and count is not None:
+        base.set("gpu_count", int_value(count), lines.node_span(count), "ModelDeployment resources.gpu.count")
+    inv = Invocation(source=NAME, program="vllm serve", span=span, args=args, opaque_args=True)
+    finish(inv, _context(f, f"KubeAIRunway {_where(obj)} (engine vllm; its provider writes the command)", {}, base))
+    return inv
 
 
 def _context(f: _File, label: str, env: dict[str, EnvVar], facts: Facts, *, opaque: bool = False) -> LaunchContext:

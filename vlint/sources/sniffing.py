@@ -189,15 +189,14 @@ def helm_values(src: SourceText) -> bool:
     comments."""
     if not is_yamlish(src):
         return False
-    folder = src.abspath.parent
-    if (folder / "Chart.yaml").is_file() or (folder / "Chart.yml").is_file():
-        return False
     text = src.text
-    if _LLM_D_DEPLOYER.search(text) and "modelArtifactURI" in text:
-        return True
-    if not _VALUES_NAME.match(src.abspath.name.lower()):
-        return False
-    return any(_VLLM_WORD.search(line.split("#", 1)[0]) for line in text.splitlines())
+    if not (_LLM_D_DEPLOYER.search(text) and "modelArtifactURI" in text):
+        if not _VALUES_NAME.match(src.abspath.name.lower()):
+            return False
+        if not any(_VLLM_WORD.search(line.split("#", 1)[0]) for line in text.splitlines()):
+            return False
+    folder = src.abspath.parent  # the file system last: only for the files that read as such values
+    return not ((folder / "Chart.yaml").is_file() or (folder / "Chart.yml").is_file())
 
 
 def template(src: SourceText) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Mapping
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from vlint.core.record import record, replace
@@ -132,6 +132,9 @@ class QuantScheme:
 
     def ignores(self, module: str, cls: str = "Linear") -> bool:
         """Whether ``module`` (a dotted name such as ``model.layers.3.mlp.down_proj``) stays unquantized."""
+        exact, regexes, subs = self._ignore_matchers
+        if not (exact or regexes or subs):  # most checkpoints: no ignore list (or none usable)
+            return False
         return any(self._ignores(name) for name in module_aliases(module))
 
     def _ignores(self, module: str) -> bool:
@@ -170,6 +173,7 @@ class QuantScheme:
         return not self.ignores(module)
 
 
+@lru_cache(maxsize=4096)
 def module_aliases(module: str) -> tuple[str, ...]:
     """``module`` as vlint names it (``model.layers.N.…``) and as multimodal checkpoints do
     (``model.language_model.layers.N.…``, older ``language_model.model.layers.N.…``): vLLM maps the

@@ -265,6 +265,7 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
     layers_e: list[float] = []
     layers_eq: list[float] = []
     params = 0
+    quantized_params = 0  # of the layer linears stored quantized
     skipped = 0.0
     prefix = layer_prefix(arch)
     for i in range(arch.num_layers):
@@ -278,6 +279,7 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
             name = f"{prefix}.{i}.{lin.name}"
             if scheme is not None and scheme.quantizes(name, expert=lin.expert):
                 by = scheme.for_module(name).linear_bytes(lin.out_f, lin.in_f) * lin.count
+                quantized_params += n
                 q += by
                 eq += by if lin.expert else 0.0
                 if scheme.stored_bias:
@@ -309,14 +311,8 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
     if scheme is not None and leftover > 0.02 * total_params:
         # hybrid/state-layer projections the layer model does not place: stored like the other linears
         q_layers = sum(layers_q)
-        q_params = sum(
-            lin.out_f * lin.in_f * lin.count
-            for i in range(arch.num_layers)
-            for lin in layer_linears(arch, i)
-            if scheme.quantizes(f"{prefix}.{i}.{lin.name}", expert=lin.expert)
-        )
-        if q_params:
-            other = leftover * q_layers / q_params
+        if quantized_params:
+            other = leftover * q_layers / quantized_params
             notes.append(f"{leftover / 1e9:.2f}B parameters outside the layer model sized at the quantized rate")
     mtp = 0.0
     if arch.num_nextn_predict_layers and layers:

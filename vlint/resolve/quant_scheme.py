@@ -130,6 +130,11 @@ class QuantScheme:
                 subs.append(p)
         return exact, tuple(regexes), tuple(subs)
 
+    @cached_property
+    def _dotted_subs(self) -> tuple[str, ...]:
+        """The glob-style plain patterns with a dot (matched as a suffix after a dot)."""
+        return tuple(p for p in self._ignore_matchers[2] if "." in p)
+
     def ignores(self, module: str, cls: str = "Linear") -> bool:
         """Whether ``module`` (a dotted name such as ``model.layers.3.mlp.down_proj``) stays unquantized."""
         exact, regexes, subs = self._ignore_matchers
@@ -144,10 +149,11 @@ class QuantScheme:
         if any(r.fullmatch(module) or (self.ignore_style == "ct" and r.match(module)) for r in regexes):
             return True
         if self.ignore_style == "ct":
-            # compressed-tensors: a bare layer-class / short name matches by suffix (e.g. "lm_head")
-            return any(module == s or module.endswith("." + s) for s in subs)
+            # compressed-tensors: a bare layer-class / short name matches by suffix (e.g. "lm_head"); the
+            # bare names have no dot, so matching one is the module's last part being it (exact holds them)
+            return module.rpartition(".")[2] in exact
         if self.ignore_style == "glob":
-            return any(module.endswith("." + s) or module == s for s in subs)
+            return module.rpartition(".")[2] in exact or any(module.endswith("." + s) for s in self._dotted_subs)
         # AWQ / GPTQ / bnb modules_to_not_convert: substring of the module name
         return any(s and s in module for s in subs)
 

@@ -101,6 +101,10 @@ PASSED_OTHER_ARGS: dict[str, tuple[type, bool]] = {
 #: a record's notes saying its gpu_memory_utilization is not stated ("gmu, max_model_len not stated")
 GMU_UNSTATED = re.compile(r"\bgmu\b[^.;]*\bnot stated|gpu_memory_utilization[^.;]*\bnot stated", re.I)
 
+#: a record stating vLLM's pooling runner: its runner ("pooling (resolved from auto)"), the logged
+#: "--runner pooling", or notes calling the deployment an embedding (pooling) model
+STATES_POOLING = re.compile(r'^\["pooling|--runner pooling|\bembedding (?:\(pooling\) )?model\b', re.I)
+
 #: vLLM's CUDA server image named in a record's text
 OFFICIAL_IMAGE = re.compile(r"(?<![\w/.-])vllm/vllm-openai(?![\w-])")
 
@@ -498,6 +502,10 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
         v = other.get(key)
         if isinstance(v, want) and not (want is int and isinstance(v, bool)):
             (features if to_inputs else user)[key] = v
+    if STATES_POOLING.search(json.dumps([other.get("runner"), rec.get("evidence"), rec.get("notes")])):
+        # the record states vLLM ran its pooling runner (the logged "Resolved `--runner auto` to `--runner
+        # pooling`", its runner, or its notes: an embedding deployment)
+        features["runner"] = "pooling"
     for key in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):
         if rec.get(key):
             user[key] = int(rec[key])

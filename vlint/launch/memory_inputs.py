@@ -208,11 +208,28 @@ def feature_inputs(dep: Deployment) -> dict[str, Any]:
         out["mm_encoder_tp_mode"] = mode
     if dep.value("language_model_only"):
         out["language_model_only"] = True
+    if pooling_runner(dep):
+        out["runner"] = "pooling"
     if dep.value("skip_mm_profiling"):
         out["skip_mm_profiling"] = True
     if runs_flashinfer_image(dep):
         out["flashinfer_installed"] = True
     return out
+
+
+#: --task values of the pooling runner ([0.9.1] vllm/config.py:90-95 ``_RUNNER_TASKS``; "embedding" is
+#: the older spelling of "embed")
+POOLING_TASKS = frozenset({"embed", "embedding", "classify", "score", "reward"})
+
+
+def pooling_runner(dep: Deployment) -> bool:
+    """Whether the launch asks for vLLM's pooling runner: ``--runner pooling`` ([0.13.0]
+    vllm/config/model.py:105, 756-774) or a pooling ``--task`` (releases before ``--runner``)."""
+    runner = dep.value("runner")
+    task = dep.value("task")
+    return (isinstance(runner, str) and runner.lower() == "pooling") or (
+        isinstance(task, str) and task.lower() in POOLING_TASKS
+    )
 
 
 def runs_flashinfer_image(dep: Deployment) -> bool:

@@ -432,7 +432,9 @@ def activation_terms(inp: MemoryInputs, stage: int, pp: int, layers: int, *, dri
     fwd = tokens * (c["fwd_hidden_mult"] * a.hidden_size + c["fwd_inter_mult"] * inter / tp) * b
     per_elem, path = sampler_bytes_per_element(inp)
     sc = constants("sampler", inp.version, inp.engine)
-    samples = stage == pp - 1 and (driver or not sc.get("driver_only"))
+    # a pooling runner warms up its pooler over the hidden states instead of sampling: no logits over
+    # the vocabulary ([0.13.0] vllm/v1/worker/gpu_model_runner.py:4478-4481, _dummy_pooler_run 4399-4422)
+    samples = stage == pp - 1 and (driver or not sc.get("driver_only")) and inp.runner != "pooling"
     sampler = rows * a.vocab_size * (b + per_elem) if samples else 0.0
     moe_ws = 0.0
     if a.is_moe and a.quant_method not in ("mxfp4", "gpt_oss_mxfp4") and a.num_moe_layers and layers:
@@ -615,6 +617,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         vision_loaded=vision_tower_loaded(inp),
         moe=moe_split(inp),
         vision_replicated=encoder_data_parallel(inp),
+        pooling=inp.runner == "pooling",
     )
     weights = west.per_stage
     assumptions.extend(west.notes)

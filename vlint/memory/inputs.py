@@ -51,6 +51,9 @@ class MemoryInputs:
     other_instances_gmu: tuple[float, ...] = ()  # gpu_memory_utilization of co-located vLLMs
     limit_mm_per_prompt: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
     language_model_only: bool = False
+    #: vLLM's runner: "generate", or "pooling" (--runner pooling / --task embed…, or what vLLM resolves
+    #: --runner auto to for an embedding checkpoint): no lm_head, no sampler warm-up
+    runner: str = "generate"
     skip_mm_profiling: bool = False
     mm_encoder_tp_mode: str | None = None  # --mm-encoder-tp-mode ("weights" default, "data")
     spec_method: str | None = None  # speculative_config.method (ngram, eagle, eagle3, mtp, draft_model…)

@@ -159,16 +159,19 @@ def loaded_weights(
     vision_loaded: bool = True,
     moe: MoeSplit | None = None,
     vision_replicated: bool = False,
+    pooling: bool = False,
 ) -> WeightEstimate:
     """Bytes of weights on one TP rank of each pipeline stage (``parts`` = layers per stage).
 
     ``moe`` says how the routed experts are split when that differs from ``tp`` (data parallelism
     shards them over every rank of the DP group, see :class:`MoeSplit`). ``vision_replicated``: the
-    multimodal encoder is whole on every TP rank (``--mm-encoder-tp-mode data``). Pure: the answer
+    multimodal encoder is whole on every TP rank (``--mm-encoder-tp-mode data``). ``pooling``: the
+    pooling runner's model class deletes ``lm_head`` after building the model and skips its weights
+    ([0.13.0] vllm/model_executor/models/adapters.py:159-208 ``_create_pooling_model_cls``). Pure: the answer
     for the same arguments is computed once (a fresh copy each time)."""
     on_gpu = gpu if _pads_on_gpu(arch) else None
     key = (arch, serving_dtype, version, on_gpu, tp, tuple(parts), quantization, cpu_offload_gb)
-    key += (vision_loaded, moe, vision_replicated)
+    key += (vision_loaded, moe, vision_replicated, pooling)
     hit = _WEIGHTS.get(
         key,
         lambda: _loaded_weights(
@@ -183,6 +186,7 @@ def loaded_weights(
             vision_loaded,
             moe,
             vision_replicated,
+            pooling,
         ),
     )
     return WeightEstimate(list(hit.per_stage), hit.total_checkpoint, list(hit.notes), hit.vision_loaded)
@@ -205,6 +209,7 @@ def _loaded_weights(
     vision_loaded: bool,
     moe: MoeSplit | None,
     vision_replicated: bool,
+    pooling: bool = False,
 ) -> WeightEstimate:
     notes: list[str] = []
     moe = moe if moe is not None and arch.is_moe else MoeSplit(tp=tp)
@@ -290,9 +295,11 @@ def _loaded_weights(
                 whole += vision
             else:
                 w += vision
-        if s == pp - 1:
+        if s == pp - 1 and not pooling:
             w += lm if lm else (embed if pp > 1 else 0.0)
         out.append(w / max(1, tp) + routed * share + whole + rope)
+    if pooling and (lm or pp > 1):
+        notes.append("pooling runner: lm_head deleted after the model is built, its weights not loaded")
     if rope > 0.01 * GIB:
         notes.append(f"rotary cos/sin cache {rope / GIB:.2f} GiB per rank (max_position_embeddings × rotary_dim)")
     if cpu_offload_gb:

@@ -42,3 +42,43 @@ def test_pooling_runner_of_a_tied_model_keeps_its_embeddings() -> None:
     gen = estimate_memory(_inp("Qwen/Qwen3-Embedding-0.6B"))
     pool = estimate_memory(_inp("Qwen/Qwen3-Embedding-0.6B", runner="pooling"))
     assert abs(gen.weights_gib - pool.weights_gib) < 1e-9  # tied: lm_head is embed_tokens
+
+
+def test_checkpoint_kv_scheme_per_release() -> None:
+    from vlint.resolve.model_arch import checkpoint_kv_cache_dtype, model_arch_from_config
+
+    base = {
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "num_hidden_layers": 2,
+        "hidden_size": 512,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 8,
+        "intermediate_size": 1024,
+        "vocab_size": 1000,
+        "torch_dtype": "bfloat16",
+    }
+    fp8 = {"dynamic": False, "num_bits": 8, "type": "float"}
+    # ModelOpt with a kv_cache_scheme dict (no kv_cache_quant_algo): read by get_kv_cache_quant_algo_string
+    mo = model_arch_from_config(
+        {**base, "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4", "kv_cache_scheme": fp8}},
+        name="t/modelopt",
+        source="test",
+    )
+    assert mo.kv_cache_quant_algo == "fp8"
+    assert checkpoint_kv_cache_dtype(mo, V("0.13.0")) is None
+    assert checkpoint_kv_cache_dtype(mo, V("0.14.0")) == "fp8"
+    ct = model_arch_from_config(
+        {
+            **base,
+            "quantization_config": {
+                "quant_method": "compressed-tensors",
+                "config_groups": {"g": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float"}}},
+                "kv_cache_scheme": fp8,
+            },
+        },
+        name="t/ct",
+        source="test",
+    )
+    assert checkpoint_kv_cache_dtype(ct, V("0.14.0")) is None
+    assert checkpoint_kv_cache_dtype(ct, V("0.15.0")) == "fp8"

@@ -43,7 +43,7 @@ from vlint.memory.kv import (
     request_bytes,
 )
 from vlint.memory.weights import loaded_weights, moe_split
-from vlint.resolve.model_arch import ModelArch, dtype_bytes
+from vlint.resolve.model_arch import ModelArch, checkpoint_kv_cache_dtype, dtype_bytes
 
 GIB = float(2**30)
 
@@ -571,7 +571,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
     sd = _serving_dtype(inp)
     model_b = dtype_bytes(sd)
     kv_b = kv_elem_bytes(inp.kv_cache_dtype, model_b)
-    if a.kv_cache_quant_algo and (inp.kv_cache_dtype in (None, "auto")) and ver >= V("0.19.0"):
+    if inp.kv_cache_dtype in (None, "auto") and checkpoint_kv_cache_dtype(a, ver):
         kv_b = 1.0
         notes.append(f"checkpoint kv_cache_quant_algo={a.kv_cache_quant_algo}: fp8 KV cache")
     if a.kv_not_counted:

@@ -25,6 +25,7 @@ from vlint.resolve.model_arch import (
     NO_KV,
     STATE_KINDS,
     ModelArch,
+    checkpoint_kv_cache_dtype,
     default_max_model_len,
     derived_max_model_len,
     dtype_bytes,
@@ -484,12 +485,13 @@ def resolve_defaults(
     kvd = u("kv_cache_dtype")
     if kvd is not None and str(kvd) != "auto":
         put("kv_cache_dtype", str(kvd), "set by the user", "user")
-    elif arch is not None and arch.kv_cache_quant_algo and version >= V("0.19.0"):
+    elif arch is not None and checkpoint_kv_cache_dtype(arch, version):
         put(
             "kv_cache_dtype",
             "fp8",
-            f"auto: the checkpoint declares kv_cache_quant_algo={arch.kv_cache_quant_algo} "
-            "([0.19.1] vllm/utils/torch_utils.py resolve_kv_cache_dtype_string)",
+            f"auto: the checkpoint declares an fp8 KV cache ({arch.quant_method} "
+            f"kv_cache_quant_algo/kv_cache_scheme; vllm/utils/torch_utils.py resolve_kv_cache_dtype_string "
+            "from 0.14.0, vllm/attention/layer.py for compressed-tensors from 0.15.0)",
         )
     else:
         put("kv_cache_dtype", "auto", "auto = the model dtype (vllm/config/cache.py:235)")

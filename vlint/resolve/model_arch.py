@@ -453,6 +453,48 @@ def _layer_types(cfg: Mapping[str, Any], n: int, model_type: str) -> tuple[list[
     return [SLIDING] * n, [f"sliding_window {sw} on every layer"]
 
 
+def modelopt_kv_algo(q: Mapping[str, Any]) -> str | None:
+    """The KV-cache dtype a ModelOpt quantization config declares, as vLLM reads it: ``kv_cache_scheme``
+    (a dict: static 8-bit float → fp8) before ``kv_cache_quant_algo``, in the config or its nested
+    ``quantization`` ([0.14.0] / [0.25.1] vllm/utils/torch_utils.py ``get_kv_cache_quant_algo_string``)."""
+    inner = q.get("quantization")
+    inner = inner if isinstance(inner, Mapping) else q
+    algo = (
+        inner.get("kv_cache_scheme")
+        or q.get("kv_cache_scheme")
+        or inner.get("kv_cache_quant_algo")
+        or q.get("kv_cache_quant_algo")
+    )
+    if isinstance(algo, Mapping):
+        if algo.get("dynamic") is False and algo.get("num_bits") == 8 and algo.get("type") == "float":
+            return "fp8"
+        return None  # nvfp4 (0.25+) or an unknown scheme: vLLM falls back to auto
+    return str(algo) if algo else None
+
+
+#: first release whose ``--kv-cache-dtype auto`` takes the KV-cache dtype a ModelOpt checkpoint declares
+#: ([0.14.0] vllm/engine/arg_utils.py:1397-1400 resolve_kv_cache_dtype_string; absent in 0.13.0)
+MODELOPT_KV_SINCE = "0.14.0"
+#: first release whose attention layers switch the cache to fp8 for a compressed-tensors (llm-compressor)
+#: ``kv_cache_scheme`` ([0.15.0] vllm/attention/layer.py:198-203; absent in 0.14.0)
+COMPRESSED_TENSORS_KV_SINCE = "0.15.0"
+
+
+def checkpoint_kv_cache_dtype(arch: ModelArch, version: Version) -> str | None:
+    """The KV-cache dtype ``--kv-cache-dtype auto`` resolves to because the checkpoint declares one
+    (``fp8``), or None (the model dtype)."""
+    algo = (arch.kv_cache_quant_algo or "").lower()
+    method = arch.quant_method or ""
+    if not algo:
+        return None
+    if method.startswith("modelopt"):
+        # MODELOPT_TO_VLLM_KV_CACHE_DTYPE_MAP has fp8 only; anything else falls back to auto
+        return "fp8" if algo == "fp8" and version >= V(MODELOPT_KV_SINCE) else None
+    if method == "compressed-tensors":
+        return "fp8" if version >= V(COMPRESSED_TENSORS_KV_SINCE) else None
+    return None
+
+
 def _quant(cfg: Mapping[str, Any]) -> dict[str, Any]:
     q = cfg.get("quantization_config") or cfg.get("compression_config")
     out: dict[str, Any] = {}
@@ -472,6 +514,8 @@ def _quant(cfg: Mapping[str, Any]) -> dict[str, Any]:
     if method in ("mxfp4", "gpt_oss_mxfp4"):
         bits, group = 4.0, 32
     kv_algo = q.get("kv_cache_quant_algo")
+    if method is not None and method.startswith("modelopt"):
+        kv_algo = modelopt_kv_algo(q)
     if method == "modelopt":
         algo = str(q.get("quant_algo") or "").upper()
         if "FP4" in algo:

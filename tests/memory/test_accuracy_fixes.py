@@ -3,6 +3,7 @@ path the term comes from, not a fit to the logs."""
 
 from __future__ import annotations
 
+from vlint.core.record import replace
 from vlint.core.version import V
 from vlint.hardware.gpus import lookup_gpu
 from vlint.memory import MemoryInputs, estimate_memory
@@ -82,3 +83,13 @@ def test_checkpoint_kv_scheme_per_release() -> None:
     )
     assert checkpoint_kv_cache_dtype(ct, V("0.14.0")) is None
     assert checkpoint_kv_cache_dtype(ct, V("0.15.0")) == "fp8"
+
+
+def test_cpu_offload_moves_decoder_layers_only() -> None:
+    # vLLM offloads make_layers' decoder layers only: with a budget above them, the embeddings and
+    # lm_head (2 × 128256 × 4096 × 2 B = 1.96 GiB for Llama-3.1-8B) stay (h225 logged 1.99 GiB)
+    full = _inp("meta-llama/Llama-3.1-8B-Instruct", "0.8.5")
+    off = estimate_memory(replace(full, cpu_offload_gb=30.0))
+    assert 1.95 < off.weights_gib < 2.05
+    some = estimate_memory(replace(full, cpu_offload_gb=4.0))
+    assert abs(estimate_memory(full).weights_gib - some.weights_gib - 4.0) < 1e-6

@@ -284,9 +284,17 @@ def _loaded_weights(
     share = moe.expert_share(arch.num_experts)
     if (share * max(1, tp) != 1.0 or moe.redundant) and any(experts):
         notes.append(moe.note(arch.num_experts))
+    offload = max(0.0, cpu_offload_gb) * GIB
+    offloaded: list[float] = []
     for s, n in enumerate(parts):
         routed = sum(experts[start : start + n])
         w = sum(layers[start : start + n]) - routed + per_layer_other * n
+        # --cpu-offload-gb moves parameters of the decoder layers only (make_layers wraps each layer with
+        # the offloader), parameter by parameter until the per-GPU budget is used; embeddings, lm_head,
+        # the final norm and buffers (rotary cache) stay on the GPU ([0.9.1]
+        # vllm/model_executor/models/utils.py:534-603 maybe_offload_to_cpu, 606-625 make_layers; [0.25.1]
+        # vllm/model_executor/offloader/uva.py:51-110, models/utils.py:701-716)
+        offloaded.append(min(offload, w / max(1, tp) + routed * share))
         start += n
         whole = 0.0  # bytes every TP rank holds in full
         if s == 0:
@@ -303,8 +311,11 @@ def _loaded_weights(
     if rope > 0.01 * GIB:
         notes.append(f"rotary cos/sin cache {rope / GIB:.2f} GiB per rank (max_position_embeddings × rotary_dim)")
     if cpu_offload_gb:
-        out = [max(0.0, w - cpu_offload_gb * GIB) for w in out]
-        notes.append(f"--cpu-offload-gb {cpu_offload_gb:g}: up to that many GiB of weights stay in CPU memory")
+        out = [max(0.0, w - off) for w, off in zip(out, offloaded, strict=True)]
+        notes.append(
+            f"--cpu-offload-gb {cpu_offload_gb:g}: {max(offloaded) / GIB:.2f} GiB of decoder-layer weights per rank "
+            "in CPU memory (embeddings, lm_head and norms stay on the GPU)"
+        )
     if lay.mtp:
         notes.append(f"{lay.mtp / GIB:.2f} GiB of stored MTP layers not loaded (only with MTP speculative decoding)")
     return WeightEstimate(out, lay.total, notes + lay.notes, vision_loaded)

@@ -506,6 +506,14 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
         # the record states vLLM ran its pooling runner (the logged "Resolved `--runner auto` to `--runner
         # pooling`", its runner, or its notes: an embedding deployment)
         features["runner"] = "pooling"
+    spec = other.get("speculative_config")
+    if isinstance(spec, dict) and spec.get("method"):
+        # the logged speculative_config (a dict as vLLM printed it; text is a description): the drafter's
+        # method and, for a separate draft model, its catalog facts (as feature_inputs reads a launch)
+        user["speculative_config"] = dict(spec)
+        features["spec_method"] = str(spec["method"])
+        if isinstance(spec.get("model"), str):
+            features["draft_arch"] = lookup_catalog(spec["model"])
     for key in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):
         if rec.get(key):
             user[key] = int(rec[key])

@@ -93,3 +93,17 @@ def test_cpu_offload_moves_decoder_layers_only() -> None:
     assert 1.95 < off.weights_gib < 2.05
     some = estimate_memory(replace(full, cpu_offload_gb=4.0))
     assert abs(estimate_memory(full).weights_gib - some.weights_gib - 4.0) < 1e-6
+
+
+def test_mtp_layer_left_unquantized_by_the_checkpoint_is_sized_in_bf16() -> None:
+    from vlint.memory.extras import _mtp_probe, draft_estimate
+
+    # nvidia's Qwen3.6-35B-A3B NVFP4 export ignores "mtp*": its MTP MoE layer loads in bf16
+    # (256 experts × 3 × 2048 × 512 × 2 B ≈ 1.5 GiB), not at the NVFP4 rate of the decoder layers
+    inp = _inp("nvidia/Qwen3.6-35B-A3B-NVFP4", "0.25.1", spec_method="mtp", num_speculative_tokens=3)
+    assert _mtp_probe(inp.arch).startswith("mtp.layers.0.")
+    d = draft_estimate(inp)
+    assert d is not None and 1.5 < d.weights_bytes / GIB < 1.8
+    # a checkpoint that quantizes its MTP layer keeps the quantized size
+    q = draft_estimate(_inp("Inferact/Qwen3.8-27B-NVFP4", "0.25.1", spec_method="mtp", num_speculative_tokens=3))
+    assert q is not None and q.weights_bytes / GIB < 0.5

@@ -49,6 +49,19 @@ def _layer_bytes(arch: ModelArch, layer: int, b: float) -> float:
     return sum(m.out_f * m.in_f * m.count for m in layer_linears(arch, layer)) * b + 2 * arch.hidden_size * b
 
 
+#: model types whose MTP modules vLLM builds under the ``mtp.`` prefix ([0.25.1]
+#: vllm/model_executor/models/qwen3_5_mtp.py:105-111, 216-218; qwen3_next_mtp.py likewise); the others
+#: (DeepSeek-style) number them after the decoder layers (``model.layers.{num_hidden_layers}``)
+MTP_PREFIX_TYPES = ("qwen3_next", "qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text")
+
+
+def _mtp_probe(a: ModelArch) -> str:
+    """A linear of the first MTP layer, named as the checkpoint's quantization config names it."""
+    kind = a.text_model_type or a.model_type or ""
+    base = "mtp.layers.0" if kind in MTP_PREFIX_TYPES else f"model.layers.{a.num_layers}"
+    return f"{base}.mlp.experts.0.down_proj" if a.is_moe else f"{base}.mlp.down_proj"
+
+
 def draft_estimate(inp: MemoryInputs) -> DraftEstimate | None:
     """Weights and KV layers of the speculative drafter, or None without speculative decoding."""
     method = (inp.spec_method or "").lower()
@@ -89,8 +102,10 @@ def draft_estimate(inp: MemoryInputs) -> DraftEstimate | None:
         lay = checkpoint_layout(a)
         if lay.mtp:
             per = lay.mtp / n  # the checkpoint's stored MTP modules
-        elif a.quant is not None and lay.layers:
-            # MTP layers are stored like the other decoder layers of a quantized checkpoint
+        elif a.quant is not None and lay.layers and a.quant.quantizes(_mtp_probe(a), expert=a.is_moe):
+            # MTP layers are stored like the other decoder layers of a quantized checkpoint, unless its
+            # quantization config leaves them out (nvidia's Qwen3.5/3.6 NVFP4 exports ignore "mtp*"): then
+            # the unquantized layer above, in the serving dtype
             per = lay.layers[-1] + 2 * h * h * b
         # an MoE MTP layer's routed experts are split like the target's (over DP too)
         routed = per * (lay.layers_expert[-1] / lay.layers[-1]) if lay.layers_expert and lay.layers[-1] else 0.0

@@ -58,11 +58,9 @@ PRIORS: dict[Key, dict[str, float]] = {
     CG_V1: {
         "base_gib": 0.0,
         "per_layer_gib": 0.0,
+        "per_layer_full_gib": 0.0,
         "moe_extra_gib": 0.0,
         "actual_over_estimate": 1.0,
-        "actual_base_gib": 0.0,
-        "actual_per_layer_gib": 0.0,
-        "actual_moe_extra_gib": 0.0,
     },
 }
 
@@ -188,22 +186,19 @@ def _fit_non_torch_v0(p: dict[str, float], rows: list[Sample]) -> None:
 
 
 def _graph_features(s: Sample) -> tuple[float, float, float, float] | None:
-    from vlint.memory.estimate import _graph_sizes
+    from vlint.memory.estimate import graph_features
 
-    sizes = _graph_sizes(s.inp)
-    if not sizes:
-        return None
-    frac = len(sizes) / 51.0
     pp = max(1, s.inp.pipeline_parallel_size)
-    layers = pp_partition(s.inp.arch.num_layers, pp)[0]
-    return frac, frac * layers, frac * (1.0 if s.inp.arch.is_moe else 0.0), frac
+    return graph_features(s.inp, pp_partition(s.inp.arch.num_layers, pp)[0])
+
+
+#: the CUDA-graph term's parameters, in graph_features' order
+CG_PARAMS = ("base_gib", "per_layer_gib", "per_layer_full_gib", "moe_extra_gib")
 
 
 def _fit_graphs(p: dict[str, float], rows: list[Sample]) -> None:
-    xs: list[tuple[float, float, float]] = []
+    xs: list[tuple[float, ...]] = []
     ys: list[float] = []
-    xa: list[tuple[float, float, float]] = []
-    ya: list[float] = []
     ratios: list[float] = []
     for s in rows:
         f = _graph_features(s)
@@ -212,36 +207,39 @@ def _fit_graphs(p: dict[str, float], rows: list[Sample]) -> None:
         est = s.obs.get("cuda_graph_estimated_gib")
         act = s.obs.get("cuda_graph_actual_gib")
         if est is not None:
-            xs.append((f[0], f[1], f[2]))
+            xs.append(f)
             ys.append(float(est))
-        if act is not None:
-            xa.append((f[0], f[1], f[2]))
-            ya.append(float(act))
         if act is not None and est:
             ratios.append(float(act) / float(est))
-    for prefix, x, y in (("", xs, ys), ("actual_", xa, ya)):
-        sol = _least_squares(x, y) if len(x) >= 3 else None
+    # the capture itself ("took X") is the estimate × the median logged actual/estimate ratio: a separate
+    # least-squares on "took X" across releases extrapolates badly (free-memory differences that hold
+    # more than the graphs, h186/h213 ~4 GiB, tilt its slope: the 0.17-0.20 fold then over-predicted
+    # 27-70B models' graphs 2× and called their sampler warm-up a failure)
+    for prefix, x, y in (("", xs, ys),):
+        sol = None
+        if len(x) >= 3:
+            # one per-layer cost for a mixed and a FULL-decode graph: the logs of most releases have both
+            # routines in the same proportion on every row, which cannot tell the two costs apart
+            tied = _least_squares([(f[0], f[1] + f[2], 0.0, f[3]) for f in x], y)
+            sol = [tied[0], tied[1], tied[1], tied[3]] if tied is not None else None
         if sol is not None:
-            vals = [round(max(0.0, v), 4) for v in sol]
-            p[f"{prefix}base_gib"], p[f"{prefix}per_layer_gib"], p[f"{prefix}moe_extra_gib"] = vals
+            for name, v in zip(CG_PARAMS, sol, strict=True):
+                p[f"{prefix}{name}"] = round(max(0.0, v or 0.0), 4)
+            if sol[2] is None:  # no FULL-decode graph among the rows: a full graph costs as a mixed one
+                p[f"{prefix}per_layer_full_gib"] = p[f"{prefix}per_layer_gib"]
     r = _median(ratios)
     if r is not None:
         p["actual_over_estimate"] = round(r, 3)
 
 
-def _least_squares(xs: list[tuple[float, float, float]], ys: list[float]) -> tuple[float, float, float] | None:
-    """Solve the 3×3 normal equations (no numpy); None when singular (e.g. no MoE row)."""
-    n = 3
-    a = [[sum(x[i] * x[j] for x in xs) for j in range(n)] for i in range(n)]
-    b = [sum(x[i] * y for x, y in zip(xs, ys, strict=True)) for i in range(n)]
-    if a[2][2] == 0:  # no MoE sample: fit the two dense parameters, keep the MoE term at 0
-        a2 = [[a[0][0], a[0][1]], [a[1][0], a[1][1]]]
-        det = a2[0][0] * a2[1][1] - a2[0][1] * a2[1][0]
-        if abs(det) < 1e-12:
-            return None
-        x0 = (b[0] * a2[1][1] - a2[0][1] * b[1]) / det
-        x1 = (a2[0][0] * b[1] - b[0] * a2[1][0]) / det
-        return x0, x1, 0.0
+def _least_squares(xs: list[tuple[float, ...]], ys: list[float]) -> list[float | None] | None:
+    """Least squares by the normal equations (no numpy). A feature no row has (no MoE row, no FULL-decode
+    graph) is left out (None, read as 0); None when the rest is singular."""
+    k = len(xs[0])
+    used = [j for j in range(k) if any(x[j] for x in xs)]
+    n = len(used)
+    a = [[sum(x[i] * x[j] for x in xs) for j in used] for i in used]
+    b = [sum(x[i] * y for x, y in zip(xs, ys, strict=True)) for i in used]
     m = [[*row, bv] for row, bv in zip(a, b, strict=True)]
     for c in range(n):
         piv = max(range(c, n), key=lambda r: abs(m[r][c]))
@@ -252,7 +250,10 @@ def _least_squares(xs: list[tuple[float, float, float]], ys: list[float]) -> tup
             if r != c:
                 f = m[r][c] / m[c][c]
                 m[r] = [x - f * y for x, y in zip(m[r], m[c], strict=True)]
-    return m[0][3] / m[0][0], m[1][3] / m[1][1], m[2][3] / m[2][2]
+    out: list[float | None] = [None] * k
+    for idx, j in enumerate(used):
+        out[j] = m[idx][n] / m[idx][idx]
+    return out
 
 
 def write(values: dict[Key, dict[str, float]]) -> None:

@@ -107,3 +107,19 @@ def test_mtp_layer_left_unquantized_by_the_checkpoint_is_sized_in_bf16() -> None
     # a checkpoint that quantizes its MTP layer keeps the quantized size
     q = draft_estimate(_inp("Inferact/Qwen3.8-27B-NVFP4", "0.25.1", spec_method="mtp", num_speculative_tokens=3))
     assert q is not None and q.weights_bytes / GIB < 0.5
+
+
+def test_graph_counts_per_release_and_mode() -> None:
+    from vlint.memory.estimate import cudagraph_mode, graph_counts
+
+    # 0.10: PIECEWISE only, one graph per capture size
+    old = _inp("meta-llama/Llama-3.1-8B-Instruct", "0.10.2", cudagraph_capture_sizes=(1, 2, 4, 8, 16, 512))
+    assert cudagraph_mode(old) == "PIECEWISE" and graph_counts(old) == (6, 0)
+    # 0.11+: FULL_AND_PIECEWISE adds a FULL decode graph per size <= max_num_seqs (256 here)
+    new = replace(old, version=V("0.19.0"))
+    assert cudagraph_mode(new) == "FULL_AND_PIECEWISE" and graph_counts(new) == (6, 5)
+    # with 3 speculative tokens the decode batches are 4 tokens per request: sizes 4..1024
+    assert graph_counts(replace(new, num_speculative_tokens=3)) == (6, 4)
+    # pooling models fall back to PIECEWISE
+    assert graph_counts(replace(new, runner="pooling")) == (6, 0)
+    assert graph_counts(replace(new, enforce_eager=True)) == (0, 0)

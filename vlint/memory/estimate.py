@@ -529,23 +529,75 @@ def _graph_sizes(inp: MemoryInputs) -> list[int]:
     return sizes
 
 
+#: cudagraph_mode vLLM defaults to on V1 with compilation: PIECEWISE through 0.10 ([0.10.2]
+#: vllm/config/__init__.py:3386-3394), FULL_AND_PIECEWISE from 0.11.0 ([0.11.0] vllm/config/__init__.py:361-374)
+FULL_AND_PIECEWISE_SINCE = "0.11.0"
+
+
+def cudagraph_mode(inp: MemoryInputs) -> str:
+    """The cudagraph_mode of a V1 launch: the resolved one, else the release default; pooling and
+    encoder-decoder models, and decode context parallelism from 0.11.2, fall back to PIECEWISE
+    ([0.11.0] vllm/config/__init__.py:368-374; [0.11.2] vllm/config/vllm.py:472-499)."""
+    mode = (inp.cudagraph_mode or "").upper()
+    if mode in ("", "AUTO", "V0"):
+        mode = "FULL_AND_PIECEWISE" if inp.version >= V(FULL_AND_PIECEWISE_SINCE) else "PIECEWISE"
+    if "FULL" in mode and (
+        inp.runner == "pooling"
+        or inp.arch.is_encoder_decoder
+        or (inp.decode_context_parallel_size > 1 and inp.version >= V("0.11.2"))
+    ):
+        mode = "PIECEWISE"
+    return mode
+
+
+def graph_counts(inp: MemoryInputs) -> tuple[int, int]:
+    """CUDA graphs a rank captures, as (mixed routine, separate FULL decode routine): one mixed (piecewise,
+    or full with FULL) graph per capture size, and with a separate FULL decode routine (FULL_AND_PIECEWISE,
+    FULL_DECODE_ONLY) one per capture size between q and q × max_num_seqs, q = 1 + speculative tokens
+    ([0.19.0] vllm/v1/cudagraph_dispatcher.py:187-228 initialize_cudagraph_keys). V0: one per size."""
+    sizes = _graph_sizes(inp)
+    if not sizes or inp.engine == "V0":
+        return len(sizes), 0
+    mode = cudagraph_mode(inp)
+    if mode == "NONE":
+        return 0, 0
+    q = 1 + max(0, int(inp.num_speculative_tokens))
+    decode = sum(1 for x in sizes if q <= x <= q * int(inp.max_num_seqs))
+    if mode == "FULL_DECODE_ONLY":
+        return 0, decode
+    return len(sizes), (decode if mode == "FULL_AND_PIECEWISE" else 0)
+
+
+def graph_features(inp: MemoryInputs, layers: int) -> tuple[float, float, float, float] | None:
+    """The CUDA-graph term's features, in units of the 51-size reference capture: vLLM's estimate is the
+    largest first capture plus a per-graph cost for every further graph of each routine ([0.19.0]
+    vllm/v1/worker/gpu_model_runner.py:5899-5955 profile_cudagraph_memory), a graph's cost growing with
+    the layers it records: (graphs, layers × mixed graphs, layers × FULL decode graphs, MoE × graphs).
+    None without graphs."""
+    mixed, full = graph_counts(inp)
+    if not mixed + full:
+        return None
+    ref = 51.0
+    moe = 1.0 if inp.arch.is_moe else 0.0
+    tot = (mixed + full) / ref
+    return tot, layers * mixed / ref, layers * full / ref, moe * tot
+
+
 def _cuda_graph(inp: MemoryInputs, layers: int, *, actual: bool = False) -> float:
     """CUDA-graph memory of one rank: vLLM's estimate (what 0.20+ subtracts from the budget), or with
-    ``actual`` what the capture really takes (fitted separately: the estimate misses MoE kernels'
-    workspaces, e.g. gpt-oss 1.84 GiB actual vs 1.30 estimated, r100)."""
-    sizes = _graph_sizes(inp)
-    if not sizes:
+    ``actual`` what the capture really takes: the estimate × the median logged actual/estimate ratio
+    (v0.19+ logs both, "CUDA graph pool memory: X (actual), Y (estimated)")."""
+    f = graph_features(inp, layers)
+    if f is None:
         return 0.0
     c = constants("cuda_graph", inp.version, inp.engine)
-    frac = len(sizes) / float(c.get("reference_sizes", 51))
     if inp.engine == "V0":
-        return c["per_layer_gib"] * layers * frac * GIB
-    moe = 1.0 if inp.arch.is_moe else 0.0
-    if actual and "actual_base_gib" in c:
-        g = c["actual_base_gib"] + c["actual_per_layer_gib"] * layers + c["actual_moe_extra_gib"] * moe
-        return g * frac * GIB
-    est = c["base_gib"] + c["per_layer_gib"] * layers + c["moe_extra_gib"] * moe
-    return est * frac * GIB * (float(c.get("actual_over_estimate", 1.0)) if actual else 1.0)
+        return c["per_layer_gib"] * layers * len(_graph_sizes(inp)) / float(c.get("reference_sizes", 35)) * GIB
+
+    per = c["per_layer_gib"]
+    vals = (c["base_gib"], per, c.get("per_layer_full_gib", per), c["moe_extra_gib"])
+    est = sum(v * x for v, x in zip(vals, f, strict=True))
+    return est * GIB * (float(c.get("actual_over_estimate", 1.0)) if actual else 1.0)
 
 
 def _in_flight_tokens(inp: MemoryInputs, sw: Mapping[str, Any]) -> int:
@@ -1124,6 +1176,7 @@ def inputs_from_resolved(
         kv_cache_memory_bytes=val("kv_cache_memory_bytes"),
         num_gpu_blocks_override=val("num_gpu_blocks_override"),
         cudagraph_capture_sizes=tuple(sizes) if isinstance(sizes, (list, tuple)) else None,
+        cudagraph_mode=val("cudagraph_mode"),
         estimate_cudagraphs=val("estimate_cudagraphs"),
         async_scheduling=bool(val("async_scheduling", True)),
         disable_hybrid_kv_cache_manager=bool(val("disable_hybrid_kv_cache_manager", False)),

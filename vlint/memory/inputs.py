@@ -42,6 +42,7 @@ class MemoryInputs:
     kv_cache_memory_bytes: int | None = None
     num_gpu_blocks_override: int | None = None
     cudagraph_capture_sizes: tuple[int, ...] | None = None  # None = version default for the inputs
+    cudagraph_mode: str | None = None  # None = the release's default (PIECEWISE before 0.11.0, then FULL_AND_PIECEWISE)
     estimate_cudagraphs: bool | None = None  # None = version default (on from 0.20.0)
     async_scheduling: bool = True
     disable_hybrid_kv_cache_manager: bool = False

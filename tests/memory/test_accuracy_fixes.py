@@ -123,3 +123,19 @@ def test_graph_counts_per_release_and_mode() -> None:
     # pooling models fall back to PIECEWISE
     assert graph_counts(replace(new, runner="pooling")) == (6, 0)
     assert graph_counts(replace(new, enforce_eager=True)) == (0, 0)
+
+
+def test_pooling_runner_from_the_launch() -> None:
+    from vlint.launch.memory_inputs import pooling_runner
+
+    class Dep:
+        def __init__(self, **values: object) -> None:
+            self.values = values
+
+        def value(self, name: str) -> object:
+            return self.values.get(name)
+
+    assert pooling_runner(Dep(runner="pooling"))  # type: ignore[arg-type]
+    assert pooling_runner(Dep(task="embed"))  # type: ignore[arg-type]  # --task before --runner ([0.9.1])
+    assert not pooling_runner(Dep(runner="generate"))  # type: ignore[arg-type]
+    assert not pooling_runner(Dep())  # type: ignore[arg-type]

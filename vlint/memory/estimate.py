@@ -455,10 +455,14 @@ def _activation(inp: MemoryInputs, stage: int, pp: int, layers: int, *, driver: 
     per_elem, _ = sampler_bytes_per_element(inp)
     mm_note = mm_profile_bytes(inp, b)[1] if t.multimodal else ""
     gathered = moe_gathered_tokens(inp, inp.max_num_batched_tokens)
+    sampler = (
+        "no sampler (the pooling runner warms up its pooler instead)"
+        if inp.runner == "pooling"
+        else f"sampler {t.rows} rows × {inp.arch.vocab_size} vocab × {b + per_elem:g} B ({t.sampler_path or 'none'}) "
+        f"{t.sampler / GIB:.2f} GiB"
+    )
     notes = [
-        f"activation: forward of {inp.max_num_batched_tokens} tokens {t.forward / GIB:.2f} GiB, "
-        f"sampler {t.rows} rows × "
-        f"{inp.arch.vocab_size} vocab × {b + per_elem:g} B ({t.sampler_path or 'none'}) {t.sampler / GIB:.2f} GiB"
+        f"activation: forward of {inp.max_num_batched_tokens} tokens {t.forward / GIB:.2f} GiB, {sampler}"
         + (f", fused-MoE workspace {t.moe_workspace / GIB:.2f} GiB" if t.moe_workspace else "")
         + (
             f" (data parallel: the MoE layers run the {inp.data_parallel_size} ranks' {gathered} tokens)"

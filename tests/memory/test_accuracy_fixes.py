@@ -139,3 +139,12 @@ def test_pooling_runner_from_the_launch() -> None:
     assert pooling_runner(Dep(task="embed"))  # type: ignore[arg-type]  # --task before --runner ([0.9.1])
     assert not pooling_runner(Dep(runner="generate"))  # type: ignore[arg-type]
     assert not pooling_runner(Dep())  # type: ignore[arg-type]
+
+
+def test_graph_counts_match_the_logged_profile_line() -> None:
+    from vlint.memory.estimate import graph_counts
+
+    # h207 (0.19.0, Qwen3.5-9B, max_num_seqs 256, max_num_batched_tokens 2048) logs
+    # "Profiling CUDA graph memory: PIECEWISE=51 (largest=512), FULL=35 (largest=256)"
+    inp = _inp("Qwen/Qwen3.5-9B", "0.19.0", max_model_len=32768, max_num_batched_tokens=2048)
+    assert graph_counts(inp) == (51, 35)

@@ -59,20 +59,30 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "oracle"
 MODELS = DATA / "models"
 DEFAULT_ENVS = os.environ.get("VLLM_ENVS", "/work/cache/vllm-envs")
-CASE_TIMEOUT = 240  # seconds for one case (the first one of a model inspects its class in a subprocess)
+CASE_TIMEOUT = 90  # seconds for one case (the model classes are inspected before the cases fork)
 
 #: the releases the oracle data covers (their venvs must exist to regenerate)
 RELEASES = (
+    "0.6.4.post1",
     "0.6.6.post1",
     "0.7.3",
+    "0.8.2",
     "0.8.5.post1",
+    "0.9.2",
     "0.10.2",
     "0.11.2",
+    "0.12.0",
     "0.13.0",
+    "0.15.1",
+    "0.17.1",
     "0.19.1",
     "0.20.0",
+    "0.22.1",
+    "0.24.0",
     "0.25.1",
+    "0.27.1",
     "0.30.0",
+    "0.31.0",
     "0.33.0",
 )
 
@@ -151,10 +161,18 @@ def applies(case: dict[str, Any], release: str) -> bool:
 # ------------------------------------------------------------------------------------------------
 
 
+#: the generated option-group cases (bench/oracle_cases.py), loaded with cases.yaml
+GENERATED = "generated.yaml"
+
+
 def load_cases(path: Path) -> list[dict[str, Any]]:
+    """``path`` (cases.yaml) and, beside it, the generated option-group cases."""
     import yaml
 
     cases = yaml.safe_load(path.read_text())
+    gen = path.parent / GENERATED
+    if gen.exists():
+        cases += yaml.safe_load(gen.read_text()) or []
     seen: set[str] = set()
     for c in cases:
         if c["id"] in seen:
@@ -363,6 +381,7 @@ MODEL_FIXTURES = {
     "gemma-2-2b-it": "google/gemma-2-2b-it",
     "qwen3-30b-a3b": "Qwen/Qwen3-30B-A3B",
     "llama-3.1-8b-fp8": "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8",
+    "qwen2-vl-2b-instruct": "Qwen/Qwen2-VL-2B-Instruct",
 }
 
 

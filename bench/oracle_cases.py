@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the option tables: one JSON value per line)
 """Generate the option-group launch cases of the vLLM oracle (tests/data/oracle/generated.yaml).
 
 For every option group (scheduler, cache, parallel, speculative, LoRA, multimodal, structured outputs,
@@ -209,22 +210,64 @@ GROUPS: dict[str, tuple[str, list[Opt]]] = {
             ),
             ("--speculative-model", {"values": ["[ngram]"], "auto": False}),
             ("--num-speculative-tokens", {"values": ["3"]}),
-            ("--ngram-prompt-lookup-max", {"values": ["4"], "pre": ["--speculative-model", "[ngram]", "--num-speculative-tokens", "3"]}),
+            (
+                "--ngram-prompt-lookup-max",
+                {"values": ["4"], "pre": ["--speculative-model", "[ngram]", "--num-speculative-tokens", "3"]},
+            ),
             (
                 "--ngram-prompt-lookup-min",
-                {"values": ["2"], "pre": ["--speculative-model", "[ngram]", "--num-speculative-tokens", "3", "--ngram-prompt-lookup-max", "4"]},
+                {
+                    "values": ["2"],
+                    "pre": [
+                        "--speculative-model",
+                        "[ngram]",
+                        "--num-speculative-tokens",
+                        "3",
+                        "--ngram-prompt-lookup-max",
+                        "4",
+                    ],
+                },
             ),
             (
                 "--speculative-disable-by-batch-size",
-                {"values": ["4"], "pre": ["--speculative-model", "[ngram]", "--num-speculative-tokens", "3", "--ngram-prompt-lookup-max", "4"]},
+                {
+                    "values": ["4"],
+                    "pre": [
+                        "--speculative-model",
+                        "[ngram]",
+                        "--num-speculative-tokens",
+                        "3",
+                        "--ngram-prompt-lookup-max",
+                        "4",
+                    ],
+                },
             ),
             (
                 "--speculative-max-model-len",
-                {"values": ["1024"], "pre": ["--speculative-model", "[ngram]", "--num-speculative-tokens", "3", "--ngram-prompt-lookup-max", "4"]},
+                {
+                    "values": ["1024"],
+                    "pre": [
+                        "--speculative-model",
+                        "[ngram]",
+                        "--num-speculative-tokens",
+                        "3",
+                        "--ngram-prompt-lookup-max",
+                        "4",
+                    ],
+                },
             ),
             (
                 "--spec-decoding-acceptance-method",
-                {"pre": ["--speculative-model", "[ngram]", "--num-speculative-tokens", "3", "--ngram-prompt-lookup-max", "4"]},
+                {
+                    "pre": [
+                        "--speculative-model",
+                        "[ngram]",
+                        "--num-speculative-tokens",
+                        "3",
+                        "--ngram-prompt-lookup-max",
+                        "4",
+                    ]
+                },
             ),
             ("--spec-method", {"pre": ["--spec-tokens", "2"]}),
             ("--spec-tokens", {"values": ["2"], "pre": ["--spec-method", "ngram"]}),
@@ -258,7 +301,12 @@ GROUPS: dict[str, tuple[str, list[Opt]]] = {
             ),
             (
                 "--speculative-model",
-                {"pre": LORA, "auto": False, "values": ["[ngram]"], "post": ["--num-speculative-tokens", "2", "--ngram-prompt-lookup-max", "3"]},
+                {
+                    "pre": LORA,
+                    "auto": False,
+                    "values": ["[ngram]"],
+                    "post": ["--num-speculative-tokens", "2", "--ngram-prompt-lookup-max", "3"],
+                },
             ),
             ("--num-scheduler-steps", {"pre": LORA, "auto": False, "values": ["4"]}),
             ("--max-loras", {"auto": False, "values": ["4"], "id": "no-enable"}),
@@ -268,7 +316,10 @@ GROUPS: dict[str, tuple[str, list[Opt]]] = {
     "multimodal": (
         "gmm",
         [
-            ("--limit-mm-per-prompt", {"values": ['{"image": 2}', "image=2", '{"image": -1}', '{"nope": 1}'], "auto": False}),
+            (
+                "--limit-mm-per-prompt",
+                {"values": ['{"image": 2}', "image=2", '{"image": -1}', '{"nope": 1}'], "auto": False},
+            ),
             ("--mm-processor-kwargs", {"values": ['{"num_crops": 4}', "{bad"], "auto": False}),
             ("--media-io-kwargs", {"values": ['{"video": {"num_frames": 8}}', "{bad"], "auto": False}),
             "--disable-mm-preprocessor-cache",
@@ -425,10 +476,18 @@ GROUPS: dict[str, tuple[str, list[Opt]]] = {
         "gobs",
         [
             ("--otlp-traces-endpoint", {"values": ["http://localhost:4317"], "auto": False}),
-            ("--collect-detailed-traces", {"values": ["all", "model", "worker", "model,worker", "nope"], "auto": False}),
             (
                 "--collect-detailed-traces",
-                {"values": ["all", "model"], "auto": False, "pre": ["--otlp-traces-endpoint", "http://localhost:4317"], "id": "otlp"},
+                {"values": ["all", "model", "worker", "model,worker", "nope"], "auto": False},
+            ),
+            (
+                "--collect-detailed-traces",
+                {
+                    "values": ["all", "model"],
+                    "auto": False,
+                    "pre": ["--otlp-traces-endpoint", "http://localhost:4317"],
+                    "id": "otlp",
+                },
             ),
             ("--show-hidden-metrics-for-version", {"values": ["0.7", "0.6", "nope", "1.0"], "auto": False}),
             "--disable-log-stats",
@@ -445,7 +504,10 @@ GROUPS: dict[str, tuple[str, list[Opt]]] = {
             "--enable-log-outputs",
             ("--enable-log-outputs", {"pre": ["--enable-log-requests"], "id": "with-requests"}),
             "--per-request-spec-decode-metrics",
-            ("--custom-histogram-buckets", {"values": ['{"e2e_request_latency": [0.1, 1, 10]}', "{bad"], "auto": False}),
+            (
+                "--custom-histogram-buckets",
+                {"values": ['{"e2e_request_latency": [0.1, 1, 10]}', "{bad"], "auto": False},
+            ),
             "--enable-logging-iteration-details",
             "--aggregate-engine-logging",
         ],

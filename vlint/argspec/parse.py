@@ -746,7 +746,11 @@ def _convert_values(arg: Argument, option: str, values: list[_Item], out: Parsed
         except ArgValueError as e:
             out.issues.append(ArgIssue("VL004", v.span, f"argument {option}: {e}", {"option": option, "value": v.text}))
             return _INVALID
-        if arg.choices is not None and value is not None and value not in arg.choices:
+        # vLLM's optional_type turns "None" into None before argparse checks the choices; 0.9-era parsers list
+        # the Literal's None as the string 'None', so None is not among them and argparse refuses it
+        # ([0.9.2] vllm/engine/arg_utils.py optional_type; vLLM's oracle data: --preemption-mode None)
+        none_refused = value is None and v.text == "None" and None not in arg.choices if arg.choices else False
+        if arg.choices is not None and ((value is not None and value not in arg.choices) or none_refused):
             shown = ", ".join(repr(c) for c in arg.choices)
             out.issues.append(
                 ArgIssue(

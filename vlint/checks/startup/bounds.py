@@ -136,10 +136,13 @@ PARALLEL_BEFORE_FIELDS: tuple[Bound, ...] = (
         "decode_context_parallel_size {value}: ZeroDivisionError: integer modulo by zero",
         "vllm/engine/arg_utils.py:1177",
     ),
+    # the rank check runs only when data_parallel_size > 1 or data_parallel_size_local == 0 (the local size
+    # defaults to the total): 0 is refused, a negative size is not ([0.9.2] vllm/config.py:1965-1972,
+    # [0.22.1] vllm/config/parallel.py:791-813; vLLM's oracle data accepts -1 in 0.9.2 and 0.22.1)
     Bound(
         "data_parallel_size",
-        ">=",
-        1,
+        "!=",
+        0,
         "0.9.2",
         "0.23.0",
         "data_parallel_size {value}: data_parallel_rank (0) must be in the range [0, {value})",
@@ -303,6 +306,52 @@ BOUNDS: tuple[Bound, ...] = (
         "vllm/config/scheduler.py:65",
     ),
     Bound("cpu_offload_gb", ">=", 0, "0.11.1", None, "cpu_offload_gb {value}: " + _GE, "vllm/config/cache.py:84"),
+    # SchedulerConfig: "num_scheduler_steps (0) must be greater than or equal to 1." while the option exists
+    # ([0.6.4.post1] vllm/config.py:1176-1181, [0.9.2] vllm/config.py:2339-2342, [0.10.2]
+    # vllm/config/scheduler.py:281-284; --num-scheduler-steps goes in 0.11.0)
+    Bound(
+        "num_scheduler_steps",
+        ">=",
+        1,
+        "0.6.0",
+        "0.11.0",
+        "num_scheduler_steps ({value}) must be greater than or equal to 1.",
+        "vllm/config/scheduler.py:281",
+    ),
+    # CacheConfig.mamba_block_size Field(gt=0) ([0.11.2] vllm/config/cache.py:102, [0.33.0] :293)
+    Bound("mamba_block_size", ">", 0, "0.11.1", None, "mamba_block_size {value}: " + _GT, "vllm/config/cache.py:102"),
+    # CacheConfig.prefix_cache_retention_interval Field(ge=0) ([0.30.0] vllm/config/cache.py:148)
+    Bound(
+        "prefix_cache_retention_interval",
+        ">=",
+        0,
+        "0.30.0",
+        None,
+        "prefix_cache_retention_interval {value}: " + _GE,
+        "vllm/config/cache.py:148",
+    ),
+    # LoRAConfig.max_lora_cls_labels Field(ge=1) ([0.31.0] vllm/config/lora.py:87); only with --enable-lora
+    Bound(
+        "max_lora_cls_labels",
+        ">=",
+        1,
+        "0.31.0",
+        None,
+        "max_lora_cls_labels {value}: " + _GE,
+        "vllm/config/lora.py:87",
+        "enable_lora",
+    ),
+    # --spec-tokens is SpeculativeConfig.num_speculative_tokens (Field(gt=0), [0.22.1]
+    # vllm/config/speculative.py:80; the shorthand options come in 0.22.0)
+    Bound(
+        "spec_tokens",
+        ">",
+        0,
+        "0.22.0",
+        None,
+        "--spec-tokens {value}: num_speculative_tokens " + _GT,
+        "vllm/config/speculative.py:80 (0.22.1)",
+    ),
     # LoRAConfig.max_loras >= 1: "max_loras (0) must be >= 1." before 0.11.1 ([0.10.2] vllm/config/lora.py:115),
     # Field(ge=1) from 0.11.1 ([0.11.1] vllm/config/lora.py:37); only with --enable-lora
     Bound(

@@ -16,6 +16,9 @@ from vlint.checks.startup.common import _json, _refuse, _since, _user
 #: ``CompilationConfig.mode`` and ``--optimization-level`` are enums 0-3 validated by pydantic from 0.13.0
 #: ([0.13.0] vllm/config/compilation.py CompilationMode, vllm/config/vllm.py OptimizationLevel)
 LEVELS_VALIDATED_SINCE = "0.13.0"
+#: ``CompilationConfig.validate_mode_before`` takes a mode's name in any case (``value.upper()`` in
+#: ``CompilationMode.__members__``; [0.11.2] vllm/config/compilation.py:561-579, [0.33.0] :853-870)
+MODE_NAMES = ("NONE", "STOCK_TORCH_COMPILE", "DYNAMO_TRACE_ONCE", "VLLM_COMPILE")
 
 
 @check("startup.compilation_level_invalid")
@@ -26,7 +29,18 @@ def compilation_level_invalid(ctx: CheckContext) -> Iterator[Hit]:
         return
     cc = _json(dep, "compilation_config")
     mode = cc.get("mode") if cc is not None else None
-    if mode is not None and (isinstance(mode, bool) or mode not in (0, 1, 2, 3)):
+    if isinstance(mode, str) and mode.upper() in MODE_NAMES:
+        pass  # a CompilationMode name, any case: the "before" validator maps it to the enum
+    elif isinstance(mode, str):
+        yield Hit(
+            dep.span_of("compilation_config"),
+            {"mode": mode},
+            message=_refuse(
+                f"1 validation error for CompilationConfig mode: Invalid compilation mode: {mode}. Valid modes "
+                f"are: {', '.join(MODE_NAMES)}"
+            ),
+        )
+    elif mode is not None and (isinstance(mode, bool) or mode not in (0, 1, 2, 3)):
         yield Hit(
             dep.span_of("compilation_config"),
             {"mode": mode},

@@ -177,9 +177,9 @@ def _v0_speculative_flags_invalid(dep: Deployment) -> Iterator[Hit]:
 
 #: 'tensor_parallel_size' inside --speculative-config is refused with a pointer to draft_tensor_parallel_size
 #: from 0.15.1 ([0.15.1] vllm/config/speculative.py:643); the 0.8-0.9 dataclass refuses any unknown key
-#: (TypeError); 0.10-0.14 accept it (vLLM's oracle data)
+#: (TypeError); 0.9.2-0.14 accept it (vLLM's oracle data: 0.8.5.post1 refuses, 0.9.2 accepts)
 SPEC_TP_KEY_SINCE = "0.15.1"
-SPEC_DATACLASS_UNTIL = "0.10.0"
+SPEC_DATACLASS_UNTIL = "0.9.0"
 
 
 @check("startup.speculative_tensor_parallel_key")

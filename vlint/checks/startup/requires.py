@@ -1,0 +1,123 @@
+"""Settings that need another setting (VL040): vLLM refuses one option without the other."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from vlint.checks import CheckContext, Hit, check
+from vlint.core.record import record
+from vlint.core.version import V
+
+if TYPE_CHECKING:
+    from vlint.launch.deployment import Deployment
+from vlint.checks.startup.common import _refuse, _user
+
+
+def _on(dep: Deployment, dest: str) -> bool:
+    """The launch set ``dest`` to something other than off/empty/"none"."""
+    v = _user(dep, dest)
+    return v not in (None, False, "", "none", [], {}) and v != ()
+
+
+def _unset(dep: Deployment, *dests: str) -> bool:
+    """None of ``dests`` is set (a setting vlint could not resolve counts as set)."""
+    return all(dep.setting(d) is None for d in dests)
+
+
+def _text_only(dep: Deployment) -> bool:
+    return dep.arch is not None and not dep.arch.is_multimodal
+
+
+@record(frozen=True)
+class Requirement:
+    """``dest`` set while ``missing(dep)`` holds is refused from release ``since`` (until ``until``)."""
+
+    dest: str
+    missing: Callable[[Deployment], bool]
+    since: str
+    until: str | None
+    message: str
+    where: str
+
+
+#: Each row: the first and last release whose source has the refusal (sampled with vLLM's oracle data,
+#: tests/data/oracle/), the message vLLM raises, and where.
+REQUIREMENTS: tuple[Requirement, ...] = (
+    Requirement(
+        "collect_detailed_traces",
+        lambda dep: _unset(dep, "otlp_traces_endpoint"),
+        "0.11.1",
+        None,
+        "collect_detailed_traces requires `--otlp-traces-endpoint` to be set.",
+        "[0.11.2] vllm/config/observability.py:119-122 (ObservabilityConfig._validate_tracing_config)",
+    ),
+    Requirement(
+        "enable_per_request_metrics",
+        lambda dep: _user(dep, "disable_log_stats") is True,
+        "0.25.0",
+        None,
+        "Error: --enable-per-request-metrics requires engine statistics logging; remove --disable-log-stats to "
+        "enable per-request metrics.",
+        "[0.25.1] vllm/entrypoints/openai/cli_args.py:400-406, [0.33.0] vllm/entrypoints/common/cli_args.py:565-570",
+    ),
+    Requirement(
+        "per_request_spec_decode_metrics",
+        lambda dep: _unset(dep, "speculative_config", "spec_method", "spec_model", "spec_tokens"),
+        "0.30.0",
+        None,
+        "--per-request-spec-decode-metrics requires speculative decoding to be enabled (via --speculative-config).",
+        "[0.30.0] vllm/config/vllm.py:1515-1521, [0.33.0] vllm/config/vllm.py:1734-1741",
+    ),
+    Requirement(
+        "limit_mm_per_prompt",
+        _text_only,
+        "0.6.0",
+        "0.10.0",
+        "`limit_mm_per_prompt` is only supported for multimodal models.",
+        "[0.6.4.post1] vllm/config.py:280-282, [0.9.2] vllm/config.py:707-709 (ModelConfig._init_multimodal_config)",
+    ),
+    Requirement(
+        "mm_processor_kwargs",
+        _text_only,
+        "0.9.2",
+        "0.10.0",
+        "`mm_processor_kwargs` is only supported for multimodal models.",
+        "[0.9.2] vllm/config.py:710-712",
+    ),
+    Requirement(
+        "disable_mm_preprocessor_cache",
+        _text_only,
+        "0.9.2",
+        "0.10.0",
+        "`disable_mm_preprocessor_cache` is only supported for multimodal models.",
+        "[0.9.2] vllm/config.py:713-715",
+    ),
+    Requirement(
+        "data_parallel_hybrid_lb",
+        lambda dep: (
+            _unset(dep, "data_parallel_size_local", "data_parallel_rank", "nnodes", "data_parallel_start_rank")
+            and _user(dep, "data_parallel_external_lb") is not True
+        ),
+        "0.11.1",
+        "0.26.0",
+        "AssertionError: data_parallel_size_local must be set to use data_parallel_hybrid_lb.",
+        "[0.11.2] vllm/engine/arg_utils.py:1543-1546, [0.25.1] vllm/engine/arg_utils.py:2033",
+    ),
+)
+
+
+@check("startup.setting_requires")
+def setting_requires(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    for r in REQUIREMENTS:
+        if dep.version < V(r.since) or (r.until is not None and dep.version >= V(r.until)):
+            continue
+        if not _on(dep, r.dest) or not r.missing(dep):
+            continue
+        yield Hit(
+            dep.span_of(r.dest),
+            {"setting": r.dest, "where": r.where},
+            message=_refuse(f"{r.message} ({r.where}, vLLM {dep.version})"),
+        )

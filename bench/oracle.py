@@ -561,8 +561,46 @@ def launch_files(rec: dict[str, Any]) -> dict[str, str]:
     return files
 
 
-def vlint_outcome(rec: dict[str, Any], engine: Any = None) -> dict[str, Any]:
-    """Run vlint on one record's launch: its error findings, file errors and explain-JSON settings."""
+def _scratch_parent() -> str | None:
+    """A memory-backed folder for the launch files when there is one (writing and removing a folder per
+    record on an overlay disk is a good part of a replay)."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
+def write_launch(rec: dict[str, Any], root: Path) -> None:
+    for name, text in launch_files(rec).items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+
+def vlint_outcomes(recs: list[dict[str, Any]], engine: Any = None) -> list[dict[str, Any]]:
+    """:func:`vlint_outcome` of each record, the launch files of each distinct case written once (the same
+    case recorded at several releases is linted once per release from the same folder)."""
+    import tempfile
+
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
+
+    engine = engine or Engine(load_catalog())
+    out: list[dict[str, Any]] = [{}] * len(recs)
+    by_case: dict[str, list[int]] = {}
+    for i, r in enumerate(recs):
+        by_case.setdefault(json.dumps(r["case"], sort_keys=True), []).append(i)
+    with tempfile.TemporaryDirectory(prefix="vlint-oracle-", dir=_scratch_parent()) as tmp:
+        for n, idx in enumerate(by_case.values()):
+            root = Path(tmp) / str(n)
+            root.mkdir()
+            write_launch(recs[idx[0]], root)
+            for i in idx:
+                out[i] = vlint_outcome(recs[i], engine, root=root)
+    return out
+
+
+def vlint_outcome(rec: dict[str, Any], engine: Any = None, root: Path | None = None) -> dict[str, Any]:
+    """Run vlint on one record's launch: its error findings, file errors and explain-JSON settings
+    (``root``: a folder that already holds the record's launch files)."""
     import tempfile
 
     from vlint.core.version import Version
@@ -577,13 +615,12 @@ def vlint_outcome(rec: dict[str, Any], engine: Any = None) -> dict[str, Any]:
     gpu = rec["case"].get("gpu")
     if gpu:
         opts.gpu = gpu
-    with tempfile.TemporaryDirectory(prefix="vlint-oracle-") as tmp:
-        root = Path(tmp)
-        for name, text in launch_files(rec).items():
-            target = root / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text)
+    if root is not None:
         report = lint_paths([root / "start.sh"], engine, LintOptions(resolve=opts, root=root))
+    else:
+        with tempfile.TemporaryDirectory(prefix="vlint-oracle-", dir=_scratch_parent()) as tmp:
+            write_launch(rec, Path(tmp))
+            report = lint_paths([Path(tmp) / "start.sh"], engine, LintOptions(resolve=opts, root=Path(tmp)))
     errors = [(f.code, f.message) for f in report.findings if f.severity == "error"]
     file_errors = [fr.error.message for fr in report.files if fr.error is not None]
     deps = [d for fr in report.files for d in fr.deployments]
@@ -790,51 +827,102 @@ Time to record the data (seconds per release, one release after the other, 2 sha
     out.write_text((old[:i] if i >= 0 else old.rstrip("\n") + "\n") + section + (old[j:] if j >= 0 else ""))
 
 
-def agreement_table(data: Path = DATA) -> str:
-    """Per release: vLLM's refusals vlint reports as errors with a consistent message, vLLM's acceptances
-    vlint passes, and the resolved settings ``vlint explain`` shows equal to vLLM's."""
-    from vlint.engine.catalog import load_catalog
-    from vlint.engine.runner import Engine
+#: the option group a case id's family reports under (a case's own ``group:`` wins; generated ids start
+#: with ``g`` + the family: ``gsched-``)
+FAMILY_GROUPS = {
+    "sched": "scheduler",
+    "cache": "cache",
+    "par": "parallel",
+    "spec": "speculative",
+    "lora": "lora",
+    "mm": "multimodal",
+    "so": "structured-outputs",
+    "comp": "compilation",
+    "kvt": "kv-transfer",
+    "obs": "observability",
+    "arg": "argument parsing",
+    "cfg": "--config files",
+    "serve": "serve checks",
+    "model": "model & quantization",
+    "dflt": "defaults",
+    "v0": "V0 engine",
+    "bnd": "config-class bounds",
+    "misc": "misc",
+}
 
-    engine = Engine(load_catalog())
-    rows: dict[str, list[int]] = {}
-    for r in load_records(data):
-        if r["verdict"] not in ("accept", "reject"):
-            rows.setdefault(r["release"], [0] * 7)[6] += 1
-            continue
-        j = judge(r, vlint_outcome(r, engine))
-        t = rows.setdefault(r["release"], [0] * 7)
-        if j["verdict"] == "reject":
-            t[0] += 1
-            t[1] += bool(j["agree"] and j.get("message_ok"))
-        elif j["verdict"] == "accept":
-            t[2] += 1
-            t[3] += bool(j["agree"])
-            vals = r.get("values") or {}
-            compared = [k for k in COMPARED if vals.get(k) is not None and k not in r.get("platform_sensitive", [])]
-            t[4] += len(compared)
-            t[5] += len(compared) - len(j.get("value_diffs") or {})
-        else:
-            t[6] += 1
+
+def case_group(case_id: str, explicit: str | None = None) -> str:
+    if explicit:
+        return explicit
+    fam = case_id.split("-", 1)[0]
+    if fam not in FAMILY_GROUPS and fam.startswith("g") and fam[1:] in FAMILY_GROUPS:
+        fam = fam[1:]
+    return FAMILY_GROUPS.get(fam, fam)
+
+
+def _table(title: str, rows: dict[str, list[int]], order: list[str]) -> list[str]:
     lines = [
-        "| vLLM | refusals | vlint errors (message consistent) | acceptances | vlint passes | settings compared "
+        f"| {title} | refusals | vlint errors (message consistent) | acceptances | vlint passes | settings compared "
         "| settings equal | not compared (platform, harness) |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
 
     def pct(a: int, b: int) -> str:
-        return f"{a} ({a / b:.0%})" if b else "-"
+        return f"{a} ({a / b:.1%})" if b else "-"
 
-    for rel in sorted(rows, key=vkey):
-        t = rows[rel]
+    for key in order:
+        t = rows[key]
         lines.append(
-            f"| {rel} | {t[0]} | {pct(t[1], t[0])} | {t[2]} | {pct(t[3], t[2])} | {t[4]} | {pct(t[5], t[4])} | {t[6]} |"
+            f"| {key} | {t[0]} | {pct(t[1], t[0])} | {t[2]} | {pct(t[3], t[2])} | {t[4]} | {pct(t[5], t[4])} | {t[6]} |"
         )
     tot = [sum(t[i] for t in rows.values()) for i in range(7)]
     lines.append(
         f"| **all** | {tot[0]} | {pct(tot[1], tot[0])} | {tot[2]} | {pct(tot[3], tot[2])} | {tot[4]} "
         f"| {pct(tot[5], tot[4])} | {tot[6]} |"
     )
+    return lines
+
+
+def agreement_table(data: Path = DATA) -> str:
+    """Per release and per option group: vLLM's refusals vlint reports as errors with a consistent message,
+    vLLM's acceptances vlint passes, and the resolved settings ``vlint explain`` shows equal to vLLM's."""
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
+
+    engine = Engine(load_catalog())
+    cases_file = data / "cases.yaml"
+    groups = {c["id"]: c.get("group") for c in load_cases(cases_file)} if cases_file.exists() else {}
+    by_rel: dict[str, list[int]] = {}
+    by_group: dict[str, list[int]] = {}
+    recs = load_records(data)
+    judged = [r for r in recs if r["verdict"] in ("accept", "reject")]
+    outcomes = {id(r): o for r, o in zip(judged, vlint_outcomes(judged, engine), strict=True)}
+    for r in recs:
+        g = case_group(r["id"], groups.get(r["id"]))
+        ts = (by_rel.setdefault(r["release"], [0] * 7), by_group.setdefault(g, [0] * 7))
+        if r["verdict"] not in ("accept", "reject"):
+            for t in ts:
+                t[6] += 1
+            continue
+        j = judge(r, outcomes[id(r)])
+        vals = r.get("values") or {}
+        compared = [k for k in COMPARED if vals.get(k) is not None and k not in r.get("platform_sensitive", [])]
+        for t in ts:
+            if j["verdict"] == "reject":
+                t[0] += 1
+                t[1] += bool(j["agree"] and j.get("message_ok"))
+            elif j["verdict"] == "accept":
+                t[2] += 1
+                t[3] += bool(j["agree"])
+                t[4] += len(compared)
+                t[5] += len(compared) - len(j.get("value_diffs") or {})
+            else:
+                t[6] += 1
+    cases = len({r["id"] for r in recs})
+    lines = [f"{cases} distinct launch cases, {len(recs)} records, {len(by_rel)} releases.", "", "Per release:", ""]
+    lines += _table("vLLM", by_rel, sorted(by_rel, key=vkey))
+    lines += ["", "Per option group (the case families; generated cases name their group):", ""]
+    lines += _table("group", by_group, sorted(by_group))
     return "\n".join(lines)
 
 

@@ -31,7 +31,7 @@ CLASSES = {
     "attention_config": "AttentionConfig",
 }
 PROBE = r"""
-import dataclasses, json, sys
+import dataclasses, json, sys, typing
 import vllm.config as C
 out = {}
 for dest, name in json.loads(sys.argv[1]).items():
@@ -41,7 +41,26 @@ for dest, name in json.loads(sys.argv[1]).items():
     names = sorted(n for n, f in cls.__dataclass_fields__.items()
                    if f.init and f._field_type is not dataclasses._FIELD_CLASSVAR)
     cfg = getattr(cls, "__pydantic_config__", None) or {}
-    out[dest] = {"class": name, "fields": names, "extra": cfg.get("extra")}
+    literals = {}
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:
+        hints = {}
+    for n in names:
+        t = hints.get(n)
+        args = []
+        stack = [t]
+        while stack:  # Literal[...] alone or inside Optional/Union/Annotated
+            x = stack.pop()
+            if typing.get_origin(x) is typing.Literal:
+                args += [a for a in typing.get_args(x) if isinstance(a, str)]
+            else:
+                stack += list(typing.get_args(x))
+        if args:
+            literals[n] = sorted(set(args))
+    out[dest] = {"class": name, "fields": names, "extra": cfg.get("extra"),
+                 "pydantic": hasattr(cls, "__pydantic_fields__") or hasattr(cls, "__pydantic_validator__"),
+                 "literals": literals}
 print("JSON" + json.dumps(out))
 """
 

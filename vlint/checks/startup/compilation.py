@@ -19,12 +19,29 @@ LEVELS_VALIDATED_SINCE = "0.13.0"
 #: ``CompilationConfig.validate_mode_before`` takes a mode's name in any case (``value.upper()`` in
 #: ``CompilationMode.__members__``; [0.11.2] vllm/config/compilation.py:561-579, [0.33.0] :853-870)
 MODE_NAMES = ("NONE", "STOCK_TORCH_COMPILE", "DYNAMO_TRACE_ONCE", "VLLM_COMPILE")
+#: ``--compilation-config 3`` (a bare number after the long option or -cc; -O3 / -O 3 are rewritten by the
+#: parser first): 0.6-0.8 took it as the level (``CompilationConfig.from_cli``: ``if cli_value in ["0", "1",
+#: "2", "3"]``, [0.8.5.post1] vllm/config.py:3529-3532); from 0.9 the value is validated as JSON for the
+#: dataclass, and a number is "Input should be an object" ([0.9.2] vllm/config.py:4165-4169; vLLM's oracle
+#: data: refused in 0.10.2, 0.12.0, 0.13.0, 0.17.1, 0.22.1, 0.27.1, 0.33.0)
+BARE_NUMBER_REFUSED_SINCE = "0.9.2"
 
 
 @check("startup.compilation_level_invalid")
 def compilation_level_invalid(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
     assert dep is not None
+    raw = _user(dep, "compilation_config")
+    if _since(dep, BARE_NUMBER_REFUSED_SINCE) and isinstance(raw, int | float) and not isinstance(raw, bool):
+        yield Hit(
+            dep.span_of("compilation_config"),
+            {"value": raw},
+            message=_refuse(
+                f"argument --compilation-config/-cc: 1 validation error for CompilationConfig: Input should be an "
+                f"object (got {raw!r}; -O{raw} is the shorthand for a level)"
+            ),
+        )
+        return
     if not _since(dep, LEVELS_VALIDATED_SINCE):
         return
     cc = _json(dep, "compilation_config")

@@ -94,6 +94,14 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         "[0.9.2] vllm/config.py:713-715",
     ),
     Requirement(
+        "default_mm_loras",
+        _text_only,
+        "0.10.2",
+        None,
+        "Default modality-specific LoRA(s) were provided for a non multimodal model",
+        "[0.10.2] vllm/engine/arg_utils.py:1377, [0.33.0] vllm/engine/arg_utils.py:2685-2689",
+    ),
+    Requirement(
         "data_parallel_hybrid_lb",
         lambda dep: (
             _unset(dep, "data_parallel_size_local", "data_parallel_rank", "nnodes", "data_parallel_start_rank")

@@ -372,10 +372,18 @@ def _compile_level(user: Mapping[str, object]) -> int | None:
             v = cc.get(key)
             if isinstance(v, int) and not isinstance(v, bool):
                 return v
+            if key == "mode" and isinstance(v, str) and v.upper() in _MODE_BY_NAME:
+                return _MODE_BY_NAME[v.upper()]  # CompilationConfig.validate_mode_before ([0.11.2] compilation.py:561)
     lvl = user.get("optimization_level")
-    if isinstance(lvl, int | str) and str(lvl).strip().isdigit():
-        return int(str(lvl).strip())
+    # --optimization-level (-O1/-O2/-O3 from 0.12) keeps CUDA graphs on; only O0 compiles nothing
+    # ([0.13.0] vllm/config/vllm.py OptimizationLevel; vLLM's oracle data: -O1/-O2 capture 512 in 0.12.0, 0.22.1)
+    if isinstance(lvl, int | str) and str(lvl).strip() == "0":
+        return 0
     return None
+
+
+#: CompilationMode's names ([0.33.0] vllm/config/compilation.py:41-48)
+_MODE_BY_NAME = {"NONE": 0, "STOCK_TORCH_COMPILE": 1, "DYNAMO_TRACE_ONCE": 2, "VLLM_COMPILE": 3}
 
 
 def resolve_defaults(
@@ -676,8 +684,20 @@ def resolve_defaults(
         and level != 3
         and not (ccfg0 is not None and ccfg0.get("cudagraph_mode"))
     )
-    if eager or no_graphs_level:
-        why_none = "enforce_eager: no CUDA graphs" if eager else f"compilation mode {level}: cudagraph_mode NONE"
+    # cudagraph_mode NONE given explicitly: no graphs to capture (vLLM's oracle data: max capture size 0 in
+    # 0.15.1 and 0.19.1 with '{"cudagraph_mode": "NONE"}')
+    cg_mode = ccfg0.get("cudagraph_mode") if ccfg0 is not None else None
+    no_graphs_mode = (
+        engine == "V1" and version >= V("0.11.1") and isinstance(cg_mode, str) and cg_mode.upper() == "NONE"
+    )
+    if eager or no_graphs_level or no_graphs_mode:
+        why_none = (
+            "enforce_eager: no CUDA graphs"
+            if eager
+            else f"compilation mode {level}: cudagraph_mode NONE"
+            if no_graphs_level
+            else "cudagraph_mode NONE"
+        )
         put("cudagraph_capture_sizes", [], why_none)
         put("max_cudagraph_capture_size", 0, why_none)
     else:

@@ -268,6 +268,20 @@ BOUNDS: tuple[Bound, ...] = (
     ),
     Bound("max_model_len", ">", 0, "0.13.0", "0.14.1", "max_model_len {value}: " + _GT, "vllm/config/model.py:167"),
     Bound("max_model_len", ">=", -1, "0.14.1", None, "max_model_len {value}: " + _GE, "vllm/config/model.py:175"),
+    # max_model_len 0 (inside ge=-1): the default budgets follow it to 0, which SchedulerConfig refuses (0.14.1-
+    # 0.19.1: "2 validation errors for SchedulerConfig max_num_batched_tokens ... max_num_seqs"), and
+    # ModelConfig's after-validator refuses it ("max_model_len must be a positive integer", [0.19.1]
+    # vllm/config/model.py:720-725, [0.25.1] :785-790; first in the oracle data from 0.25.1)
+    Bound(
+        "max_model_len",
+        "!=",
+        0,
+        "0.14.1",
+        None,
+        "max_model_len must be a positive integer, got int: {value} (and the default max_num_batched_tokens and "
+        "max_num_seqs follow it to 0: Input should be greater than or equal to 1)",
+        "vllm/config/model.py:785-790",
+    ),
     # ModelConfig.max_logprobs >= -1 (-1 = the vocabulary) from 0.25.1 ([0.25.1] vllm/config/model.py:222)
     Bound("max_logprobs", ">=", -1, "0.25.1", None, "max_logprobs {value}: " + _GE, "vllm/config/model.py:222"),
     # CacheConfig.block_size Field(gt=0) from 0.23.0 ([0.23.0] vllm/config/cache.py:48); before, the parser's

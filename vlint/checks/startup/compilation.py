@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, check
 
 if TYPE_CHECKING:
-    pass
+    from vlint.launch.deployment import Deployment
 from vlint.checks.startup.common import _json, _refuse, _since, _user
 
 # -- compilation / optimization level (VL039) ----------------------------------------------------------
@@ -32,7 +32,10 @@ def compilation_level_invalid(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
     assert dep is not None
     raw = _user(dep, "compilation_config")
-    if _since(dep, BARE_NUMBER_REFUSED_SINCE) and isinstance(raw, int | float) and not isinstance(raw, bool):
+    s = dep.setting("compilation_config")
+    long_form = s is not None and s.option in ("--compilation-config", "-cc")  # -O3 / -O 3 are the shorthand
+    bare = isinstance(raw, int | float) and not isinstance(raw, bool)
+    if _since(dep, BARE_NUMBER_REFUSED_SINCE) and bare and long_form:
         yield Hit(
             dep.span_of("compilation_config"),
             {"value": raw},
@@ -76,5 +79,73 @@ def compilation_level_invalid(ctx: CheckContext) -> Iterator[Hit]:
             message=_refuse(
                 f"1 validation error for VllmConfig optimization_level: Input should be 0, 1, 2 or 3 "
                 f"(got {str(level)!r} from {written})"
+            ),
+        )
+
+
+# -- CUDA-graph capture sizes (VL042) ---------------------------------------------------------------------
+
+#: VllmConfig's capture-size checks ([0.11.2] vllm/config/vllm.py, [0.22.1] vllm/config/vllm.py:1663-1671,
+#: 1727-1735): with CUDA graphs on, the maximum must be >= 1, the list not empty, and a maximum and a list
+#: both given must agree
+CAPTURE_SIZES_CHECKED_SINCE = "0.11.1"
+
+
+def _graphs_on(dep: Deployment, cc: Mapping[str, Any] | None) -> bool:
+    if dep.value("enforce_eager") is True:
+        return False
+    if cc is None:
+        return True
+    mode = cc.get("mode")
+    if isinstance(mode, str):
+        mode = {"NONE": 0, "STOCK_TORCH_COMPILE": 1, "DYNAMO_TRACE_ONCE": 2, "VLLM_COMPILE": 3}.get(mode.upper())
+    cg = cc.get("cudagraph_mode")
+    return (mode is None or mode == 3) and not (isinstance(cg, str) and cg.upper() == "NONE")
+
+
+@check("startup.cudagraph_sizes_invalid")
+def cudagraph_sizes_invalid(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    if not _since(dep, CAPTURE_SIZES_CHECKED_SINCE):
+        return
+    cc = _json(dep, "compilation_config")
+    if not _graphs_on(dep, cc):
+        return
+    umax, where_max = _user(dep, "max_cudagraph_capture_size"), "max_cudagraph_capture_size"
+    if umax is None and cc is not None:
+        umax = cc.get("max_cudagraph_capture_size")
+        where_max = "compilation_config"
+    sizes, where_sizes = _user(dep, "cudagraph_capture_sizes"), "cudagraph_capture_sizes"
+    if sizes is None and cc is not None:
+        sizes = cc.get("cudagraph_capture_sizes")
+        where_sizes = "compilation_config"
+    is_int = isinstance(umax, int) and not isinstance(umax, bool)
+    if is_int and umax < 1:
+        yield Hit(
+            dep.span_of(where_max),
+            {"max_cudagraph_capture_size": umax},
+            message=_refuse(
+                f"max_cudagraph_capture_size {umax}: Assertion failed, Maximum cudagraph size should be greater "
+                "than or equal to 1 when using cuda graph."
+            ),
+        )
+        return
+    if isinstance(sizes, list | tuple) and not sizes:
+        yield Hit(
+            dep.span_of(where_sizes),
+            {"cudagraph_capture_sizes": []},
+            message=_refuse(
+                "Assertion failed, cudagraph_capture_sizes should contain at least one element when using cuda graph."
+            ),
+        )
+        return
+    if is_int and isinstance(sizes, list | tuple) and all(isinstance(x, int) for x in sizes) and max(sizes) != umax:
+        yield Hit(
+            dep.span_of(where_max),
+            {"max_cudagraph_capture_size": umax, "cudagraph_capture_sizes": list(sizes)},
+            message=_refuse(
+                f"customized max_cudagraph_capture_size(={umax}) should be consistent with the max value of "
+                f"cudagraph_capture_sizes(={max(sizes)})"
             ),
         )

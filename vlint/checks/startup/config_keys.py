@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.checks.startup.common import _json, _refuse
+from vlint.checks.startup.speculative import SPEC_METHODS_ANY
 from vlint.core.paths import data_dir
 from vlint.core.version import V, Version
+
+if TYPE_CHECKING:
+    from vlint.launch.deployment import Deployment
 
 #: from 0.16.0 every config class forbids unknown fields (``@config``: ``ConfigDict(extra="forbid")``,
 #: [0.16.0] vllm/config/utils.py:54-55): a key that is no field is "Unexpected keyword argument"
@@ -36,6 +40,22 @@ def known_fields(dest: str, version: Version) -> frozenset[str] | None:
     return frozenset(lo[1]["fields"]) | frozenset(hi[1]["fields"])
 
 
+def known_literal(dest: str, key: str, version: Version) -> frozenset[str] | None:
+    """The string values a ``Literal`` field ``key`` of ``dest``'s pydantic config class takes in
+    ``version`` (the release's own, or the union of the sampled neighbours below and above, both pydantic
+    with the field a Literal); None when not known."""
+    rows = [(V(r), d[dest]) for r, d in _releases().items() if dest in d and d[dest].get("pydantic")]
+    below = [(v, d) for v, d in rows if v <= version]
+    above = [(v, d) for v, d in rows if v >= version]
+    if not below or not above:
+        return None
+    lo, hi = max(below, key=lambda x: x[0])[1], min(above, key=lambda x: x[0])[1]
+    a, b = lo.get("literals", {}).get(key), hi.get("literals", {}).get(key)
+    if a is None or b is None:
+        return None
+    return frozenset(a) | frozenset(b)
+
+
 #: the composite options vlint knows the fields of (tools/gen_config_fields.py CLASSES)
 DESTS = (
     "compilation_config",
@@ -52,6 +72,7 @@ DESTS = (
 def config_unknown_key(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
     assert dep is not None
+    yield from _literal_values(dep)
     if dep.version < V(FORBID_SINCE):
         return
     for dest in DESTS:
@@ -77,3 +98,31 @@ def config_unknown_key(ctx: CheckContext) -> Iterator[Hit]:
                 f"vlint/data/config_fields.json)"
             ),
         )
+
+
+def _literal_values(dep: Deployment) -> Iterator[Hit]:
+    """A string value outside a pydantic ``Literal`` field's values (``--speculative-config``'s ``method``,
+    ``--structured-outputs-config``'s ``backend``, ``--kv-transfer-config``'s ``kv_role``…): pydantic refuses
+    it ("Input should be 'ngram', 'eagle' or …")."""
+    for dest in DESTS:
+        obj = _json(dep, dest)
+        if not obj:
+            continue
+        for key, value in obj.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                continue
+            if dest == "speculative_config" and key == "method" and value not in SPEC_METHODS_ANY:
+                continue  # VL111 names it (no release has that method)
+            allowed = known_literal(dest, key, dep.version)
+            if allowed is None or value in allowed:
+                continue
+            cls = next(d[dest]["class"] for d in _releases().values() if dest in d)
+            shown = ", ".join(repr(a) for a in sorted(allowed))
+            yield Hit(
+                dep.span_of(dest),
+                {"setting": dest, "key": key, "value": value},
+                message=_refuse(
+                    f"1 validation error for {cls} {key}: Input should be one of {shown} (got {value!r}; "
+                    f"vLLM {dep.version}, vlint/data/config_fields.json)"
+                ),
+            )

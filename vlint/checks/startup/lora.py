@@ -25,7 +25,9 @@ def lora_cpu_loras_below_max_loras(ctx: CheckContext) -> Iterator[Hit]:
         return
     cpu = _num(_user(dep, "max_cpu_loras"))
     gpu = _int(dep, "max_loras") or 1
-    if cpu is None or cpu >= gpu:
+    # EngineArgs passes max_cpu_loras only when it is > 0 (else None: max_loras), so 0 and negative values
+    # pass ([0.6.4.post1] vllm/engine/arg_utils.py:1107-1108, [0.33.0] vllm/engine/arg_utils.py:2704-2706)
+    if cpu is None or cpu <= 0 or cpu >= gpu:
         return
     yield Hit(
         dep.span_of("max_cpu_loras"),

@@ -11,7 +11,7 @@ from vlint.core.version import V
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment
-from vlint.checks.startup.common import _refuse, _user
+from vlint.checks.startup.common import _json, _refuse, _user
 
 
 def _on(dep: Deployment, dest: str) -> bool:
@@ -27,6 +27,12 @@ def _unset(dep: Deployment, *dests: str) -> bool:
 
 def _text_only(dep: Deployment) -> bool:
     return dep.arch is not None and not dep.arch.is_multimodal
+
+
+def _so(dep: Deployment, key: str, backends: tuple[str, ...]) -> bool:
+    """--structured-outputs-config sets ``key`` with a backend outside ``backends`` (default ``auto``)."""
+    obj = _json(dep, "structured_outputs_config") or {}
+    return obj.get(key) is True and obj.get("backend", "auto") not in backends
 
 
 @record(frozen=True)
@@ -92,6 +98,30 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         "0.10.0",
         "`disable_mm_preprocessor_cache` is only supported for multimodal models.",
         "[0.9.2] vllm/config.py:713-715",
+    ),
+    Requirement(
+        "structured_outputs_config",
+        lambda dep: _so(dep, "disable_any_whitespace", ("xgrammar", "guidance")),
+        "0.11.1",
+        None,
+        "disable_any_whitespace is only supported for xgrammar and guidance backends.",
+        "[0.11.2] vllm/config/structured_outputs.py:82-86 (StructuredOutputsConfig._validate_structured_output_config)",
+    ),
+    Requirement(
+        "structured_outputs_config",
+        lambda dep: _so(dep, "disable_additional_properties", ("guidance",)),
+        "0.11.1",
+        None,
+        "disable_additional_properties is only supported for the guidance backend.",
+        "[0.11.2] vllm/config/structured_outputs.py:87-91",
+    ),
+    Requirement(
+        "num_redundant_experts",
+        lambda dep: _user(dep, "enable_eplb") is not True and _user(dep, "num_redundant_experts") not in (0, None),
+        "0.9.2",
+        "0.10.0",
+        "num_redundant_experts should be used with EPLB.",
+        "[0.9.2] vllm/config.py:1999-2002",
     ),
     Requirement(
         "default_mm_loras",

@@ -1069,7 +1069,10 @@ def install_platform_shims() -> None:
         elif callable(attr) and getattr(attr, "__module__", "").startswith("vllm.platforms"):
             setattr(cls, name, make(name, attr, "method"))
 
-    orig_hook = cls.check_and_update_config
+    orig_hook = getattr(cls, "check_and_update_config", None)
+    if orig_hook is None:  # 0.6.4.post1 and older: no platform hook in VllmConfig; the values are the final ones
+        _scope_engine_args()
+        return
 
     def hook(_cls: Any, vllm_config: Any) -> None:
         _note("check_and_update_config")
@@ -1085,7 +1088,11 @@ def install_platform_shims() -> None:
         _STATE["snapshots"][(id(vllm_config), "after")] = config_values(vllm_config)
 
     cls.check_and_update_config = classmethod(hook)
+    _scope_engine_args()
 
+
+def _scope_engine_args() -> None:
+    """Answer the platform queries inside PERSONA_SCOPE as CUDA does (see install_platform_shims)."""
     from vllm.engine.arg_utils import EngineArgs
 
     for name in PERSONA_SCOPE:

@@ -155,6 +155,10 @@ def v1_fallback(version: Version, user: Mapping[str, object], gpu: GpuSpec | Non
         return "--num-scheduler-steps"
     if user.get("preemption_mode") is not None:
         return "--preemption-mode"
+    delay = user.get("scheduler_delay_factor")
+    if isinstance(delay, int | float) and not isinstance(delay, bool) and delay != 0.0:
+        # [0.8.2] vllm/engine/arg_utils.py:1530, [0.10.2] :1461 (SchedulerConfig.delay_factor defaults to 0.0)
+        return "--scheduler-delay-factor"
     if version < V("0.9.2") and user.get("scheduling_policy") not in (None, "fcfs"):
         return "--scheduling-policy"
     kv = user.get("kv_cache_dtype")

@@ -102,6 +102,8 @@ def convert(kind: str, text: str, *, optional: bool = False) -> Any:
             if text.strip().lstrip("-").isdigit():
                 return int(text)
             raise ArgValueError(f"invalid loads value: {text!r}") from None
+    if kind == "other:nullable_kvs":
+        return _nullable_kvs(text)
     if kind == "json_or_str" and _JSON_OBJECT.match(text):
         # union_dict_and_str: a word that looks like a JSON object must be one ([0.33.0] vllm/engine/arg_utils.py:182)
         try:
@@ -112,6 +114,27 @@ def convert(kind: str, text: str, *, optional: bool = False) -> Any:
 
 
 _JSON_OBJECT = re.compile(r"(?s)^\s*{.*}\s*$")
+
+
+def _nullable_kvs(text: str) -> dict[str, int] | None:
+    """``KEY=VALUE,...`` with int values (``--limit-mm-per-prompt`` before 0.8.5: [0.8.2]
+    vllm/engine/arg_utils.py:55-85 nullable_kvs; a JSON object is refused)."""
+    if not text:
+        return None
+    out: dict[str, int] = {}
+    for item in text.split(","):
+        parts = [p.lower().strip() for p in item.split("=")]
+        if len(parts) != 2:
+            raise ArgValueError("Each item should be in the form KEY=VALUE")
+        key, value = parts
+        try:
+            parsed = int(value)
+        except ValueError:
+            raise ArgValueError(f"Failed to parse value of item {key}={value}") from None
+        if key in out and out[key] != parsed:
+            raise ArgValueError(f"Conflicting values specified for key: {key}")
+        out[key] = parsed
+    return out
 
 
 def python_value_kind_ok(kind: str, value: Any) -> bool:

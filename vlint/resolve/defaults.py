@@ -13,6 +13,7 @@ Source summary: shared reference ``vllm-behavior.md`` §2.1–2.3, re-checked ag
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -129,6 +130,12 @@ def _truthy_value(v: object) -> bool:
     return bool(v)
 
 
+#: what _is_v1_supported_oracle only warns about (``_warn_or_fallback``): with VLLM_USE_V1=1 the launch runs
+#: on V1; every other reason is a ``_raise_or_fallback`` that VLLM_USE_V1=1 turns into a refusal
+#: ([0.8.2] vllm/engine/arg_utils.py _warn_or_fallback / _raise_or_fallback)
+WARN_ONLY_FALLBACKS = frozenset({"LORA", "PP", "ngram", "[ngram]", "eagle", "eagle3", "Eagle"})
+
+
 def v1_fallback(version: Version, user: Mapping[str, object], gpu: GpuSpec | None) -> str | None:
     """Why 0.8.0-0.10.x's ``EngineArgs._is_v1_supported_oracle`` falls back to the V0 engine for this launch
     (only when VLLM_USE_V1 is unset), or None. The features it checks, each in the releases that check it
@@ -164,7 +171,29 @@ def v1_fallback(version: Version, user: Mapping[str, object], gpu: GpuSpec | Non
     kv = user.get("kv_cache_dtype")
     if kv not in (None, "auto") and not (str(kv).startswith("fp8") and cc is not None and cc >= (9, 0)):
         return "--kv-cache-dtype"  # fp8 stays on V1 only where FlashAttention 3 supports it (Hopper)
+    if version < V("0.8.3"):
+        # 0.8.0-0.8.2 run these on V0 unless VLLM_USE_V1=1 ([0.8.2] vllm/engine/arg_utils.py _is_v1_supported_oracle:
+        # _warn_or_fallback("LORA"/"PP"/"ngram") and _raise_or_fallback for the V0 speculative flags, CPU
+        # offload and --additional-config); 0.8.5.post1 no longer checks them
+        if _truthy_value(user.get("enable_lora")):
+            return "LORA"
+        if pp > 1:
+            return "PP"
+        sm = user.get("speculative_model")
+        if sm is not None:
+            return "ngram" if sm in ("ngram", "[ngram]") else "Speculative Decoding"
+        if user.get("cpu_offload_gb") not in (None, 0, 0.0):
+            return "--cpu-offload-gb"
+        if user.get("additional_config"):
+            return "--additional-config"
+    if version < V("0.10.0") and (user.get("otlp_traces_endpoint") or user.get("collect_detailed_traces")):
+        return "--otlp-traces-endpoint"  # [0.8.2] arg_utils.py _is_v1_supported_oracle, [0.9.2] :1416-1420
     spec = user.get("speculative_config")
+    if isinstance(spec, str) and spec.strip().startswith("{"):
+        try:
+            spec = json.loads(spec)  # a str option before 0.8.5: create_speculative_config parses it
+        except ValueError:
+            spec = None
     if version < V("0.9.0") and isinstance(spec, Mapping):
         # 0.8.x: other methods are unsupported; ngram and EAGLE are "supported but off by default"
         # (_warn_or_fallback: [0.8.5.post1] vllm/engine/arg_utils.py:1530-1536), so any of them falls back
@@ -609,20 +638,22 @@ def resolve_defaults(
             put("max_num_seqs", 256, "V0 SchedulerConfig default 256 ([0.6.6.post1] vllm/engine/arg_utils.py)")
         if mnbt_user is not None:
             put("max_num_batched_tokens", int(mnbt_user), "set by the user", "user")
-        elif chunked:
-            n = 2048 if version >= V("0.6.5") else 512
-            put(
-                "max_num_batched_tokens",
-                n,
-                f"V0 chunked-prefill default {n} ([0.6.6.post1] vllm/config.py:1438)",
-            )
         else:
-            n = max(int(max_model_len or 2048), 2048)
-            put(
-                "max_num_batched_tokens",
-                n,
-                "V0 without chunked prefill: max(max_model_len, 2048) ([0.6.6.post1] vllm/config.py:1427-1442)",
-            )
+            steps = _as_int(user.get("num_scheduler_steps")) or 1
+            if chunked and steps > 1:
+                n = max(int(max_model_len or 2048), 2048)
+                nwhy = "V0 multi-step chunked prefill: max(max_model_len, 2048) ([0.6.4.post1] vllm/config.py:1105)"
+            elif chunked:
+                n = 2048 if version >= V("0.6.5") else 512
+                nwhy = f"V0 chunked-prefill default {n} ([0.6.6.post1] vllm/config.py:1438)"
+            else:
+                n = max(int(max_model_len or 2048), 2048)
+                nwhy = "V0 without chunked prefill: max(max_model_len, 2048) ([0.6.6.post1] vllm/config.py:1427-1442)"
+            if arch is not None and arch.is_multimodal and version < V("0.9.0"):
+                # SchedulerConfig: at least _MULTIMODAL_MODEL_MAX_NUM_BATCHED_TOKENS (5120) for a multimodal model
+                # ([0.8.2] vllm/config.py:1686-1690; gone in 0.9.2)
+                n, nwhy = max(n, 5120), nwhy + ", at least 5120 for a multimodal model ([0.8.2] vllm/config.py:1686)"
+            put("max_num_batched_tokens", n, nwhy)
     else:
         mnbt, mns, twhy = _tier(version, gpu, usage, engine)
         if usage == "OTHER":

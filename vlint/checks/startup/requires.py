@@ -12,6 +12,8 @@ from vlint.core.version import V
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment
 from vlint.checks.startup.common import _json, _refuse, _user
+from vlint.core.unresolved import UNRESOLVED
+from vlint.resolve.defaults import WARN_ONLY_FALLBACKS, _truthy, v1_fallback
 
 
 def _on(dep: Deployment, dest: str) -> bool:
@@ -159,3 +161,24 @@ def setting_requires(ctx: CheckContext) -> Iterator[Hit]:
             {"setting": r.dest, "where": r.where},
             message=_refuse(f"{r.message} ({r.where}, vLLM {dep.version})"),
         )
+
+
+@check("startup.v1_unsupported_feature")
+def v1_unsupported_feature(ctx: CheckContext) -> Iterator[Hit]:
+    """0.8.0-0.10.x with VLLM_USE_V1=1: a feature the V1 engine does not support is refused instead of
+    falling back to V0 (``_raise_or_fallback``: "VLLM_USE_V1=1 is not supported with {feature}.",
+    [0.9.2] vllm/engine/arg_utils.py:1726-1733, [0.10.2] :1794)."""
+    dep = ctx.dep
+    assert dep is not None
+    flag = dep.env.get("VLLM_USE_V1")
+    if not V("0.8.0") <= dep.version < V("0.11.0") or not isinstance(flag, str) or not _truthy(flag):
+        return
+    user = {d: s.value for d, s in dep.args.settings.items() if s.value is not UNRESOLVED}
+    feature = v1_fallback(dep.version, user, dep.gpu)
+    if feature is None or feature in WARN_ONLY_FALLBACKS:
+        return
+    yield Hit(
+        dep.invocation.span,
+        {"feature": feature},
+        message=_refuse(f"VLLM_USE_V1=1 is not supported with {feature}. (vLLM {dep.version})"),
+    )

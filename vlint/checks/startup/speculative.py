@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -78,7 +79,17 @@ SPEC_METHODS_ANY = frozenset(
 def _spec(dep: Deployment) -> Mapping[str, Any] | None:
     if not _since(dep, SPEC_JSON_SINCE):
         return None
-    return _json(dep, "speculative_config")
+    spec = _json(dep, "speculative_config")
+    raw = _user(dep, "speculative_config")
+    if spec is None and isinstance(raw, str) and raw.strip().startswith("{"):
+        # a str option in 0.8.0-0.8.2: EngineArgs.create_speculative_config json-loads it
+        # ([0.8.2] vllm/engine/arg_utils.py; vLLM's oracle data refuses its contents like the JSON form)
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            return None
+        return obj if isinstance(obj, dict) else None
+    return spec
 
 
 @check("startup.speculative_config_invalid")

@@ -1276,7 +1276,12 @@ def engine_stage(engine_args: Any, rec: dict[str, Any]) -> None:
     except TypeError as e:
         if "usage_context" not in str(e):
             raise
-        cfg = engine_args.create_engine_config(UsageContext.OPENAI_API_SERVER)
+        try:
+            cfg = engine_args.create_engine_config(UsageContext.OPENAI_API_SERVER)
+        except TypeError as e2:  # 0.6.4.post1 and older: create_engine_config(self) takes no usage context
+            if "positional argument" not in str(e2):
+                raise
+            cfg = engine_args.create_engine_config()
     snap = _STATE["snapshots"].get(id(cfg))
     after = _STATE["snapshots"].get((id(cfg), "after"))
     final = config_values(cfg)

@@ -640,7 +640,7 @@ def resolve_defaults(
             put("max_num_batched_tokens", int(mnbt_user), "set by the user", "user")
         else:
             steps = _as_int(user.get("num_scheduler_steps")) or 1
-            if chunked and steps > 1:
+            if chunked and steps > 1 and version < V("0.7.0"):  # from 0.7 the usage-context default (2048) comes first
                 n = max(int(max_model_len or 2048), 2048)
                 nwhy = "V0 multi-step chunked prefill: max(max_model_len, 2048) ([0.6.4.post1] vllm/config.py:1105)"
             elif chunked:

@@ -45,9 +45,22 @@ def compilation_level_invalid(ctx: CheckContext) -> Iterator[Hit]:
             ),
         )
         return
+    cc = _json(dep, "compilation_config")
+    level = cc.get("level") if cc is not None else None
+    if isinstance(level, str) and not level.strip().lstrip("-").isdigit():
+        # CompilationConfig.level is an int: a name is refused in every release that has the key ("Input
+        # should be a valid integer", 0.9.2; "invalid from_cli value", 0.6.6-0.8.5; vLLM's oracle data)
+        yield Hit(
+            dep.span_of("compilation_config"),
+            {"level": level},
+            message=_refuse(
+                f"argument --compilation-config: 1 validation error for CompilationConfig level: Input should be a "
+                f"valid integer (got {level!r}; the mode names belong to 'mode' from 0.11)"
+            ),
+        )
+        return
     if not _since(dep, LEVELS_VALIDATED_SINCE):
         return
-    cc = _json(dep, "compilation_config")
     mode = cc.get("mode") if cc is not None else None
     if isinstance(mode, str) and mode.upper() in MODE_NAMES:
         pass  # a CompilationMode name, any case: the "before" validator maps it to the enum

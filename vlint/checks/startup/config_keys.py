@@ -122,7 +122,8 @@ def _literal_values(dep: Deployment) -> Iterator[Hit]:
                 dep.span_of(dest),
                 {"setting": dest, "key": key, "value": value},
                 message=_refuse(
-                    f"1 validation error for {cls} {key}: Input should be one of {shown} (got {value!r}; "
+                    f"argument --{dest.replace('_', '-')}: 1 validation error for {cls} {key}: Input should be one "
+                    f"of {shown} (got {value!r}; "
                     f"vLLM {dep.version}, vlint/data/config_fields.json)"
                 ),
             )

@@ -27,6 +27,11 @@ def _unset(dep: Deployment, *dests: str) -> bool:
     return all(dep.setting(d) is None for d in dests)
 
 
+def _int_of(dep: Deployment, dest: str) -> int | None:
+    v = _user(dep, dest)
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
 def _text_only(dep: Deployment) -> bool:
     return dep.arch is not None and not dep.arch.is_multimodal
 
@@ -124,6 +129,29 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         "0.10.0",
         "num_redundant_experts should be used with EPLB.",
         "[0.9.2] vllm/config.py:1999-2002",
+    ),
+    Requirement(
+        "num_scheduler_steps",
+        lambda dep: (
+            (_int_of(dep, "num_scheduler_steps") or 1) > 1
+            and (dep.setting("speculative_model") is not None or dep.setting("speculative_config") is not None)
+        ),
+        "0.6.0",
+        "0.10.0",
+        "Speculative decoding is not supported with multi-step (--num-scheduler-steps > 1)",
+        "[0.6.4.post1] vllm/engine/arg_utils.py:1058-1061, [0.8.2] vllm/engine/arg_utils.py:1376",
+    ),
+    Requirement(
+        "num_scheduler_steps",
+        lambda dep: (
+            (_int_of(dep, "num_scheduler_steps") or 1) > 1
+            and dep.value("enable_chunked_prefill") is True
+            and (_int_of(dep, "pipeline_parallel_size") or 1) > 1
+        ),
+        "0.6.0",
+        "0.10.0",
+        "Multi-Step Chunked-Prefill is not supported for pipeline-parallel-size > 1",
+        "[0.6.4.post1] vllm/engine/arg_utils.py:1062-1064",
     ),
     Requirement(
         "default_mm_loras",

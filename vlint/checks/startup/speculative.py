@@ -21,6 +21,8 @@ from vlint.checks.startup.common import _fmt, _json, _num, _refuse, _since, _use
 SPEC_PYDANTIC_SINCE = "0.11.1"
 #: the --speculative-config JSON option exists from 0.8.0 (0.6/0.7 have --speculative-model & co.)
 SPEC_JSON_SINCE = "0.8.0"
+#: methods that draft with a model of their own (an MTP method drafts with the target's own layers)
+_DRAFT_MODEL_METHODS = ("eagle", "eagle3", "medusa", "mlp_speculator", "draft_model")
 _SPEC_NO_MODEL_METHODS = ("ngram", "[ngram]", "ngram_gpu", "suffix", "extract_hidden_states", "mtp")
 
 
@@ -100,6 +102,10 @@ def speculative_config_invalid(ctx: CheckContext) -> Iterator[Hit]:
     if not _since(dep, SPEC_JSON_SINCE):
         yield from _v0_speculative_flags_invalid(dep)
         return
+    if dep.setting("speculative_model") is not None or dep.setting("num_speculative_tokens") is not None:
+        # 0.8.0-0.8.4 still have the V0 flags; they fill the same SpeculativeConfig (vLLM's oracle data, 0.8.2:
+        # "num_speculative_tokens was provided without speculative model", "prompt_lookup_min=0 must be > 0")
+        yield from _v0_speculative_flags_invalid(dep)
     spec = _spec(dep)
     if spec is None:
         return
@@ -130,6 +136,17 @@ def speculative_config_invalid(ctx: CheckContext) -> Iterator[Hit]:
         # before 0.10 an unknown method sets no model: the same refusal as no method at all (from 0.10 the
         # method is a pydantic Literal of the release's methods)
         yield hit("num_speculative_tokens was provided without speculative model.")
+        return
+    if not spec:
+        yield hit(
+            "num_speculative_tokens must be provided with speculative model unless the draft model config contains "
+            "an n_predict parameter. (--speculative-config {})"
+        )
+        return
+    if model is None and method in _DRAFT_MODEL_METHODS and n is not None:
+        # these methods draft with a separate model: without one there is nothing to draft with (vLLM's oracle
+        # data: refused in 0.8.5.post1, 0.12.0, 0.19.1, 0.27.1, 0.30.0)
+        yield hit(f"num_speculative_tokens was provided without speculative model (method {method!r} needs 'model').")
         return
     if model is None and method is None and n is not None:
         new = "was provided but without speculative model." if pyd else "was provided without speculative model."
@@ -169,6 +186,16 @@ def _v0_speculative_flags_invalid(dep: Deployment) -> Iterator[Hit]:
                 {},
                 message=_refuse("num_speculative_tokens was provided without speculative_model."),
             )
+        return
+    if _num(_user(dep, "num_speculative_tokens")) is None:
+        yield Hit(
+            dep.span_of("speculative_model"),
+            {},
+            message=_refuse(
+                "num_speculative_tokens must be provided with speculative model unless the draft model config "
+                "contains an n_predict parameter."
+            ),
+        )
         return
     if model != "[ngram]":
         return

@@ -13,7 +13,6 @@ Source summary: shared reference ``vllm-behavior.md`` §2.1–2.3, re-checked ag
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -145,6 +144,9 @@ def v1_fallback(version: Version, user: Mapping[str, object], gpu: GpuSpec | Non
     mnp, mlp = _as_int(user.get("max_num_partial_prefills")), _as_int(user.get("max_long_partial_prefills"))
     if (mnp is not None and mnp != 1) or (mlp is not None and mlp != 1):
         return "Concurrent Partial Prefill"
+    lptt = user.get("long_prefill_token_threshold")
+    if version < V("0.8.3") and isinstance(lptt, int | float) and not isinstance(lptt, bool) and lptt != 0:
+        return "Concurrent Partial Prefill"  # [0.8.2] vllm/engine/arg_utils.py:1625-1630 (also the threshold)
     pp = _as_int(user.get("pipeline_parallel_size")) or 1
     backend = user.get("distributed_executor_backend")
     if pp > 1 and version < V("0.9.0") and backend != "ray":  # [0.8.5.post1] vllm/engine/arg_utils.py:1522-1527
@@ -188,12 +190,7 @@ def v1_fallback(version: Version, user: Mapping[str, object], gpu: GpuSpec | Non
             return "--additional-config"
     if version < V("0.10.0") and (user.get("otlp_traces_endpoint") or user.get("collect_detailed_traces")):
         return "--otlp-traces-endpoint"  # [0.8.2] arg_utils.py _is_v1_supported_oracle, [0.9.2] :1416-1420
-    spec = user.get("speculative_config")
-    if isinstance(spec, str) and spec.strip().startswith("{"):
-        try:
-            spec = json.loads(spec)  # a str option before 0.8.5: create_speculative_config parses it
-        except ValueError:
-            spec = None
+    spec = user.get("speculative_config")  # a JSON string in 0.8.0-0.8.2: the oracle reads only the V0 flags there
     if version < V("0.9.0") and isinstance(spec, Mapping):
         # 0.8.x: other methods are unsupported; ngram and EAGLE are "supported but off by default"
         # (_warn_or_fallback: [0.8.5.post1] vllm/engine/arg_utils.py:1530-1536), so any of them falls back

@@ -187,7 +187,8 @@ def _v0_speculative_flags_invalid(dep: Deployment) -> Iterator[Hit]:
                 message=_refuse("num_speculative_tokens was provided without speculative_model."),
             )
         return
-    if _num(_user(dep, "num_speculative_tokens")) is None:
+    if _num(_user(dep, "num_speculative_tokens")) is None and _since(dep, SPEC_JSON_SINCE):
+        # 0.8.x builds the new SpeculativeConfig from the flags (0.6/0.7 check the ngram window first)
         yield Hit(
             dep.span_of("speculative_model"),
             {},

@@ -188,6 +188,8 @@ def v1_fallback(version: Version, user: Mapping[str, object], gpu: GpuSpec | Non
             return "--cpu-offload-gb"
         if user.get("additional_config"):
             return "--additional-config"
+        if user.get("kv_transfer_config"):
+            return "--kv-transfer-config"
     if version < V("0.10.0") and (user.get("otlp_traces_endpoint") or user.get("collect_detailed_traces")):
         return "--otlp-traces-endpoint"  # [0.8.2] arg_utils.py _is_v1_supported_oracle, [0.9.2] :1416-1420
     spec = user.get("speculative_config")  # a JSON string in 0.8.0-0.8.2: the oracle reads only the V0 flags there

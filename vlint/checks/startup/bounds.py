@@ -355,6 +355,19 @@ BOUNDS: tuple[Bound, ...] = (
         "vllm/config/lora.py:87",
         "enable_lora",
     ),
+    # the V0 flag --speculative-disable-by-batch-size, checked once a speculative model is given
+    # ([0.6.6.post1] vllm/config.py:1321; the flags go after 0.8.x)
+    Bound(
+        "speculative_disable_by_batch_size",
+        ">=",
+        2,
+        "0.6.0",
+        "0.9.0",
+        "Expect the batch size threshold of disabling speculative decoding is > 1, but got "
+        "speculative_disable_by_batch_size={value}",
+        "vllm/config.py:1321 (0.6.6.post1)",
+        "speculative_model",
+    ),
     # --spec-tokens is SpeculativeConfig.num_speculative_tokens (Field(gt=0), [0.22.1]
     # vllm/config/speculative.py:80; the shorthand options come in 0.22.0)
     Bound(
@@ -398,8 +411,10 @@ def value_out_of_range(ctx: CheckContext) -> Iterator[Hit]:
     for b in (*BOUNDS, *FIELD_BOUNDS, *PARALLEL_BEFORE_FIELDS, *JSON_FIELD_BOUNDS):
         if not b.applies(dep.version) or dep.setting(b.dest) is None:
             continue
-        if b.needs is not None and dep.value(b.needs) is not True:
-            continue
+        if b.needs is not None:
+            nv = dep.value(b.needs)  # a switch that is on, or a setting that is given (a speculative model)
+            if nv is not True and not (isinstance(nv, str) and nv):
+                continue
         if b.key is not None:
             obj = _json(dep, b.dest)
             v = _num(obj.get(b.key)) if obj is not None else None

@@ -60,3 +60,30 @@ def lora_rank_invalid(ctx: CheckContext) -> Iterator[Hit]:
                 {"max_lora_rank": rank, "ranks": list(ranks)},
                 message=_refuse(f"max_lora_rank ({_fmt(rank)}) must be one of {ranks}."),
             )
+
+
+#: LoRAConfig.lora_extra_vocab_size must be one of these (with --enable-lora) while the check exists
+#: ([0.6.4.post1] vllm/config.py:1684-1691, [0.7.3] :2185-2192, [0.8.2] :2348-2355,
+#: [0.10.2] vllm/config/lora.py:105-112; not in 0.11.2's sampled source)
+LORA_EXTRA_VOCAB: tuple[tuple[str, str, tuple[int, ...]], ...] = (
+    ("0.6.0", "0.8.0", (0, 256, 512)),
+    ("0.8.0", "0.11.0", (256, 512)),
+)
+
+
+@check("startup.lora_extra_vocab_invalid")
+def lora_extra_vocab_invalid(ctx: CheckContext) -> Iterator[Hit]:
+    dep = ctx.dep
+    assert dep is not None
+    if dep.value("enable_lora") is not True:
+        return
+    size = _num(_user(dep, "lora_extra_vocab_size"))
+    if size is None:
+        return
+    for since, until, sizes in LORA_EXTRA_VOCAB:
+        if _since(dep, since) and dep.version < V(until) and size not in sizes:
+            yield Hit(
+                dep.span_of("lora_extra_vocab_size"),
+                {"lora_extra_vocab_size": size, "sizes": list(sizes)},
+                message=_refuse(f"lora_extra_vocab_size ({_fmt(size)}) must be one of {sizes}."),
+            )

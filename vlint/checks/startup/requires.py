@@ -27,6 +27,11 @@ def _unset(dep: Deployment, *dests: str) -> bool:
     return all(dep.setting(d) is None for d in dests)
 
 
+#: --spec-method values that draft with a model of their own (vLLM's oracle data: dflash refused without one
+#: in 0.22.1 and 0.27.1)
+_DRAFT_METHODS = frozenset({"eagle", "eagle3", "medusa", "mlp_speculator", "draft_model", "dflash"})
+
+
 def _int_of(dep: Deployment, dest: str) -> int | None:
     v = _user(dep, dest)
     return v if isinstance(v, int) and not isinstance(v, bool) else None
@@ -162,15 +167,48 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         "[0.10.2] vllm/engine/arg_utils.py:1377, [0.33.0] vllm/engine/arg_utils.py:2685-2689",
     ),
     Requirement(
+        "spec_method",
+        lambda dep: (
+            _user(dep, "spec_method") in _DRAFT_METHODS
+            and _unset(dep, "spec_model", "speculative_config")
+            and dep.setting("spec_tokens") is not None
+        ),
+        "0.22.0",
+        None,
+        "num_speculative_tokens was provided but without speculative model (--spec-method needs --spec-model).",
+        "[0.22.1] vllm/config/speculative.py:579",
+    ),
+    Requirement(
+        "spec_method",
+        lambda dep: _user(dep, "spec_method") == "custom_class" and _unset(dep, "spec_model", "speculative_config"),
+        "0.27.0",
+        None,
+        "method='custom_class' requires 'model' to contain the custom proposer module path "
+        "(e.g., 'my_module.MyProposer').",
+        "[0.27.1] vllm/config/speculative.py:732",
+    ),
+    Requirement(
         "data_parallel_hybrid_lb",
         lambda dep: (
             _unset(dep, "data_parallel_size_local", "data_parallel_rank", "nnodes", "data_parallel_start_rank")
             and _user(dep, "data_parallel_external_lb") is not True
         ),
         "0.11.1",
-        "0.26.0",
+        "0.27.0",
         "AssertionError: data_parallel_size_local must be set to use data_parallel_hybrid_lb.",
         "[0.11.2] vllm/engine/arg_utils.py:1543-1546, [0.25.1] vllm/engine/arg_utils.py:2033",
+    ),
+    Requirement(
+        "data_parallel_hybrid_lb",
+        lambda dep: (
+            _unset(dep, "data_parallel_size_local", "data_parallel_rank", "nnodes", "data_parallel_start_rank")
+            and _user(dep, "data_parallel_external_lb") is not True
+        ),
+        "0.27.0",
+        "0.28.0",
+        "Invalid data-parallel launch options: `--data-parallel-hybrid-lb` requires `--data-parallel-size-local`. "
+        "Set it to the number of data-parallel ranks on this node.",
+        "[0.27.1] vllm/engine/arg_utils.py:2021-2030",
     ),
 )
 

@@ -74,18 +74,38 @@ def probe(py: Path) -> dict:
     return json.loads(line[4:])
 
 
+#: where each release registers its KV connectors (read as text: KVConnectorFactory.register_connector("Name", …))
+FACTORY = "lib/python3.11/site-packages/vllm/distributed/kv_transfer/kv_connector/factory.py"
+
+
+def kv_connectors(env: Path) -> list[str] | None:
+    import re
+
+    f = env / FACTORY
+    if not f.exists():
+        return None
+    return sorted(set(re.findall(r'register_connector\(\s*"([A-Za-z0-9_]+)"', f.read_text())))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--envs", default=os.environ.get("VLLM_ENVS", "/work/cache/vllm-envs"))
+    ap.add_argument("--connectors-only", action="store_true", help="only the KV-connector names (from the source)")
     ap.add_argument("releases", nargs="+")
     args = ap.parse_args()
     data = json.loads(OUT.read_text()) if OUT.exists() else {}
     data.setdefault("source", "tools/gen_config_fields.py: dataclass fields (init=True) of vllm.config classes")
     rel = data.setdefault("releases", {})
-    for r in args.releases:
-        rel[r] = probe(Path(args.envs) / r / "bin" / "python")
-        print(f"{r}: {', '.join(sorted(rel[r]))}", file=sys.stderr)
     key = lambda v: tuple(int(x) for x in v.replace(".post", ".").split("."))  # noqa: E731
+    conns = data.setdefault("kv_connectors", {})
+    for r in args.releases:
+        if not args.connectors_only:
+            rel[r] = probe(Path(args.envs) / r / "bin" / "python")
+            print(f"{r}: {', '.join(sorted(rel[r]))}", file=sys.stderr)
+        names = kv_connectors(Path(args.envs) / r)
+        if names is not None:
+            conns[r] = names
+    data["kv_connectors"] = dict(sorted(conns.items(), key=lambda kv: key(kv[0])))
     data["releases"] = dict(sorted(rel.items(), key=lambda kv: key(kv[0])))
     OUT.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
     return 0

@@ -25,6 +25,10 @@ MODE_NAMES = ("NONE", "STOCK_TORCH_COMPILE", "DYNAMO_TRACE_ONCE", "VLLM_COMPILE"
 #: dataclass, and a number is "Input should be an object" ([0.9.2] vllm/config.py:4165-4169; vLLM's oracle
 #: data: refused in 0.10.2, 0.12.0, 0.13.0, 0.17.1, 0.22.1, 0.27.1, 0.33.0)
 BARE_NUMBER_REFUSED_SINCE = "0.9.2"
+#: ``CUDAGraphMode[value.upper()]`` ([0.10.2] vllm/config/compilation.py:405, [0.33.0] :873-878): any other
+#: name is a KeyError (the members: [0.10.2] :40-44)
+CUDAGRAPH_MODE_SINCE = "0.10.2"
+CUDAGRAPH_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 
 
 @check("startup.compilation_level_invalid")
@@ -56,6 +60,16 @@ def compilation_level_invalid(ctx: CheckContext) -> Iterator[Hit]:
             message=_refuse(
                 f"argument --compilation-config: 1 validation error for CompilationConfig level: Input should be a "
                 f"valid integer (got {level!r}; the mode names belong to 'mode' from 0.11)"
+            ),
+        )
+        return
+    cg = cc.get("cudagraph_mode") if cc is not None else None
+    if _since(dep, CUDAGRAPH_MODE_SINCE) and isinstance(cg, str) and cg.upper() not in CUDAGRAPH_MODES:
+        yield Hit(
+            dep.span_of("compilation_config"),
+            {"cudagraph_mode": cg},
+            message=_refuse(
+                f"KeyError: '{cg.upper()}' (cudagraph_mode {cg!r} is no CUDAGraphMode: {', '.join(CUDAGRAPH_MODES)})"
             ),
         )
         return

@@ -73,6 +73,7 @@ def config_unknown_key(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
     assert dep is not None
     yield from _literal_values(dep)
+    yield from _kv_connector(dep)
     if dep.version < V(FORBID_SINCE):
         return
     for dest in DESTS:
@@ -127,3 +128,42 @@ def _literal_values(dep: Deployment) -> Iterator[Hit]:
                     f"vLLM {dep.version}, vlint/data/config_fields.json)"
                 ),
             )
+
+
+#: from 0.17.1 VllmConfig builds the KV connector while validating: an unregistered name is refused
+#: ("Unsupported connector type", vllm/distributed/kv_transfer/kv_connector/factory.py; vLLM's oracle data:
+#: 0.13.0 accepts an unknown name, 0.17.1-0.33.0 refuse it)
+KV_CONNECTOR_CHECKED_SINCE = "0.17.1"
+
+
+def known_connectors(version: Version) -> frozenset[str] | None:
+    """The KV connectors ``version`` registers (tools/gen_config_fields.py reads each release's factory.py):
+    its own, or the union of the sampled neighbours; None when not bracketed."""
+    data = json.loads((data_dir() / "config_fields.json").read_text()).get("kv_connectors", {})
+    rows = [(V(r), names) for r, names in data.items()]
+    below = [x for x in rows if x[0] <= version]
+    above = [x for x in rows if x[0] >= version]
+    if not below or not above:
+        return None
+    lo, hi = max(below, key=lambda x: x[0])[1], min(above, key=lambda x: x[0])[1]
+    return frozenset(lo) | frozenset(hi)
+
+
+def _kv_connector(dep: Deployment) -> Iterator[Hit]:
+    if dep.version < V(KV_CONNECTOR_CHECKED_SINCE):
+        return
+    obj = _json(dep, "kv_transfer_config")
+    name = obj.get("kv_connector") if obj else None
+    if not isinstance(name, str) or not name or (obj and obj.get("kv_connector_module_path")):
+        return
+    known = known_connectors(dep.version)
+    if known is None or name in known:
+        return
+    yield Hit(
+        dep.span_of("kv_transfer_config"),
+        {"kv_connector": name},
+        message=_refuse(
+            f"Unsupported connector type: {name} (vLLM {dep.version} registers {', '.join(sorted(known))}; "
+            "a connector of your own needs kv_connector_module_path)"
+        ),
+    )

@@ -12,6 +12,7 @@ from vlint.core.version import V
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment
 from vlint.checks.startup.common import _json, _refuse, _user
+from vlint.checks.startup.speculative import is_mtp_method, no_mtp_layers
 from vlint.core.unresolved import UNRESOLVED
 from vlint.resolve.defaults import WARN_ONLY_FALLBACKS, _truthy, v1_fallback
 
@@ -41,6 +42,10 @@ def _text_only(dep: Deployment) -> bool:
     return dep.arch is not None and not dep.arch.is_multimodal
 
 
+def _kvt(dep: Deployment) -> dict[str, object]:
+    return dict(_json(dep, "kv_transfer_config") or {})
+
+
 def _so(dep: Deployment, key: str, backends: tuple[str, ...]) -> bool:
     """--structured-outputs-config sets ``key`` with a backend outside ``backends`` (default ``auto``)."""
     obj = _json(dep, "structured_outputs_config") or {}
@@ -57,6 +62,8 @@ class Requirement:
     until: str | None
     message: str
     where: str
+    #: also when the setting is given empty (``--kv-transfer-config '{}'``)
+    empty_counts: bool = False
 
 
 #: Each row: the first and last release whose source has the refusal (sampled with vLLM's oracle data,
@@ -128,6 +135,24 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         "[0.11.2] vllm/config/structured_outputs.py:87-91",
     ),
     Requirement(
+        "kv_transfer_config",
+        lambda dep: isinstance(_kvt(dep).get("kv_connector"), str) and _kvt(dep).get("kv_role") is None,
+        "0.11.1",
+        None,
+        "Please specify kv_role when kv_connector is set, supported roles are ('kv_producer', 'kv_both', "
+        "'kv_consumer')",
+        "[0.11.2] vllm/config/kv_transfer.py:96-99",
+    ),
+    Requirement(
+        "kv_transfer_config",
+        lambda dep: _kvt(dep).get("kv_connector") is None and _kvt(dep).get("kv_connector_module_path") is None,
+        "0.27.0",
+        None,
+        "Connector name is not set in KVTransferConfig",
+        "[0.27.1] vllm/distributed/kv_transfer/kv_connector/factory.py:101",
+        empty_counts=True,
+    ),
+    Requirement(
         "num_redundant_experts",
         lambda dep: _user(dep, "enable_eplb") is not True and _user(dep, "num_redundant_experts") not in (0, None),
         "0.9.2",
@@ -180,6 +205,19 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     ),
     Requirement(
         "spec_method",
+        lambda dep: (
+            is_mtp_method(_user(dep, "spec_method"))
+            and _unset(dep, "spec_model", "speculative_config")
+            and no_mtp_layers(dep)
+        ),
+        "0.22.0",
+        None,
+        "Unsupported speculative method: 'mtp' (an MTP method drafts with the target's MTP layers, and this model "
+        "has none)",
+        "[0.25.1] vllm/config/speculative.py:874, [0.33.0] vllm/config/speculative.py:1499",
+    ),
+    Requirement(
+        "spec_method",
         lambda dep: _user(dep, "spec_method") == "custom_class" and _unset(dep, "spec_model", "speculative_config"),
         "0.27.0",
         None,
@@ -220,7 +258,8 @@ def setting_requires(ctx: CheckContext) -> Iterator[Hit]:
     for r in REQUIREMENTS:
         if dep.version < V(r.since) or (r.until is not None and dep.version >= V(r.until)):
             continue
-        if not _on(dep, r.dest) or not r.missing(dep):
+        given = dep.setting(r.dest) is not None and _user(dep, r.dest) is not None
+        if not (_on(dep, r.dest) or (r.empty_counts and given)) or not r.missing(dep):
             continue
         yield Hit(
             dep.span_of(r.dest),

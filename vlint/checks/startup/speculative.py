@@ -78,6 +78,22 @@ SPEC_METHODS_ANY = frozenset(
 )
 
 
+#: model types that have no multi-token-prediction layers (the MTP methods draft with the target's own):
+#: vLLM refuses an MTP method on them ("Unsupported speculative method: 'mtp'", [0.33.0]
+#: vllm/config/speculative.py:1499; before 0.10 the method sets no draft model: "num_speculative_tokens was
+#: provided without speculative model"; vLLM's oracle data on Llama-3.1-8B, 0.8.2-0.33.0)
+_NO_MTP_MODEL_TYPES = frozenset({"llama", "mistral", "mixtral", "qwen2", "gemma", "gemma2"})
+
+
+def no_mtp_layers(dep: Deployment) -> bool:
+    a = dep.arch
+    return a is not None and a.num_nextn_predict_layers == 0 and a.model_type in _NO_MTP_MODEL_TYPES
+
+
+def is_mtp_method(method: object) -> bool:
+    return isinstance(method, str) and (method == "mtp" or method.endswith("_mtp"))
+
+
 def _spec(dep: Deployment) -> Mapping[str, Any] | None:
     if not _since(dep, SPEC_JSON_SINCE):
         return None
@@ -141,6 +157,13 @@ def speculative_config_invalid(ctx: CheckContext) -> Iterator[Hit]:
         yield hit(
             "num_speculative_tokens must be provided with speculative model unless the draft model config contains "
             "an n_predict parameter. (--speculative-config {})"
+        )
+        return
+    if model is None and is_mtp_method(method) and no_mtp_layers(dep):
+        yield hit(
+            f"Unsupported speculative method: 'mtp' ({method!r} drafts with the target's MTP layers, which a "
+            f"{dep.arch.model_type if dep.arch else ''} model has none of: num_speculative_tokens was provided "
+            "without speculative model)"
         )
         return
     if model is None and method in _DRAFT_MODEL_METHODS and n is not None:

@@ -7,13 +7,14 @@ its argument has no argparse ``choices`` (those are VL004, reported while parsin
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from vlint.argspec.registries import Registry, registry
 from vlint.checks import CheckContext, Hit, check
 from vlint.core.finding import Fix
 from vlint.core.record import record
 from vlint.core.unresolved import UNRESOLVED
+from vlint.core.version import V
 from vlint.launch.deployment import Deployment
 
 
@@ -99,6 +100,35 @@ def tool_call_parser(ctx: CheckContext) -> Iterator[Hit]:
     yield hit
 
 
+def _unknown_so_reasoning_parser(dep: Deployment) -> tuple[Hit, Registry] | None:
+    """``--structured-outputs-config``'s ``reasoning_parser`` (from 0.11.1), which ``validate_api_server_args``
+    looks up before the engine ("invalid reasoning parser: nope (chose from {...})", [0.13.0]
+    vllm/entrypoints/openai/api_server.py:1337-1344; vLLM's oracle data 0.13.0-0.31.0)."""
+    obj = dep.value("structured_outputs_config")
+    value = obj.get("reasoning_parser") if isinstance(obj, Mapping) else None
+    if dep.version < V("0.11.1") or not isinstance(value, str) or not value.strip():
+        return None
+    reg = registry("reasoning_parsers")
+    if reg is None or not reg.known_at(dep.version):
+        return None
+    have = reg.values_at(dep.version)
+    if value.strip() in have:
+        return None
+    best = reg.suggest(value.strip(), dep.version)
+    s = dep.setting("structured_outputs_config")
+    data = {
+        "value": value.strip(),
+        "option": "--structured-outputs-config reasoning_parser",
+        "what": "reasoning parser",
+        "vllm_version": str(dep.version),
+        "note": reg.history_note(value.strip(), dep.version),
+        "hint": f"; did you mean {best!r}?" if best else "",
+        "known": ", ".join(have[:12]) + (" …" if len(have) > 12 else ""),
+    }
+    span = s.full_span if s is not None else dep.invocation.span
+    return Hit(span, data), reg
+
+
 @check("registries.reasoning_parser")
 def reasoning_parser(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
@@ -106,6 +136,8 @@ def reasoning_parser(ctx: CheckContext) -> Iterator[Hit]:
     if dep.is_set("reasoning_parser_plugin"):
         return
     found = _unknown(dep, RegistryValue("reasoning_parsers", "reasoning_parser", "reasoning parser", False))
+    if found is None:
+        found = _unknown_so_reasoning_parser(dep)
     if found is None:
         return
     hit, _reg = found

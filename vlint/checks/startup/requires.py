@@ -46,6 +46,12 @@ def _kvt(dep: Deployment) -> dict[str, object]:
     return dict(_json(dep, "kv_transfer_config") or {})
 
 
+def _backend_011(dep: Deployment) -> object:
+    """The structured-outputs backend of a 0.11 launch: the JSON option's, the deprecated flag's, or auto."""
+    obj = _json(dep, "structured_outputs_config") or {}
+    return obj.get("backend") or _user(dep, "guided_decoding_backend") or "auto"
+
+
 def _so(dep: Deployment, key: str, backends: tuple[str, ...]) -> bool:
     """--structured-outputs-config sets ``key`` with a backend outside ``backends`` (default ``auto``)."""
     obj = _json(dep, "structured_outputs_config") or {}
@@ -150,6 +156,25 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         None,
         "Connector name is not set in KVTransferConfig",
         "[0.27.1] vllm/distributed/kv_transfer/kv_connector/factory.py:101",
+        empty_counts=True,
+    ),
+    Requirement(
+        "guided_decoding_disable_any_whitespace",
+        lambda dep: _backend_011(dep) not in ("xgrammar", "guidance"),
+        "0.11.1",
+        "0.12.0",
+        "disable_any_whitespace is only supported for xgrammar and guidance backends.",
+        "[0.11.2] vllm/engine/arg_utils.py:1726-1728 (the deprecated flag is copied into StructuredOutputsConfig), "
+        "vllm/config/structured_outputs.py:82-86",
+        empty_counts=True,
+    ),
+    Requirement(
+        "guided_decoding_disable_additional_properties",
+        lambda dep: _backend_011(dep) != "guidance",
+        "0.11.1",
+        "0.12.0",
+        "disable_additional_properties is only supported for the guidance backend.",
+        "[0.11.2] vllm/engine/arg_utils.py:1730-1732, vllm/config/structured_outputs.py:87-91",
         empty_counts=True,
     ),
     Requirement(

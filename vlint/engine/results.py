@@ -37,6 +37,9 @@ class FileResult:
     read: bool = False
     #: why a file that mentions vLLM yielded nothing vlint checked (no launch, no note); "" otherwise
     skipped: str = ""
+    #: what was not checked in this file for a reason that is no fault of the file (a tool vlint
+    #: needs is not installed, a file it names was not given): one line each, with the fix
+    notes: tuple[str, ...] = ()
 
 
 @record(slots=True)

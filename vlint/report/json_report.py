@@ -117,6 +117,7 @@ def report_dict(report: LintReport) -> dict[str, Any]:
                 "used_by": list(fr.used_by),
                 "vllm_versions": [str(v) for v in sorted({d.version for d in fr.deployments})],
                 "skipped": fr.skipped or None,
+                "notes": [red.text(n) for n in fr.notes],
                 "deployments": [launch_dict(d, red) for d in fr.deployments],
             }
         )

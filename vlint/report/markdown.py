@@ -53,11 +53,12 @@ def render(report: LintReport) -> str:
         if len(launches) > MAX_ROWS:
             out.append(f"- … and {len(launches) - MAX_ROWS} more launches")
         out.append("")
-        notes = note_lines(report, red)
+        notes = note_lines(report, red, files=False)
         if notes:
             out += [md(line) for line in notes] + [""]
     unchecked = [f"{fr.path}: could not be read: {red.text(fr.error.message)}" for fr in report.files if fr.error]
     unchecked += [f"{fr.path}: {fr.skipped}" for fr in report.files if fr.skipped]
+    unchecked += [f"{fr.path}: {n}" for fr in report.files for n in fr.notes]
     for fr in report.files:  # launches the memory model could not answer, each with its fix
         for d in fr.deployments:
             status = memory_status(d)

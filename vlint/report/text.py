@@ -110,13 +110,22 @@ def memory_line(report: LintReport, red: Redactor | None = None) -> str | None:
     return None if line is None else printable((red or report.redactor()).text(line))
 
 
-def note_lines(report: LintReport, red: Redactor | None = None) -> list[str]:
+def note_lines(report: LintReport, red: Redactor | None = None, *, files: bool = True) -> list[str]:
     """``note: …`` lines: what vlint assumed about the launches' GPUs and how to state it
-    (:func:`vlint.launch.memory_status.note_lines`), secrets masked."""
+    (:func:`vlint.launch.memory_status.note_lines`), then (``files``) what was not checked for a reason
+    that is no fault of the files (:func:`file_note_lines`), secrets masked."""
     from vlint.launch.memory_status import note_lines as lines
 
     red = red or report.redactor()
-    return [printable(red.text(line)) for line in lines(d for fr in report.files for d in fr.deployments)]
+    out = [printable(red.text(line)) for line in lines(d for fr in report.files for d in fr.deployments)]
+    return out + (file_note_lines(report, red) if files else [])
+
+
+def file_note_lines(report: LintReport, red: Redactor | None = None) -> list[str]:
+    """``note: PATH: …``, one per :attr:`vlint.engine.results.FileResult.notes` (a tool that is not
+    installed, a file that was not given): said once, never a finding."""
+    red = red or report.redactor()
+    return [printable(red.text(f"note: {fr.path}: {n}")) for fr in report.files for n in fr.notes]
 
 
 def all_checked(report: LintReport) -> bool:

@@ -399,6 +399,7 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
             combined.assignments.extend(r.assignments)
             combined.secret_tokens.extend(r.secret_tokens)
             combined.problems.extend(r.problems)
+            combined.notes.extend(r.notes)
             combined.linked.extend(r.linked)
             if r.error is not None and fr.error is None:
                 fr.error = FileError(r.error.message, r.error.line, r.error.column)
@@ -409,6 +410,7 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
                 combined.invocations.extend(part.invocations)
                 combined.secret_tokens.extend(part.secret_tokens)
                 combined.problems.extend(part.problems)
+                combined.notes.extend(part.notes)
                 combined.linked.extend(part.linked)
             if combined.invocations:
                 break
@@ -432,6 +434,7 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
         fr.error is None
         and not combined.invocations
         and not combined.problems
+        and not combined.notes
         and _about_vllm(src.text)
         and not looks_like_rule_file(src.text)  # a policy rule that mentions vLLM is not a deployment
     ):
@@ -440,6 +443,7 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
     if src.undecodable is not None:
         combined.problems.append(_undecodable_note(src))
     fr.sources = tuple(names)
+    fr.notes = tuple(dict.fromkeys(combined.notes))
     _report_refusals(reader.refusals[refused_before:], combined, shown)
     return fr, combined, path
 

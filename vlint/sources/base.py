@@ -70,6 +70,10 @@ class SourceResult:
     secret_tokens: list[tuple[str, Token, bool]] = field(default_factory=list)
     #: file-level notes (``template, not linted``…)
     problems: list[Problem] = field(default_factory=list)
+    #: what was not checked where nothing is known to be wrong with the file — a tool vlint needs is
+    #: not installed, a file it names is not among those vlint was given —: one line each, with the
+    #: fix; reported apart from the findings (they are facts about this run, not about the file)
+    notes: list[str] = field(default_factory=list)
     #: other files this one pulled in (absolute paths): a ``--config`` YAML, an ``.env`` file
     linked: list[Path] = field(default_factory=list)
     #: documents of another format written in this file that a tool of the file applies (a Kubernetes

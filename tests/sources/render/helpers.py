@@ -27,5 +27,13 @@ def lint(root: Path, *names: str, render: bool = True) -> list[Finding]:
     return report.findings
 
 
+def lint_notes(root: Path, *names: str, render: bool = True) -> tuple[list[Finding], list[str]]:
+    """The findings and the run notes (``path: note``) of linting ``names``."""
+    engine = Engine(load_catalog())
+    opts = LintOptions(root=root, lint_root=LintRoot(root.resolve()), render=render)
+    report = lint_paths([root / n for n in names], engine, opts)
+    return report.findings, [f"{fr.path}: {n}" for fr in report.files for n in fr.notes]
+
+
 def where(f: Finding) -> str:
     return f"{f.code} {f.span.path}:{f.span.line}:{f.span.column}"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import lint, where, write
+from .helpers import lint, lint_notes, where, write
 
 KUBECTL = shutil.which("kustomize") or shutil.which("kubectl")
 needs_tool = pytest.mark.skipif(KUBECTL is None, reason="neither kustomize nor kubectl is on PATH")
@@ -129,8 +129,47 @@ def test_without_rendering_one_note_says_what_was_not_checked(tmp_path: Path) ->
 def test_tool_missing_is_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, {**BASE, **OVERLAY})
     monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))
-    found = lint(tmp_path, "k8s/overlays/l4/kustomization.yaml")
-    assert [f.code for f in found] == ["VL630"] and "neither kubectl nor kustomize is on PATH" in found[0].message
+    found, notes = lint_notes(tmp_path, "k8s/overlays/l4/kustomization.yaml")
+    # a tool that is not installed is a fact of the run, not a problem of the overlay: one note, no finding
+    assert found == []
+    (note,) = notes
+    assert note.startswith("k8s/overlays/l4/kustomization.yaml: the kustomize overlay k8s/overlays/l4 is not rendered")
+    assert "neither kubectl nor kustomize is on PATH" in note and "kubectl kustomize k8s/overlays/l4 | vlint -" in note
+
+
+def test_a_reference_not_given_is_not_checked_not_called_missing(tmp_path: Path) -> None:
+    """A file the overlay names that is not among the files vlint was given (inside the lint root, not
+    there) may well be in the repository: one note says the overlay is not checked, no VL631."""
+    overlay = {
+        "k8s/kustomization.yaml": """\
+            resources:
+              - namespace.yaml
+              - deployment.yaml
+              - service.yaml
+        """,
+        "k8s/deployment.yaml": BASE["k8s/base/deployment.yaml"],
+    }
+    write(tmp_path, overlay)
+    found, notes = lint_notes(tmp_path, "k8s/kustomization.yaml")
+    assert [f.code for f in found if f.code in ("VL630", "VL631")] == []
+    (note,) = notes
+    assert "namespace.yaml (line 2), service.yaml (line 4) are not among the files vlint was given" in note
+    assert "its vLLM launches are not checked" in note
+
+
+def test_a_reference_that_cannot_be_read_for_another_reason_is_still_vl631(tmp_path: Path) -> None:
+    """Not a case of a file not given: a folder without a kustomization stays a VL631 finding."""
+    write(
+        tmp_path,
+        {
+            "k8s/kustomization.yaml": "resources:\n  - deployment.yaml\n  - empty\n",
+            "k8s/deployment.yaml": BASE["k8s/base/deployment.yaml"],
+            "k8s/empty/README.md": "x\n",
+        },
+    )
+    found, notes = lint_notes(tmp_path, "k8s/kustomization.yaml")
+    assert [where(f) for f in found if f.code == "VL631"] == ["VL631 k8s/kustomization.yaml:3:5"]
+    assert notes == []
 
 
 def test_remote_bases_plugins_and_helm_are_not_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,8 +16,9 @@ The chart is rendered with its ``values.yaml``, then once more with each values 
 (``values-prod.yaml``, ``values.l4.yaml``, ``prod-values.yaml``, ``ci/*-values.yaml``, as
 ``helm template … -f FILE``), each a launch of its own labelled with the file. Charts whose
 ``values.yaml`` vlint already reads as one of the charts it knows (production-stack, KubeAI, llm-d,
-vLLM's example chart: :mod:`vlint.sources.kube.helm`) are left to that reading. Without helm, or with
-``--no-render``, the chart gets one VL630 note saying what was not checked and how to check it; only
+vLLM's example chart: :mod:`vlint.sources.kube.helm`) are left to that reading. With ``--no-render``
+the chart gets one VL630 note saying what was not checked and how to check it; without helm, the same
+words as a run note (``SourceResult.notes``: a tool that is not installed is no problem of the chart); only
 charts whose files mention vLLM are rendered or noted. Its templates are then read without rendering
 (:func:`template_unrendered`, :mod:`vlint.sources.render.unrendered`): with ``values.yaml``, with each
 values file beside it, and with the ``-f``/``--set`` of each install in a script beside the chart
@@ -42,7 +43,7 @@ from vlint.sources.kube.k8s_common import LineIndex, compose_documents, get, ite
 # too, whichever module was imported first
 from vlint.sources.render import RUN_BUDGET, settings, tools
 from vlint.sources.render.mapping import Origins
-from vlint.sources.render.output import lint_rendered, merge, not_rendered, render_blocked
+from vlint.sources.render.output import lint_rendered, merge, not_checked, not_rendered, render_blocked
 from vlint.sources.yaml_nodes import MappingNode
 
 NAME = "helm-chart"
@@ -116,9 +117,10 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         return result
     helm = tools.find_tool("helm")
     if helm is None:
+        # a tool that is not here is a fact about this run, not a problem of the chart: a note
         why = tools.not_found(("helm",), "helm is not on PATH (install helm 3)")
         read = _read_unrendered(chart, src, read_file)
-        result.problems.append(not_rendered(anchor, "the Helm chart", "chart", shown, why, how, read=read))
+        result.notes.append(not_checked("the Helm chart", shown, why, how, read=read))
         return result
     with tempfile.TemporaryDirectory(prefix="vlint-chart-") as tmp:
         copy = Path(tmp) / chart.name.replace("/", "_")

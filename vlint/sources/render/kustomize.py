@@ -24,8 +24,11 @@ resources, patches, generator inputs), laid out as they lie below the lint root,
 kustomize can only load what vlint checked, and a name vlint did not read is not there. The tool then
 runs on the copy with ``--load-restrictor LoadRestrictionsRootOnly`` under
 :func:`vlint.sources.render.tools.run_tool` (no ``PATH`` — so no ``git`` or ``ssh`` to start —, git protocols
-refused, scrubbed environment, the run's time budget, a memory cap, output cap). Without the tool, or
-with ``--no-render``, the overlay gets one VL630 note saying what was not checked and how to check it.
+refused, scrubbed environment, the run's time budget, a memory cap, output cap). With ``--no-render``,
+the overlay gets one VL630 note saying what was not checked and how to check it; without the tool, or when
+a file it names is not among those vlint was given (inside the lint root but not there: vlint may have been
+given part of the repository, so that is no proof the file is missing), the same words are a run note
+(``SourceResult.notes``), not a finding.
 Only overlays whose files mention vLLM are rendered: other kustomizations are not vLLM's business.
 """
 
@@ -47,7 +50,7 @@ from vlint.sources.kube.k8s_common import LineIndex, MappedText, compose_documen
 # too, whichever module was imported first
 from vlint.sources.render import RUN_BUDGET, settings, tools
 from vlint.sources.render.mapping import Origins
-from vlint.sources.render.output import lint_rendered, merge, not_rendered, render_blocked
+from vlint.sources.render.output import lint_rendered, merge, not_checked, not_rendered, render_blocked
 from vlint.sources.sniffing import KUSTOMIZATION_NAMES
 from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode
 
@@ -109,6 +112,9 @@ class _Plan:
     inline: list[MappedText] = field(default_factory=list)
     #: why the overlay is not rendered (each with the span that says so)
     blocked: list[tuple[str, Span]] = field(default_factory=list)
+    #: references to files that are not among those vlint was given (inside the lint root, not
+    #: there): not proof they are missing from the repository, so the overlay is not checked, a note
+    absent: list[tuple[str, Span]] = field(default_factory=list)
     refused: bool = False
     #: the kustomization files below the overlay's own (bases, components)
     kustomization_files: list[SourceText] = field(default_factory=list)
@@ -132,9 +138,13 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     anchor = Span(src.path, 1, 1, 1, 1)
     shown = str(Path(src.path).parent) if str(Path(src.path).parent) != "." else "."
     result.problems.extend(render_blocked(span, "the overlay", "overlay", shown, why) for why, span in plan.blocked)
-    if plan.blocked or plan.refused:
-        return result
     how = f"kubectl kustomize {shown} | vlint -"
+    if plan.absent:
+        names = ", ".join(f"{ref} (line {span.line})" for ref, span in plan.absent)
+        why = f"{names} {'is' if len(plan.absent) == 1 else 'are'} not among the files vlint was given"
+        result.notes.append(not_checked("the kustomize overlay", shown, why, how))
+    if plan.blocked or plan.refused or plan.absent:
+        return result
     if not settings().enabled:
         result.problems.append(
             not_rendered(anchor, "the kustomize overlay", "overlay", shown, settings().off_reason, how)
@@ -150,7 +160,8 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
             ("kustomize", "kubectl"),
             "neither kubectl nor kustomize is on PATH (install kubectl, which ships kustomize)",
         )
-        result.problems.append(not_rendered(anchor, "the kustomize overlay", "overlay", shown, why, how))
+        # a tool that is not here is a fact about this run, not a problem of the overlay: a note
+        result.notes.append(not_checked("the kustomize overlay", shown, why, how))
         return result
     if settings().budget.used_up:
         why = f"the run's rendering time budget ({RUN_BUDGET:.0f} s) is used up"
@@ -317,7 +328,10 @@ def _ref(
         if allow_dir and "directory" in e.message:
             _folder(plan, target, span, depth)
             return
-        plan.blocked.append((f"{ref} cannot be read ({e.message})", span))
+        if e.message == "no such file":  # not given to vlint: maybe in the repository all the same
+            plan.absent.append((ref, span))
+        else:
+            plan.blocked.append((f"{ref} cannot be read ({e.message})", span))
         return
     if data:
         plan.data.append(sub)

@@ -26,6 +26,19 @@ def not_rendered(span: Span, what: str, key: str, shown: str, why: str, how: str
     )
 
 
+def not_checked(what: str, shown: str, why: str, how: str, *, read: int = 0) -> str:
+    """The run note for ``what`` (``the Helm chart``) ``shown`` that was not rendered for a reason that
+    says nothing about the files (the tool is not installed, a file it names was not given to vlint):
+    one line, with the fix; ``read`` launches of its templates were read without rendering."""
+    checked = (
+        "its vLLM launches are not checked"
+        if not read
+        else f"{read} vLLM launch{'es' if read > 1 else ''} of its templates {'were' if read > 1 else 'was'} read "
+        "without rendering, the rest is not checked"
+    )
+    return f"{what} {shown} is not rendered: {why}; {checked} (or lint its output: {how})"
+
+
 def render_blocked(span: Span, what: str, key: str, shown: str, why: str) -> Problem:
     """VL631: what stops ``what`` (``the Helm chart``) ``shown`` from being rendered, on the line that asks for it."""
     return Problem(
@@ -41,6 +54,7 @@ def merge(found: SourceResult, result: SourceResult) -> None:
     result.assignments.extend(found.assignments)
     result.secret_tokens.extend(found.secret_tokens)
     result.problems.extend(found.problems)
+    result.notes.extend(found.notes)
     result.linked.extend(found.linked)
     if found.error is not None and result.error is None:
         result.error = found.error

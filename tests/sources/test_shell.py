@@ -34,6 +34,7 @@ def extract(text: str, tmp_path: Path | None = None, name: str = "start.sh", fil
             base_dir=Path("/nonexistent"),
             read_file=no_files,
             powershell=name.endswith(".ps1"),
+            script_file=not name.endswith(".ps1"),
         )
     for rel, content in (files or {}).items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -710,3 +711,47 @@ def test_a_written_script_never_run_is_not_a_launch() -> None:
 def test_screen_runs_its_command() -> None:
     (inv,) = launches("screen -dmS llm vllm serve Qwen/Qwen3-8B\n")
     assert argv(inv) == ["Qwen/Qwen3-8B"]
+
+
+# -- ${1:-default}: the script run without arguments ------------------------------------------------
+
+
+def _model(inv: Invocation) -> str | None:
+    return next((t.text for t in inv.args if not t.text.startswith("-")), None)
+
+
+def test_a_positional_default_at_the_top_level_is_the_model_and_the_label_says_so() -> None:
+    text = 'set -e\nMODEL="${1:-Qwen/Qwen2.5-7B-Instruct}"\nvllm serve "$MODEL" --max-model-len "${2-4096}"\n'
+    (inv,) = extract(text).invocations
+    assert [t.text for t in inv.args] == ["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "4096"]
+    assert inv.label == "vllm serve (run without arguments: $1, $2 at their default)"
+    assert inv.facts["positional_defaults"].value == ("$1", "$2")
+
+
+def test_a_positional_parameter_without_a_default_stays_unknown() -> None:
+    (inv,) = extract('vllm serve "$1" --port "${2:+8000}"\n').invocations
+    assert inv.args[0].unresolved and "positional_defaults" not in inv.facts
+    assert "without arguments" not in inv.label
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'serve() {\n  vllm serve "${1:-Qwen/Qwen2.5-7B-Instruct}"\n}\nserve "$@"\n',
+        'serve()\n{\n  vllm serve "${1:-Qwen/Qwen2.5-7B-Instruct}"\n}\nserve m\n',
+        'function serve {\n  M="${1:-Qwen/Qwen2.5-7B-Instruct}"\n  vllm serve "$M"\n}\nserve\n',
+        "bash -c 'vllm serve \"${1:-Qwen/Qwen2.5-7B-Instruct}\"' sh other/model\n",
+    ],
+)
+def test_inside_a_function_or_a_bash_c_string_dollar_one_is_not_the_scripts(text: str) -> None:
+    """``$1`` in a function is its caller's argument; in a ``bash -c`` string, the one after it: never
+    the script's default."""
+    invs = extract(text).invocations
+    assert invs and all(_model(i) != "Qwen/Qwen2.5-7B-Instruct" for i in invs), [i.args for i in invs]
+    assert all("positional_defaults" not in i.facts for i in invs)
+
+
+def test_after_a_function_the_top_level_default_is_read_again() -> None:
+    text = 'f() { echo "${1:-x}"; }\nvllm serve "${1:-Qwen/Qwen2.5-0.5B-Instruct}"\n'
+    (inv,) = extract(text).invocations
+    assert _model(inv) == "Qwen/Qwen2.5-0.5B-Instruct"

@@ -247,6 +247,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         base_dir=src.abspath.parent,
         read_file=read_file,
         powershell=powershell,
+        script_file=not powershell,
     )
 
 
@@ -270,16 +271,35 @@ def extract_from_text(
     powershell: bool = False,
     source: str = NAME,
     entrypoint: list[Word] | None = None,
+    script_file: bool = False,
 ) -> SourceResult:
     """Find launches in shell ``text``. Other sources call this for embedded scripts (``bash -c``
-    bodies, Dockerfile shell-form CMD, SkyPilot ``run:``) with their own position map and env."""
-    ev = ShellEvaluator(text, posmap, env=env, powershell=powershell, read_sourced=_sourced_reader(base_dir, read_file))
+    bodies, Dockerfile shell-form CMD, SkyPilot ``run:``) with their own position map and env.
+    ``script_file``: ``text`` is a script file of its own, whose ``$1`` are its command-line arguments
+    (a ``${1:-word}`` at its top level is then the word: the script run without arguments)."""
+    ev = ShellEvaluator(
+        text,
+        posmap,
+        env=env,
+        powershell=powershell,
+        read_sourced=_sourced_reader(base_dir, read_file),
+        script_file=script_file,
+    )
     result = SourceResult()
     nested_errors: list[SourceError] = []
     try:
         for cmd in ev.commands():
             for launch in _launches(cmd, ev, 0, nested_errors):
                 inv = _to_invocation(launch, ev, posmap, source, base_dir, read_file)
+                if cmd.positional_defaults:  # ${1:-word} taken: say the launch is the script's run without arguments
+                    taken = ", ".join(cmd.positional_defaults)
+                    its = "its" if len(cmd.positional_defaults) == 1 else "their"
+                    inv.label = f"{inv.label or inv.program} (run without arguments: {taken} at {its} default)"
+                    inv.facts["positional_defaults"] = Fact(
+                        cmd.positional_defaults,
+                        None,
+                        "the script's ${N:-default} words, taken as when it runs without arguments",
+                    )
                 result.invocations.append(inv)
                 if "config_path" in inv.facts:
                     result.linked.append(Path(str(inv.facts["config_path"].value)))

@@ -89,6 +89,9 @@ class Command:
     raw: RawCommand
     conditional: bool
     heredocs: list[HereDoc] = field(default_factory=list)
+    #: positional parameters whose ``${1:-default}`` word the script used so far (at its top level:
+    #: what runs when it is started without arguments), as ``$1``
+    positional_defaults: tuple[str, ...] = ()
 
 
 @record(slots=True)
@@ -180,8 +183,11 @@ class ShellEvaluator:
         depth: int = 0,
         budget: ExpansionBudget | None = None,
         sourced: SourcedFiles | None = None,
+        script_file: bool = False,
     ) -> None:
         self.text = text
+        #: ``text`` is a script file of its own: ``$1`` at its top level is its command-line argument
+        self._script_file = script_file
         self.posmap = posmap
         self.powershell = powershell
         #: the text of a file ``source FILE`` / ``. FILE`` names (a path relative to the script's folder),
@@ -208,6 +214,12 @@ class ShellEvaluator:
         #: path after ``cd /abs``): where relative ``--config`` paths and here-document files are
         self.cwd = ""
         self._words_left = MAX_EXPANDED_WORDS
+        #: a function header was read: the next opener starts its body
+        self._function_next = False
+        #: the depths of ``_open`` at which function bodies start (``$1`` there is the function's)
+        self._function_levels: list[int] = []
+        #: ``$1``… whose default word was used at the top level (:attr:`Command.positional_defaults`)
+        self._positional_defaults: list[str] = []
 
     # -- expansion ----------------------------------------------------------------------------
     def _lookup(self, p: Param) -> tuple[str, str | list[str] | None]:
@@ -228,6 +240,12 @@ class ShellEvaluator:
 
     def _select(self, p: Param) -> tuple[str, Any]:
         name = p.name
+        if name.isdigit() and name != "0" and p.op in (":-", "-") and self._top_level:
+            # ${1:-word} outside any function of the script itself: the script run without arguments
+            # gets the word (the launch's label says it was taken); inside a function $1 is its caller's
+            if f"${name}" not in self._positional_defaults:
+                self._positional_defaults.append(f"${name}")
+            return "word", p.arg
         if name.startswith("ps:") or name in ("@", "*", "#", "?", "$", "!", "-") or name.isdigit():
             return "unknown", None
         if p.op == "other":
@@ -282,6 +300,12 @@ class ShellEvaluator:
         if value is None:
             return "unknown", None
         return "value", value
+
+    @property
+    def _top_level(self) -> bool:
+        """Outside every function body, in the script itself (not a sourced file or a ``bash -c`` string,
+        whose ``$1`` is another's)."""
+        return self._script_file and self._depth == 0 and not self._function_levels and not self._function_next
 
     def _expand_parts_text(self, parts: list[Part]) -> str | list[str] | None:
         """Expand a default/alternative word (``${X:-this}``) to text; None when unknown."""
@@ -562,6 +586,9 @@ class ShellEvaluator:
                 lit = words[0].literal()
                 if lit in _OPENERS:
                     self._open.append(lit)
+                    if self._function_next:  # the body of the function just named
+                        self._function_levels.append(len(self._open))
+                        self._function_next = False
                     conditional = True
                     words.pop(0)
                 elif lit in _CLOSERS:
@@ -571,10 +598,18 @@ class ShellEvaluator:
                     words.pop(0)
                 elif lit == "function" and len(words) > 1:
                     words = words[2:]
+                    self._function_next = True
+                    if words and words[0].literal() == "(" and len(words) > 1 and words[1].literal() == ")":
+                        words = words[2:]  # function name ( )
                 else:
                     break
             if len(words) >= 3 and words[1].literal() == "(" and words[2].literal() == ")":
                 words = words[3:]  # function definition header: name ( )
+                self._function_next = True
+            while self._function_next and words and words[0].literal() in _OPENERS:
+                self._open.append(words.pop(0).literal() or "{")  # name() { … on one line
+                self._function_levels.append(len(self._open))
+                self._function_next = False
             if words and words[0].literal() in ("in",):
                 words = []
             if rc.end_op == ")" and words and words[-1].literal() == ")" and not words[-1].is_quoted:
@@ -638,7 +673,7 @@ class ShellEvaluator:
                 self._record_heredoc_files(expanded, rc, incoming)
             self._record_applied(expanded, heredocs or incoming)
             piped = heredocs if rc.end_op == "|" and expanded and expanded[0].text == "cat" else []
-            yield Command(expanded, prefix, rc, conditional, heredocs)
+            yield Command(expanded, prefix, rc, conditional, heredocs, tuple(self._positional_defaults))
 
     def _source(self, word: RawWord) -> None:
         """``source config.sh``: the variables the file sets, as bash would have them afterwards (its
@@ -724,6 +759,8 @@ class ShellEvaluator:
                 self._open.pop()
         elif self._open:
             self._open.pop()
+        while self._function_levels and self._function_levels[-1] > len(self._open):
+            self._function_levels.pop()  # the function's body ended
 
     def _expand_assignment_value(self, value: RawWord, start: int) -> Word:
         """The value of ``NAME=value``, spanning the whole assignment (from ``start``)."""

@@ -74,3 +74,38 @@ def test_removed_flag_as_an_abbreviation_is_noted(fake_history: history_mod.Hist
     issues = _issues(_spec("0.19.1", "--device-ids"), "--device", "3")
     assert issues[0][0] == "VL005"
     assert "was its own option until vLLM 0.10.2" in issues[0][1]
+
+
+# -- VL016 where the release is pinned in another file --------------------------------------------
+
+
+def _lint_tree(tmp_path, files: dict[str, str]):  # type: ignore[no-untyped-def]
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
+    from vlint.run.lint import LintOptions, lint_paths
+    from vlint.security.lint_root import LintRoot
+
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    opts = LintOptions(root=tmp_path, lint_root=LintRoot(tmp_path.resolve()))
+    return lint_paths([tmp_path], Engine(load_catalog()), opts).findings
+
+
+PY_LAUNCH = "from vllm import LLM\nllm = LLM(model='Qwen/Qwen2.5-0.5B-Instruct', max_model_len=2048)\n"
+
+
+def test_a_release_pinned_in_another_file_is_reported_at_the_launch_naming_the_pin(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    files = {
+        "app/Dockerfile": "FROM python:3.10\nRUN pip install vllm==0.4.3\nCOPY serve.py .\n",
+        "app/serve.py": PY_LAUNCH,
+    }
+    (hit,) = [f for f in _lint_tree(tmp_path, files) if f.code == "VL016"]
+    assert hit.span.path == "app/serve.py" and hit.span.line == 2
+    assert "vLLM 0.4.3 (pinned at app/Dockerfile:2) is older" in hit.message
+
+
+def test_a_release_pinned_in_the_launchs_own_file_stays_at_the_pin(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    files = {"Dockerfile": 'FROM vllm/vllm-openai:v0.5.4\nCMD ["--model", "Qwen/Qwen2.5-0.5B-Instruct"]\n'}
+    (hit,) = [f for f in _lint_tree(tmp_path, files) if f.code == "VL016"]
+    assert (hit.span.path, hit.span.line) == ("Dockerfile", 1) and "pinned at" not in hit.message

@@ -38,10 +38,14 @@ SECRET_ENV = lazy_compile(
     r"[A-Z0-9_.-]*PRIVATE[_-]?KEY|AUTHORIZATION)$",
     re.IGNORECASE,
 )
-#: values that are placeholders, not secrets
+#: values that are placeholders, not secrets; also the words every tool ships as its default login
+#: (``GF_SECURITY_ADMIN_PASSWORD=admin`` is Grafana's own default, admin/admin:
+#: https://grafana.com/docs/grafana/latest/setup-grafana/configure-grafana/#admin_password): whoever
+#: reads them learns nothing they could not guess, so writing them down leaks no secret
 _PLACEHOLDER = lazy_compile(
     r"^(|<.*>|\{.*\}|\[.*\]|x+|X+|\*+|\.\.\.|changeme|change-me|your[-_a-z]*|replace[-_a-z]*|none|null|"
-    r"token|secret|dummy|empty|fake|placeholder|example|sk-\.\.\.|hf_\.\.\.|true|false|0|1)$",
+    r"token|secret|dummy|empty|fake|placeholder|example|sk-\.\.\.|hf_\.\.\.|true|false|0|1|"
+    r"admin|password|root|guest|test|default)$",
     re.IGNORECASE,
 )
 #: a number (``PRICE_PER_PROMPT_TOKEN=0.000008``): a price, a count or a limit, not a credential

@@ -100,3 +100,21 @@ def test_non_ascii_code_as_jupyter_writes_it(tmp_path: Path) -> None:
 def test_notebooks_without_vllm_are_not_read(tmp_path: Path) -> None:
     write(tmp_path, {"plot.ipynb": _notebook(("code", ["import matplotlib\n"]))})
     assert lint(tmp_path, "plot.ipynb") == []
+
+
+def test_an_empty_code_cell_is_not_called_unread(tmp_path: Path) -> None:
+    """``"source": []`` (a fresh cell Jupyter saved) holds nothing: no VL053 for it."""
+    text = _notebook(
+        ("code", ["!vllm serve Qwen/Qwen2.5-1.5B-Instruct --max-model-len 4096\n"]),
+        ("code", []),
+        ("code", ["\n"]),
+    )
+    write(tmp_path, {"nb.ipynb": text})
+    assert [f.code for f in lint(tmp_path, "nb.ipynb") if f.code == "VL053"] == []
+
+
+def test_a_cell_written_as_one_string_of_many_lines_is_still_said(tmp_path: Path) -> None:
+    text = _notebook(("code", ["!vllm serve Qwen/Qwen2.5-1.5B-Instruct\n!echo done\n"]), ("code", []))
+    write(tmp_path, {"nb.ipynb": text})
+    found = [f for f in lint(tmp_path, "nb.ipynb") if f.code == "VL053"]
+    assert len(found) == 1 and "1 code cell of this notebook is written" in found[0].message

@@ -78,6 +78,8 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         lines = [source] if isinstance(source, str) else source
         if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
             continue
+        if not any(x.strip() for x in lines):  # an empty cell (``"source": []``): nothing to read, nothing unread
+            continue
         if any("\n" in x.rstrip("\n") for x in lines):
             unread += 1
             continue

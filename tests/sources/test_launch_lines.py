@@ -178,3 +178,44 @@ def test_compose_build_service_is_written_at_its_key(tmp_path: Path) -> None:
     inv = _one(compose.extract(src, read))
     assert inv.span.path.endswith("Dockerfile")  # anchored at the CMD that runs it
     assert inv.lines() == (2, 2)  # written in the compose file at the service's key
+
+
+def test_compose_running_its_dockerfiles_cmd_is_written_at_the_service_key(tmp_path: Path) -> None:
+    """The launch is the Dockerfile's CMD (anchored there), and in the compose file it is written at the
+    service's key: ``lines()`` gives that key's line of the compose file."""
+    (tmp_path / "Dockerfile.vllm").write_text(
+        "FROM vllm/vllm-openai:v0.10.2\nARG M=Qwen/Qwen2.5-7B-Instruct\nENV M=${M}\n"
+        'CMD ["sh", "-c", "vllm serve ${M}"]\n'
+    )
+    src, read = _read(
+        tmp_path,
+        "docker-compose.yml",
+        """
+        services:
+          web:
+            image: nginx:1.27
+          vllm:
+            build:
+              context: .
+              dockerfile: Dockerfile.vllm
+        """,
+    )
+    inv = _one(compose.extract(src, read))
+    assert inv.span.path.endswith("Dockerfile.vllm") and inv.span.line == 4  # the anchor stays at the CMD
+    assert inv.head is not None and inv.head.path == "docker-compose.yml" and inv.lines() == (4, 4)
+
+
+def test_compose_with_its_own_command_keeps_the_command_key_not_the_service(tmp_path: Path) -> None:
+    (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.10.2\n")
+    src, read = _read(
+        tmp_path,
+        "docker-compose.yml",
+        """
+        services:
+          vllm:
+            build: .
+            command: ["--model", "Qwen/Qwen2.5-7B-Instruct"]
+        """,
+    )
+    inv = _one(compose.extract(src, read))
+    assert inv.head is not None and inv.head.line == 4 and inv.lines() == (4, 4)

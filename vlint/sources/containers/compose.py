@@ -378,6 +378,12 @@ def _service(name: str, key: ScalarNode, svc: MappingNode, ctx: _Ctx) -> None:
     head = first_key(svc, "entrypoint", "command") if entrypoint is not None else first_key(svc, "command")
     # a service that runs its image's own command (no command: of its own) is written at its key
     set_head(found.invocations, doc.span(head if head is not None else key))
+    if head is None:
+        # the image's own command from its Dockerfile (anchored there): the service runs it, so the launch
+        # is written at the service's key in this file too (Invocation.lines reads the head's file)
+        for inv in found.invocations:
+            if inv.head is None and inv.span.path != doc.span(key).path:
+                inv.head = doc.span(key)
     merge_result(found, result)
 
 

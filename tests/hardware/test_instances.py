@@ -189,6 +189,30 @@ def test_kubernetes_unknown_instance_is_a_raw_label(tmp_path: Path, value: str) 
     assert dep.gpu is None  # the GPU name inside an instance name is not read loosely
 
 
+def test_karpenter_instance_family_gives_the_gpu_every_size_carries(tmp_path: Path) -> None:
+    dep = k8s(
+        tmp_path,
+        "nodeSelector: {karpenter.k8s.aws/instance-family: g4dn}",
+        "resources: {limits: {nvidia.com/gpu: 1}}",
+    )
+    assert dep.gpu is not None and dep.gpu.name == "T4" and dep.gpu_count == 1
+    fact = dep.invocation.facts["gpu_type"]
+    assert "every g4dn instance type (g4dn." in fact.detail and "carries T4 (SkyPilot catalog" in fact.detail
+    assert "instance_gpu_count" not in dep.invocation.facts  # 1 to 8 across the sizes: no count said
+
+
+@pytest.mark.parametrize("family", ["m5", "g4", "g4dn.xlarge", ""])
+def test_karpenter_instance_family_not_one_gpu_states_no_gpu(tmp_path: Path, family: str) -> None:
+    """A family the table does not list (no GPU, a prefix of another family) or an instance type in
+    the family label: no GPU is read from it."""
+    dep = k8s(
+        tmp_path,
+        f"nodeSelector: {{karpenter.k8s.aws/instance-family: '{family}'}}",
+        "resources: {limits: {nvidia.com/gpu: 1}}",
+    )
+    assert "gpu_type" not in dep.invocation.facts and dep.gpu is None
+
+
 def sky(tmp_path: Path, resources: str):
     reader, src = _read(
         tmp_path,

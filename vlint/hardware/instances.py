@@ -47,10 +47,27 @@ def instance(name: str | None) -> Instance | None:
     return Instance(rec.get("name", name), gpu, int(rec["count"]), rec.get("source", ""))
 
 
+def family_gpu(family: str | None) -> tuple[GpuSpec, list[str], str] | None:
+    """(GPU, the instance types, source) when every instance type of a family the table lists
+    (``g4dn`` → ``g4dn.xlarge``, ``g4dn.12xlarge``…: the name before the dot) carries the same GPU;
+    ``None`` when the table lists none of that family or they differ. The GPU count is not said: it
+    differs across a family's sizes."""
+    if not family or not str(family).strip() or "." in str(family):
+        return None
+    prefix = str(family).strip().lower() + "."
+    names = sorted(k for k in _table() if k.startswith(prefix))
+    found = [instance(n) for n in names]
+    if not found or any(i is None for i in found) or len({i.gpu.name for i in found if i is not None}) != 1:
+        return None
+    first = found[0]
+    assert first is not None
+    return first.gpu, names, first.source
+
+
 def lookup_instance(name: str | None) -> tuple[GpuSpec, int] | None:
     """(GPU, GPUs per instance) for a cloud instance type, else ``None``."""
     got = instance(name)
     return (got.gpu, got.count) if got is not None else None
 
 
-__all__ = ["Instance", "instance", "lookup_instance"]
+__all__ = ["Instance", "family_gpu", "instance", "lookup_instance"]

@@ -507,6 +507,7 @@ GPU_LABELS = (
     "node.kubernetes.io/instance-type",
     "beta.kubernetes.io/instance-type",
     "karpenter.k8s.aws/instance-type",
+    "karpenter.k8s.aws/instance-family",
     "cloud.google.com/gke-tpu-accelerator",
 )
 _GPU_LABEL_HINT = re.compile(r"(gpu[-_.]?(name|product|type|model|class)|accelerator)$", re.IGNORECASE)
@@ -561,6 +562,8 @@ def resource_facts(out: Facts, resources: Node | None, lines: LineIndex, where: 
                 out.setdefault("accelerator_count", count, span, f"{where}.{section}[{rname}]: {text}")
 
 
+#: node labels whose value is a family of cloud instance types (``g4dn``: every size carries T4s)
+FAMILY_LABELS = ("karpenter.k8s.aws/instance-family",)
 #: node labels whose value is a cloud instance type (``g6.24xlarge``, ``Standard_NC24ads_A100_v4``)
 INSTANCE_LABELS = (
     "node.kubernetes.io/instance-type",
@@ -578,6 +581,8 @@ def instance_label_fact(
     value is exactly a GPU name of the catalog. The GPU name inside an instance name is never read
     loosely. ``False`` when the key is not an instance-type label (``instance_key``: it is one, a
     field such as KAITO's ``resource.instanceType``)."""
+    if key in FAMILY_LABELS:
+        return _family_label_fact(out, key, values, where)
     if key not in INSTANCE_LABELS and not instance_key:
         return False
     from vlint.hardware.gpus import exact_gpu
@@ -599,6 +604,28 @@ def instance_label_fact(
     gpus = {exact_gpu(v) for v, _ in values}
     if None not in gpus and len({g.name for g in gpus if g is not None}) == 1:
         out.setdefault("gpu_type", first, span, f"{where} {key}={first}")
+    else:
+        out.setdefault("gpu_label", ",".join(v for v, _ in values), span, f"{where} {key}")
+    return True
+
+
+def _family_label_fact(out: Facts, key: str, values: list[tuple[str, Span]], where: str) -> bool:
+    """An instance-family label (Karpenter's ``karpenter.k8s.aws/instance-family: g4dn``,
+    https://karpenter.sh/docs/reference/instance-types/): the GPU when every instance type the table
+    lists for each family carries the same one (``g4dn`` → T4); how many per node is not known (it
+    differs across the family's sizes). Else the raw ``gpu_label``."""
+    from vlint.hardware.instances import family_gpu
+
+    if not values:
+        return True
+    found = [family_gpu(v) for v, _ in values]
+    first, span = values[0]
+    if all(found) and len({f[0].name for f in found if f is not None}) == 1:
+        gpu, names, source = found[0]  # type: ignore[misc]
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        how = f"{where} {key}={first}: every {first} instance type ({shown}) carries {gpu.name}"
+        how += f" (SkyPilot catalog {source})"
+        out.setdefault("gpu_type", gpu.name, span, how)
     else:
         out.setdefault("gpu_label", ",".join(v for v, _ in values), span, f"{where} {key}")
     return True

@@ -354,3 +354,14 @@ def test_a_floating_vllm_base_image_is_vl603_without_a_launch(tmp_path: Path) ->
     # pinned, or not a vLLM image: nothing
     assert extract(tmp_path, "FROM vllm/vllm-openai:v0.10.2\nRUN pip install x\n").problems == []
     assert extract(tmp_path, "FROM python:latest\nRUN pip install vllm==0.10.2\n").problems == []
+
+
+def test_a_floating_vllm_base_image_that_runs_something_else_is_vl603(tmp_path: Path) -> None:
+    """ENTRYPOINT ["/bin/bash"]: vLLM is started by hand in the image; its floating base is still VL603."""
+    result = extract(tmp_path, 'FROM vllm/vllm-openai:latest\nWORKDIR /w\nENTRYPOINT [ "/bin/bash" ]\n')
+    assert result.invocations == []
+    assert [(p.code, p.span.line) for p in result.problems] == [("VL603", 1)]
+    # pinned: nothing; a launch of its own: VL603 comes from the launch, not a second time from the file
+    assert extract(tmp_path, 'FROM vllm/vllm-openai:v0.10.2\nENTRYPOINT ["/bin/bash"]\n').problems == []
+    launch = extract(tmp_path, 'FROM vllm/vllm-openai:latest\nCMD ["--model", "Qwen/Qwen3-8B"]\n')
+    assert len(launch.invocations) == 1 and [p.code for p in launch.problems] == []

@@ -827,14 +827,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         # is written where it runs (docker run, compose, a pod's args) with the model given there;
         # those sources read this Dockerfile's facts through ``build:``/the image, not as a launch here.
         # What it pins is still this file's: a floating vLLM base image is VL603 here.
-        why = unpinned_why(cfg.image) if cfg.image is not None and cfg.image.is_vllm else None
-        if why is not None and cfg.image is not None and cfg.image_span is not None:
-            msg = (
-                f"image {cfg.image.raw} is not pinned ({why}): each pull can bring another vLLM release, "
-                "with other defaults and flags"
-            )
-            data = {"image": cfg.image.raw, "tag": cfg.image.tag or None, "why": why}
-            result.problems.append(Problem("VL603", cfg.image_span, msg, data))
+        result.problems.extend(_floating_vllm_base(cfg))
         return result
     base_dir = src.abspath.parent
     facts = image_facts(cfg.image, cfg.image_span, f"FROM {cfg.image_text}")
@@ -857,8 +850,26 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     )
     found = container_launches(cfg.entrypoint, cfg.cmd, c)
     merge_result(found, result)
-    result.linked = list(dict.fromkeys([*result.linked, *entry_scripts(cfg, base_dir, read_file)]))
+    scripts = entry_scripts(cfg, base_dir, read_file)
+    result.linked = list(dict.fromkeys([*result.linked, *scripts]))
+    if not found.invocations and not scripts:
+        # the image runs something else (ENTRYPOINT ["/bin/bash"], a tool of its own): vLLM is started
+        # by hand or elsewhere, from this image, so its floating vLLM base is still this file's VL603
+        result.problems.extend(_floating_vllm_base(cfg))
     return result
+
+
+def _floating_vllm_base(cfg: ImageConfig) -> list[Problem]:
+    """VL603 on the ``FROM`` of an image built on a floating vLLM tag (``latest``, a nightly, none)."""
+    why = unpinned_why(cfg.image) if cfg.image is not None and cfg.image.is_vllm else None
+    if why is None or cfg.image is None or cfg.image_span is None:
+        return []
+    msg = (
+        f"image {cfg.image.raw} is not pinned ({why}): each pull can bring another vLLM release, "
+        "with other defaults and flags"
+    )
+    data = {"image": cfg.image.raw, "tag": cfg.image.tag or None, "why": why}
+    return [Problem("VL603", cfg.image_span, msg, data)]
 
 
 def entry_scripts(cfg: ImageConfig, base_dir: Path, read_file: ReadFile) -> list[Path]:

@@ -632,3 +632,29 @@ def test_shared_gpu_leaves_out_a_pinned_launch_it_cannot_size(tmp_path: Path) ->
         '    command: ["m2", "--kv-cache-memory-bytes", "60G"]\n'
     )
     assert [f for f in lint(tmp_path) if f.code == "VL605"] == []
+
+
+_GPU_SERVICE = (
+    "services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.2\n"
+    '    command: ["--model", "Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "2"]\n'
+    "    deploy:\n      resources:\n        reservations:\n          devices:\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("device", "line"),
+    [
+        (
+            "            - driver: nvidia\n"
+            "              device_ids: ['0', '1', '2']\n              capabilities: [gpu]\n",
+            10,
+        ),
+        ("            - driver: nvidia\n              count: 2\n              capabilities: [gpu]\n", 10),
+        ("            - capabilities: [gpu]\n", 9),
+    ],
+)
+def test_the_gpu_facts_point_at_the_line_that_says_which_or_how_many(tmp_path: Path, device: str, line: int) -> None:
+    """``device_ids``/``count`` when the request writes one (a VL601 on the GPUs reserved lands there),
+    else the device request itself."""
+    inv = one(tmp_path, _GPU_SERVICE + device)
+    assert inv.facts["gpu_ids"].span is not None and inv.facts["gpu_ids"].span.line == line

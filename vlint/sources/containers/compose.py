@@ -439,7 +439,9 @@ def _device_facts(svc: MappingNode, env: dict[str, Token], ctx: _Ctx) -> dict[st
         if ids:
             devices = [m.text for m in ids if m is not None]
             detail = "compose device_ids " + ",".join(devices)
+            span = doc.span(get(req, "device_ids") or req)  # the line that says which GPUs
         elif count is not None and re.fullmatch(r"[0-9]{1,4}", count.text.strip()):
+            span = doc.span(count_node or req)  # the line that says how many
             # one id per device (a count of 200166679055 built a list of that many strings)
             devices = [str(i) for i in range(int(count.text.strip()))]
             detail = f"compose device count {count.text.strip()}"

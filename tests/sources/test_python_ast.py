@@ -292,3 +292,53 @@ def test_sniff(tmp_path: Path) -> None:
         (tmp_path / name).write_text(text)
         assert python_ast.sniff(reader.read(tmp_path / name)) is ok, name
     assert [s.name for s in sources_for(reader.read(tmp_path / "a.py"))] == ["python"]
+
+
+# -- a construction retried word for word is one launch ---------------------------------------------
+
+
+def test_a_retried_engine_construction_is_one_launch(tmp_path: Path) -> None:
+    text = """\
+        from vllm import AsyncEngineArgs
+
+        def build(cfg):
+            attempt = dict(cfg)
+            for _ in range(5):
+                try:
+                    args = AsyncEngineArgs(**attempt)
+                    break
+                except TypeError:
+                    attempt.pop("x", None)
+            else:
+                args = AsyncEngineArgs(**attempt)
+            return args
+        """
+    (inv,) = launches(tmp_path, text)
+    assert inv.span.line == 7  # the first construction
+
+
+def test_identical_constructions_in_two_functions_stay_two(tmp_path: Path) -> None:
+    text = """\
+        from vllm import LLM
+
+        def small():
+            cfg = {"model": "Qwen/Qwen2.5-0.5B-Instruct"}
+            return LLM(**cfg)
+
+        def large():
+            cfg = {"model": "Qwen/Qwen2.5-7B-Instruct"}
+            return LLM(**cfg)
+        """
+    assert [i.span.line for i in launches(tmp_path, text)] == [5, 9]
+
+
+def test_different_constructions_in_one_function_stay_two(tmp_path: Path) -> None:
+    text = """\
+        from vllm import LLM
+
+        def both():
+            a = LLM(model="Qwen/Qwen2.5-0.5B-Instruct")
+            b = LLM(model="Qwen/Qwen2.5-7B-Instruct")
+            return a, b
+        """
+    assert len(launches(tmp_path, text)) == 2

@@ -664,8 +664,11 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         return result
     mod.run()
     result.assignments.extend(_secret_literals(mod))
+    retried = _retries(mod)
     for call, scope in mod.calls:
         kind = mod._kind(call)
+        if id(call) in retried:
+            continue
         if kind in ("LLM", "EngineArgs", "AsyncEngineArgs"):
             result.invocations.append(_engine_call(call, kind, scope, mod))
         elif kind == "LLMConfig":
@@ -676,6 +679,35 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
             _process_call(call, kind, scope, mod, result)
     result.linked.extend(mod.linked)
     return result
+
+
+def _retries(mod: _Module) -> set[int]:
+    """Engine constructions that repeat an earlier one of the same function word for word
+    (``AsyncEngineArgs(**attempt)`` in a retry loop and again after it, a ``try``/``except`` that
+    builds the same ``LLM(**cfg)`` once more): one launch, reported at its first call. Identical calls
+    in different functions stay apart (each function's names may hold other values)."""
+    engine = [c for c, _ in mod.calls if mod._kind(c) in ("LLM", "EngineArgs", "AsyncEngineArgs")]
+    if len(engine) < 2:
+        return set()
+    wanted = {id(c) for c in engine}
+    owner: dict[int, int] = {}
+
+    def visit(node: ast.AST, fn: int) -> None:
+        for child in ast.iter_child_nodes(node):
+            here = id(child) if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) else fn
+            if id(child) in wanted:
+                owner[id(child)] = fn
+            visit(child, here)
+
+    visit(mod.tree, 0)
+    seen: set[tuple[int, str]] = set()
+    out: set[int] = set()
+    for call in sorted(engine, key=lambda c: (c.lineno, c.col_offset)):
+        key = (owner.get(id(call), -1), ast.dump(call))
+        if key in seen:
+            out.add(id(call))
+        seen.add(key)
+    return out
 
 
 def _secret_literals(mod: _Module) -> list[tuple[str, Token]]:

@@ -129,9 +129,12 @@ def file_note_lines(report: LintReport, red: Redactor | None = None) -> list[str
 
 
 def all_checked(report: LintReport) -> bool:
-    """The memory model answered for every launch (``No problems found`` may then be said plainly)."""
+    """The memory model answered for every launch and no file has a run note (something not checked):
+    ``No problems found`` may then be said plainly."""
     from vlint.launch.memory_status import memory_status
 
+    if any(fr.notes for fr in report.files):
+        return False
     return all(memory_status(d).answer is not None for fr in report.files for d in fr.deployments)
 
 

@@ -237,3 +237,15 @@ def test_no_render_on_the_command_line(tmp_path: Path, monkeypatch: pytest.Monke
         main, ["--no-color", "-q", "--root", ".", "--no-render", "k8s/overlays/l4/kustomization.yaml"]
     )
     assert "VL630" in r.output and "rendering is off (--no-render)" in r.output, r.output
+
+
+def test_the_note_is_a_line_of_the_text_output_and_the_summary_says_what_was_checked(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from vlint.cli import main
+
+    write(tmp_path, {"k8s/kustomization.yaml": "resources:\n  - deployment.yaml\n  - absent.yaml\n"})
+    write(tmp_path, {"k8s/deployment.yaml": BASE["k8s/base/deployment.yaml"]})
+    r = CliRunner().invoke(main, ["check", "--isolated", str(tmp_path / "k8s" / "kustomization.yaml")])
+    assert "note: " in r.output and "absent.yaml (line 3) is not among the files vlint was given" in r.output
+    assert "VL631" not in r.output and "No problems found." not in r.output

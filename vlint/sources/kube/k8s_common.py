@@ -620,8 +620,9 @@ def _family_label_fact(out: Facts, key: str, values: list[tuple[str, Span]], whe
         return True
     found = [family_gpu(v) for v, _ in values]
     first, span = values[0]
-    if all(found) and len({f[0].name for f in found if f is not None}) == 1:
-        gpu, names, source = found[0]  # type: ignore[misc]
+    one = found[0]
+    if one is not None and all(found) and len({f[0].name for f in found if f is not None}) == 1:
+        gpu, names, source = one
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
         how = f"{where} {key}={first}: every {first} instance type ({shown}) carries {gpu.name}"
         how += f" (SkyPilot catalog {source})"

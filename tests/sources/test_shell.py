@@ -751,6 +751,12 @@ def test_inside_a_function_or_a_bash_c_string_dollar_one_is_not_the_scripts(text
     assert all("positional_defaults" not in i.facts for i in invs)
 
 
+@pytest.mark.parametrize("before", ["shift", "set -- other/model", 'while getopts "m:" o; do :; done'])
+def test_after_shift_set_or_getopts_dollar_one_is_no_longer_the_default(before: str) -> None:
+    (inv,) = extract(f'{before}\nvllm serve "${{1:-Qwen/Qwen2.5-7B-Instruct}}"\n').invocations
+    assert _model(inv) != "Qwen/Qwen2.5-7B-Instruct" and "positional_defaults" not in inv.facts
+
+
 def test_after_a_function_the_top_level_default_is_read_again() -> None:
     text = 'f() { echo "${1:-x}"; }\nvllm serve "${1:-Qwen/Qwen2.5-0.5B-Instruct}"\n'
     (inv,) = extract(text).invocations

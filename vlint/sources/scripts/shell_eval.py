@@ -220,6 +220,8 @@ class ShellEvaluator:
         self._function_levels: list[int] = []
         #: ``$1``… whose default word was used at the top level (:attr:`Command.positional_defaults`)
         self._positional_defaults: list[str] = []
+        #: ``shift``, ``getopts`` or ``set -- …`` ran: ``$1`` is something else from then on
+        self._positional_moved = False
 
     # -- expansion ----------------------------------------------------------------------------
     def _lookup(self, p: Param) -> tuple[str, str | list[str] | None]:
@@ -305,7 +307,13 @@ class ShellEvaluator:
     def _top_level(self) -> bool:
         """Outside every function body, in the script itself (not a sourced file or a ``bash -c`` string,
         whose ``$1`` is another's)."""
-        return self._script_file and self._depth == 0 and not self._function_levels and not self._function_next
+        return (
+            self._script_file
+            and self._depth == 0
+            and not self._function_levels
+            and not self._function_next
+            and not self._positional_moved
+        )
 
     def _expand_parts_text(self, parts: list[Part]) -> str | list[str] | None:
         """Expand a default/alternative word (``${X:-this}``) to text; None when unknown."""
@@ -664,6 +672,8 @@ class ShellEvaluator:
                     self.vars[lit] = Var(None)
             if first == "set":
                 self._set_options([w.literal() or "" for w in words[1:]])
+            if first in ("shift", "getopts") or (first == "set" and any(w.literal() == "--" for w in words[1:])):
+                self._positional_moved = True  # $1 is no longer the script's first argument (or its default)
             expanded = self.expand_all(words)
             heredocs = [r.heredoc for r in rc.redirects if r.heredoc]
             if heredocs:

@@ -107,8 +107,10 @@ def test_workers_really_run(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None
         return real(fn, items, jobs, send)
 
     monkeypatch.setattr(lint_module, "_map", spy)
+    monkeypatch.setattr(lint_module, "POOL_FAILURES", [])
     cli(tree, "-j", "2", ".")
     assert seen == [2]
+    assert lint_module.POOL_FAILURES == []  # the pool ran: no file was linted twice
     seen.clear()
     cli(tree / "d000", "-j", "2", ".")  # one file: stays in this process
     assert seen == []

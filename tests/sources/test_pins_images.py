@@ -280,3 +280,22 @@ def test_errors_resting_on_a_release_read_past_a_suffix_are_warnings(tmp_path: P
     # the unknown flag is refused by every release and stays an error
     assert lint("vllm/vllm-openai:v0.10.2-cu124") == {"VL001": "error", "VL008": "error"}
     assert lint("myorg/vllm-nixl:v0.10.2-nixl-xxx") == {"VL001": "error", "VL008": "warning"}
+
+
+def test_a_release_guessed_past_a_suffix_survives_the_trip_back_from_a_worker(tmp_path: Path) -> None:
+    """A parallel run sends each checked file back pickled (vlint.run.lint._slim). The way to re-resolve a
+    launch whose release was read past a custom suffix is a closure: it must not travel, or the worker
+    pool fails and every file is linted a second time in one process (the corpus ran 1.5× slower)."""
+    import pickle
+
+    from vlint.config.discover import Discovered
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
+    from vlint.run.lint import LintOptions, Reader, _extract_and_check, _slim
+
+    (tmp_path / "start.sh").write_text("docker run --gpus all myorg/vllm-nixl:v0.10.2-nixl-xxx " + LAUNCH)
+    opts = LintOptions(root=tmp_path)
+    done = _extract_and_check(Discovered(tmp_path / "start.sh", True), Reader(opts), Engine(load_catalog()), opts)
+    assert done[0][0].deployments[0].release_guess_alternative is not None
+    back = pickle.loads(pickle.dumps(_slim(done)))
+    assert back[0][0].deployments[0].release_guess == "myorg/vllm-nixl:v0.10.2-nixl-xxx"

@@ -537,6 +537,10 @@ _R = TypeVar("_R")
 _WORK: tuple[Callable[[Any], Any], Sequence[Any], Callable[[Any], Any] | None] | None = None
 
 
+#: why a worker pool failed and its items were done in this process instead (each failure of this
+#: process; tests/reliability/test_partial_failure.py asserts a parallel run leaves it empty)
+POOL_FAILURES: list[str] = []
+
 #: a run is done in workers only when it has this much work: files + KiB/2 (the per-file cost grows
 #: with the file; forking and sending results back cost about what 150 small files take: bench/speed.py)
 PARALLEL_MIN_WORK = 300
@@ -600,6 +604,7 @@ def _slim(done: tuple[tuple[FileResult, list[Finding], list[Secret]], list[Path]
         dep.resolved = {}
         dep.arch = None
         dep._memory, dep._memory_done, dep._gpu_fit = None, True, (None, None)
+        dep.release_guess_alternative = None  # a closure (cannot be pickled); the checks have used it
     return done
 
 
@@ -630,7 +635,8 @@ def _map(
                 if progress is not None:
                     progress(len(out), len(items))
             return out
-    except Exception:  # BrokenProcessPool, a pickling error: same results, one process
+    except Exception as e:  # BrokenProcessPool, a pickling error: same results, one process
+        POOL_FAILURES.append(f"{type(e).__name__}: {e}")  # (twice the work: the tests keep it empty)
         return [fn(x) for x in items]
     finally:
         _WORK = None

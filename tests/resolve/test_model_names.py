@@ -40,6 +40,8 @@ GIB = float(2**30)
         ("unsloth/Llama-3.2-3B-Instruct", [], "meta-llama/Llama-3.2-3B", "the model name"),
         # an unresolved model served under a catalog model's id
         ("", ["mistralai/Mistral-7B-Instruct-v0.1"], "mistralai/Mistral-7B-v0.1", "--served-model-name"),
+        # no organisation (a Helm chart's `vllm serve {{ .Values.model.name }}`): a folder of that name
+        ("Llama-3.2-1B", [], "meta-llama/Llama-3.2-1B", "the model name (no organisation: a local folder)"),
     ],
 )
 def test_names_that_stand_for_one_catalog_model(ref: str, served: list[str], base: str, where: str) -> None:
@@ -146,6 +148,10 @@ def test_variants_and_fine_tunes_named_after_a_catalog_model(ref: str, base: str
         "someone/my-phi-4-tune",
         # names that hold no catalog name whole
         "allenai/Llama-3.1-Tulu-3-8B",
+        # a bare word that is an unresolved variable, or no model name at all
+        "$MODEL",
+        "${MODEL_NAME}",
+        "model",
         "cognitivecomputations/dolphin-2.9-llama3-8b",
         # quantized or converted in a way no suffix convention sizes: never taken for the unquantized model
         "qwen3.6-27b-autoround-int4",

@@ -168,6 +168,9 @@ def candidates(ref: str, served: Sequence[str] = (), locations: Sequence[str] = 
         elif ref.count("/") == 1:
             org, name = ref.split("/", 1)
             out.append((name, org, "the model name"))
+        elif "$" not in ref and "{" not in ref:
+            # no organisation: vLLM takes it as a folder of the working directory (else a legacy hub id)
+            out.append((ref, "", "the model name (no organisation: a local folder)"))
     for loc in locations:
         path = loc.split("://", 1)[-1]
         names = _path_names(path)[:1]

@@ -391,6 +391,15 @@ GPU_VARIANT = {
 
 #: why a record cannot be answered, where the generic reason ("model not known") would not say it
 UNANSWERED_WHY = {
+    "Qwen3.8-27B (per PR title 'qwen3.8-27b')": (
+        'the checkpoint is not stated (the record\'s notes: "Model quantization not in excerpt"); a 27B model '
+        "in 16 bits cannot start on the 23.56 GiB RTX 3090 it ran on, so it was a quantized export the log "
+        "does not name"
+    ),
+    "Llama-3.1-8B class (inferred: 7.51 GiB/GPU at TP2, 1 MiB blocks = 64 KiB/token/GPU, 4096 CPU blocks = 4 GiB)": (
+        "the model is not stated: the record infers its size class from the block arithmetic, which is not a "
+        "model vlint can take facts from"
+    ),
     "qwen3.6-27b-autoround-int4 (local path; Qwen3.6-27B AutoRound int4)": (
         "a local AutoRound int4 export of Qwen3.6-27B: no published checkpoint is named, and which layers it kept "
         "in 16 bits (AutoRound exports of the Qwen3.5/3.6 hybrids keep linear-attention and vision layers) and its "

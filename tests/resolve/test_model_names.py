@@ -152,6 +152,7 @@ def test_variants_and_fine_tunes_named_after_a_catalog_model(ref: str, base: str
         "$MODEL",
         "${MODEL_NAME}",
         "model",
+        "Llama-3.1-8B class (inferred from the log)",
         "cognitivecomputations/dolphin-2.9-llama3-8b",
         # quantized or converted in a way no suffix convention sizes: never taken for the unquantized model
         "qwen3.6-27b-autoround-int4",

@@ -154,6 +154,10 @@ def _path_names(ref: str) -> list[str]:
     return names
 
 
+#: a model name without an organisation that can be a folder's name (no variable, space or markup)
+_FOLDER_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
 def _looks_like_path(ref: str) -> bool:
     return ref.startswith(("/", "./", "../", "~")) or ref.count("/") >= 2 or "\\" in ref
 
@@ -168,7 +172,7 @@ def candidates(ref: str, served: Sequence[str] = (), locations: Sequence[str] = 
         elif ref.count("/") == 1:
             org, name = ref.split("/", 1)
             out.append((name, org, "the model name"))
-        elif "$" not in ref and "{" not in ref:
+        elif _FOLDER_WORD.fullmatch(ref):
             # no organisation: vLLM takes it as a folder of the working directory (else a legacy hub id)
             out.append((ref, "", "the model name (no organisation: a local folder)"))
     for loc in locations:

@@ -299,3 +299,26 @@ def test_a_release_guessed_past_a_suffix_survives_the_trip_back_from_a_worker(tm
     assert done[0][0].deployments[0].release_guess_alternative is not None
     back = pickle.loads(pickle.dumps(_slim(done)))
     assert back[0][0].deployments[0].release_guess == "myorg/vllm-nixl:v0.10.2-nixl-xxx"
+
+
+def test_errors_resting_on_an_assumed_release_are_warnings(tmp_path: Path) -> None:
+    """No release in the files: vlint checks the newest bundled one, which is an assumption. A refusal that
+    the first release with every option of the launch does not make (a flag removed since) is a warning
+    that says so; a flag no release has stays an error; vllm/vllm-openai:latest runs the newest release,
+    so there the removal stays an error."""
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
+    from vlint.run.lint import LintOptions, lint_paths
+
+    def lint(text: str) -> dict[str, tuple[str, str]]:
+        (tmp_path / "start.sh").write_text(text)
+        report = lint_paths([tmp_path / "start.sh"], Engine(load_catalog()), LintOptions(root=tmp_path))
+        return {f.code: (f.severity, f.message) for f in report.findings if f.code in ("VL001", "VL002")}
+
+    found = lint("vllm serve Qwen/Qwen2.5-7B-Instruct --worker-use-ray --no-such-flag 1\n")
+    assert found["VL001"][0] == "error"
+    assert found["VL002"][0] == "warning" and "assumed: the files name no release" in found["VL002"][1]
+    latest = lint("docker run --gpus all vllm/vllm-openai:latest --model Qwen/Qwen2.5-7B-Instruct --worker-use-ray\n")
+    assert latest["VL002"][0] == "error"
+    pinned = lint("pip install vllm==0.10.2\nvllm serve Qwen/Qwen2.5-7B-Instruct --worker-use-ray\n")
+    assert pinned["VL002"][0] == "error"

@@ -233,11 +233,16 @@ class Engine:
         ]
 
     def _soften_release_guess(self, dep: Deployment, findings: list[Finding], context: str) -> list[Finding]:
-        """An error must mean vLLM refuses: one that rests on the release read from a custom image's tag past
-        its suffix (:func:`vlint.sources.containers.images.suffixed_release`) is a warning that says so. The
-        errors that stand when the launch is linted as if the tag named no release stand (as do severities
-        the user set)."""
-        errors = [f for f in findings if f.severity == "error" and f.code not in self.severity]
+        """An error must mean vLLM refuses: one that rests on a release that is not a fact — read from a
+        custom image's tag past its suffix (:func:`vlint.sources.containers.images.suffixed_release`), or
+        assumed because the files name none — is a warning that says so. The errors that stand when the
+        launch is linted at the other release (as if the tag named none; the first release with every
+        option the launch sets) stand, as do severities the user set."""
+        # an assumed release softens the argument checks (VL0xx) only: vLLM's refusals of an option or a
+        # value change from release to release, while the memory model's band is wider for old releases
+        # (a memory failure would turn "too close to call" there and be softened on that ground alone)
+        eligible = (lambda code: True) if dep.release_guess else (lambda code: code.startswith("VL0"))
+        errors = [f for f in findings if f.severity == "error" and f.code not in self.severity and eligible(f.code)]
         if not errors or dep.release_guess_alternative is None:
             return findings
         codes = {f.code for f in errors}
@@ -247,12 +252,10 @@ class Engine:
             for f in self._deployment_findings(other, context, codes)
             if f.severity == "error"
         }
-        why = (
-            f" (this rests on vLLM {dep.version}, read from the custom image tag {dep.release_guess} past its "
-            "suffix; pass --vllm-version to check it for certain)"
-        )
+        why = dep.release_guess_why
+        release = "read past a suffix" if dep.release_guess else "assumed"
         return [
-            replace(f, severity="warning", message=f.message + why, data={**f.data, "release": "read past a suffix"})
+            replace(f, severity="warning", message=f.message + why, data={**f.data, "release": release})
             if f.severity == "error" and f.code in codes and (f.code, f.span.line, f.span.column) not in standing
             else f
             for f in findings

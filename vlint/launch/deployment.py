@@ -68,6 +68,8 @@ class Deployment:
     #: findings that stand there too); None when the release is certain
     release_guess: str | None = None
     release_guess_alternative: Callable[[], Deployment] | None = None
+    #: what a finding softened that way says of the release it rested on (the parenthesis it ends with)
+    release_guess_why: str = ""
     _memory: Any = None
     _memory_done: bool = False
     #: (gpu_fit entries or None, why none), computed once by :func:`vlint.launch.gpu_fit.gpu_fit`

@@ -14,7 +14,7 @@ from vlint.argspec.parse import parse_invocation
 from vlint.argspec.spec import Resolution, load_spec, resolve_release
 from vlint.config.precedence import CLI, FILE, ConfigDefaults, Stated, decide
 from vlint.core.invocation import Invocation
-from vlint.core.record import field, record
+from vlint.core.record import field, record, replace
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
 from vlint.launch.deployment import Deployment
@@ -81,6 +81,11 @@ def choose_version(inv: Invocation, opts: ResolveOptions) -> tuple[Version, bool
     return res.version, res.exact, reason
 
 
+#: the end of the reason of a release vlint assumed (no --vllm-version, nothing in the files or the config,
+#: no vllm installed): :func:`_mark_release_assumed` keys on it
+NEWEST_ASSUMED = "the newest bundled release; pass --vllm-version to check another"
+
+
 def choose_release(inv: Invocation, opts: ResolveOptions) -> tuple[Resolution, str]:
     """The release to check a launch against and why, by precedence (:func:`vlint.config.precedence.decide`):
     ``--vllm-version`` > what the files state (the container's image tag, a ``vllm==X`` pin beside the
@@ -106,11 +111,7 @@ def choose_release(inv: Invocation, opts: ResolveOptions) -> tuple[Resolution, s
     res = resolve_release(wanted)
     if wanted is None:
         unknown = _unknown_image_version(inv)
-        reason = (
-            f"{unknown}: version unknown, assumed the newest bundled release; pass --vllm-version to check another"
-            if unknown
-            else "the newest bundled release; pass --vllm-version to check another"
-        )
+        reason = f"{unknown}: version unknown, assumed {NEWEST_ASSUMED}" if unknown else NEWEST_ASSUMED
     elif res.note:
         reason += "; " + res.note
     return res, reason
@@ -206,7 +207,42 @@ def resolve(inv: Invocation, opts: ResolveOptions, *, base_dir: Path | None = No
     _resolve_model(dep, opts, base_dir)
     _resolve_defaults(dep)
     _mark_release_guess(dep, opts, base_dir)
+    _mark_release_assumed(dep, opts, base_dir)
     return dep
+
+
+def _mark_release_assumed(dep: Deployment, opts: ResolveOptions, base_dir: Path | None) -> None:
+    """A release vlint assumed (the files name none) is not a fact either: keep a way to resolve the
+    launch at the first bundled release that has every option it sets, so that the engine keeps as errors
+    only the findings that stand there too (the others rest on the assumption: warnings that say so)."""
+    if dep.release_guess_alternative is not None or not dep.version_reason.endswith(NEWEST_ASSUMED):
+        return
+    image = dep.invocation.facts.get("image")
+    if image is not None:
+        from vlint.sources.containers.images import parse_image
+
+        ref = parse_image(str(image.value))
+        if ref is not None and ref.is_vllm and not ref.digest and not ref.pinned:
+            return  # vllm/vllm-openai:latest, a nightly: the newest release is what it runs, not an assumption
+    from vlint.argspec.history import history
+
+    h = history()
+    first = 0
+    for dest in dep.args.settings:
+        ranges = h.dests.get(dest)
+        if ranges:
+            first = max(first, ranges[0][0])
+    earliest = h.versions[first]
+    if earliest >= dep.version:
+        return
+    inv = dep.invocation
+    at_earliest = replace(opts, vllm_version=earliest, vllm_version_source=f"vLLM {earliest}")
+    dep.release_guess_alternative = lambda: resolve(inv, at_earliest, base_dir=base_dir)
+    dep.release_guess_why = (
+        f" (this rests on vLLM {dep.version}, assumed: the files name no release, and vLLM {earliest}, the first "
+        "release with every option this launch sets, does not refuse it; pin the image tag or pass "
+        "--vllm-version to check it for certain)"
+    )
 
 
 def _mark_release_guess(dep: Deployment, opts: ResolveOptions, base_dir: Path | None) -> None:
@@ -216,13 +252,15 @@ def _mark_release_guess(dep: Deployment, opts: ResolveOptions, base_dir: Path | 
     note = _suffix_note(inv, dep.version)
     if not note or note not in dep.version_reason or opts.vllm_version is not None:
         return
-    from vlint.core.record import replace
-
     image = inv.facts["image"]
     dep.release_guess = str(image.value)
     facts = {k: v for k, v in inv.facts.items() if k != "vllm_version"}
     blind = replace(inv, facts=facts)
     dep.release_guess_alternative = lambda: resolve(blind, opts, base_dir=base_dir)
+    dep.release_guess_why = (
+        f" (this rests on vLLM {dep.version}, read from the custom image tag {dep.release_guess} past its "
+        "suffix; pass --vllm-version to check it for certain)"
+    )
 
 
 class OverrideError(ValueError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -34,22 +35,27 @@ class RuleError(ValueError):
 _CODE = re.compile(r"^[A-Z][A-Z0-9]*[0-9]{3}$")
 
 
-def _rule_from_dict(d: dict[str, Any], path: Path, custom: bool) -> Rule:
+def _rule_from_dict(
+    d: dict[str, Any], path: Path, custom: bool, details: Callable[[], RuleDetails] | None = None
+) -> Rule:
+    """The rule of a rule file's dict; with ``details``, its docs, references and cases are read from
+    that function when asked for (the bundled rules: :func:`_bundled_details`)."""
     return Rule(
         code=str(d["code"]),
         name=str(d["name"]),
         severity=str(d["severity"]),
         summary=str(d["summary"]).strip(),
         message=str(d.get("message", "{message}")),
-        docs=str(d.get("docs", "")).strip(),
+        docs_text=str(d.get("docs", "")).strip(),
         check=d.get("check"),
         when=d.get("when"),
         at=d.get("at"),
         scope=str(d.get("scope", "deployment")),
         enabled=bool(d.get("enabled", True)),
-        references=tuple(str(r) for r in d.get("references") or ()),
+        reference_list=tuple(str(r) for r in d.get("references") or ()),
         fix=d.get("fix"),
-        case_data=tuple(c for c in d.get("cases") or () if isinstance(c, dict)),
+        case_list=tuple(c for c in d.get("cases") or () if isinstance(c, dict)),
+        details=details,
         path=str(path),
         custom=custom,
         options={str(k): dict(v) for k, v in (d.get("options") or {}).items()},
@@ -235,8 +241,13 @@ def load_catalog(extra_dirs: tuple[Path, ...] = ()) -> Catalog:
     return Catalog(sorted(rules, key=lambda r: r.code))
 
 
-@cache
-def _bundled_rules() -> tuple[Rule, ...]:
+#: a rule's docs, references and cases (:attr:`vlint.core.rule.Rule.details`)
+RuleDetails = tuple[str, tuple[str, ...], tuple[dict[str, Any], ...]]
+#: the keys of a rule file a lint run does not read: kept out of the copy every start loads
+_DETAIL_KEYS = ("docs", "references", "cases")
+
+
+def _bundled_paths() -> list[Path]:
     folder = rules_dir()
     if not folder.is_dir():
         raise RuleError(f"{folder}: not a directory")
@@ -246,12 +257,35 @@ def _bundled_rules() -> tuple[Rule, ...]:
         if e.name.endswith((".yaml", ".yml")) and not e.name.startswith(".") and e.is_file()
     ]
     paths = [folder / n for n in sorted(n for n in names if n.endswith(".yaml"))]
-    paths += [folder / n for n in sorted(n for n in names if n.endswith(".yml"))]
-    docs = _cached_rule_docs(paths)
-    return tuple(_rule_from_dict(d, p, False) for d, p in zip(docs, paths, strict=True))
+    return paths + [folder / n for n in sorted(n for n in names if n.endswith(".yml"))]
 
 
-def _cached_rule_docs(paths: list[Path]) -> list[dict[str, Any]]:
+@cache
+def _bundled_rules() -> tuple[Rule, ...]:
+    paths = _bundled_paths()
+    docs = _cached_rule_docs(paths, lean=True)
+    return tuple(_rule_from_dict(d, p, False, _details_of(str(d["code"]))) for d, p in zip(docs, paths, strict=True))
+
+
+def _details_of(code: str) -> Callable[[], RuleDetails]:
+    return lambda: _bundled_details()[code]
+
+
+@cache
+def _bundled_details() -> dict[str, RuleDetails]:
+    """Every bundled rule's docs, references and cases, by code (read on the first rule page, SARIF
+    report or rule-case test of a process)."""
+    return {
+        str(d["code"]): (
+            str(d.get("docs", "")).strip(),
+            tuple(str(r) for r in d.get("references") or ()),
+            tuple(c for c in d.get("cases") or () if isinstance(c, dict)),
+        )
+        for d in _cached_rule_docs(_bundled_paths(), lean=False)
+    }
+
+
+def _cached_rule_docs(paths: list[Path], *, lean: bool = False) -> list[dict[str, Any]]:
     """The bundled rule files as dicts. Parsing 100-odd YAML files is ~9 ms of every start; their JSON
     copy in the cache folder (:func:`vlint.core.paths.cache_dir`) loads in ~1 ms. The copy is named by
     a checksum of vlint's version and each file's name, size and modification time (a stat, not a read
@@ -271,7 +305,7 @@ def _cached_rule_docs(paths: list[Path]) -> list[dict[str, Any]]:
     except OSError as e:
         raise RuleError(f"cannot read rule: {e}") from None
     folder = cache_dir()
-    cached = folder / f"rules-{crc:08x}.json" if folder is not None else None
+    cached = folder / f"rules-{crc:08x}{'' if lean else '-full'}.json" if folder is not None else None
     if cached is not None:
         try:
             docs = json.loads(cached.read_bytes())
@@ -291,14 +325,17 @@ def _cached_rule_docs(paths: list[Path]) -> list[dict[str, Any]]:
             raise RuleError(f"{p}: cannot read rule: {e}") from None
         _check_rule_dict(d, p, custom=False, validate=False)
         docs.append(d)
+    lean_docs = [{k: v for k, v in d.items() if k not in _DETAIL_KEYS} for d in docs]
     if cached is not None:
-        try:
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            text = json.dumps(docs)
-            if json.loads(text) == docs:  # YAML values JSON would change (int keys, dates) are not cached
-                tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_text(text, encoding="utf-8")
-                os.replace(tmp, cached)
-        except (OSError, TypeError, ValueError):  # a read-only home, a value JSON cannot hold: no cache
-            pass
-    return docs
+        base = folder / f"rules-{crc:08x}"  # type: ignore[operator]
+        for target, content in ((base.with_suffix(".json"), lean_docs), (Path(f"{base}-full.json"), docs)):
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                text = json.dumps(content)
+                if json.loads(text) == content:  # YAML values JSON would change (int keys, dates): not cached
+                    tmp = target.with_suffix(f".{os.getpid()}.tmp")
+                    tmp.write_text(text, encoding="utf-8")
+                    os.replace(tmp, target)
+            except (OSError, TypeError, ValueError):  # a read-only home, a value JSON cannot hold: no cache
+                pass
+    return lean_docs if lean else docs

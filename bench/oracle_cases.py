@@ -86,6 +86,9 @@ def slug(v: str) -> str:
 Opt = str | tuple[str, dict[str, Any]]
 
 LORA = ["--enable-lora"]
+#: the V0 n-gram speculative flags a speculative option needs beside it (0.6-0.7)
+NGRAM = ["--speculative-model", "[ngram]", "--num-speculative-tokens", "3"]
+NGRAM_MAX = [*NGRAM, "--ngram-prompt-lookup-max", "4"]
 GROUPS: dict[str, tuple[str, list[Opt]]] = {
     "scheduler": (
         "gsched",
@@ -212,62 +215,32 @@ GROUPS: dict[str, tuple[str, list[Opt]]] = {
             ("--num-speculative-tokens", {"values": ["3"]}),
             (
                 "--ngram-prompt-lookup-max",
-                {"values": ["4"], "pre": ["--speculative-model", "[ngram]", "--num-speculative-tokens", "3"]},
+                {"values": ["4"], "pre": NGRAM},
             ),
             (
                 "--ngram-prompt-lookup-min",
                 {
                     "values": ["2"],
-                    "pre": [
-                        "--speculative-model",
-                        "[ngram]",
-                        "--num-speculative-tokens",
-                        "3",
-                        "--ngram-prompt-lookup-max",
-                        "4",
-                    ],
+                    "pre": NGRAM_MAX,
                 },
             ),
             (
                 "--speculative-disable-by-batch-size",
                 {
                     "values": ["4"],
-                    "pre": [
-                        "--speculative-model",
-                        "[ngram]",
-                        "--num-speculative-tokens",
-                        "3",
-                        "--ngram-prompt-lookup-max",
-                        "4",
-                    ],
+                    "pre": NGRAM_MAX,
                 },
             ),
             (
                 "--speculative-max-model-len",
                 {
                     "values": ["1024"],
-                    "pre": [
-                        "--speculative-model",
-                        "[ngram]",
-                        "--num-speculative-tokens",
-                        "3",
-                        "--ngram-prompt-lookup-max",
-                        "4",
-                    ],
+                    "pre": NGRAM_MAX,
                 },
             ),
             (
                 "--spec-decoding-acceptance-method",
-                {
-                    "pre": [
-                        "--speculative-model",
-                        "[ngram]",
-                        "--num-speculative-tokens",
-                        "3",
-                        "--ngram-prompt-lookup-max",
-                        "4",
-                    ]
-                },
+                {"pre": NGRAM_MAX},
             ),
             ("--spec-method", {"pre": ["--spec-tokens", "2"]}),
             ("--spec-tokens", {"values": ["2"], "pre": ["--spec-method", "ngram"]}),

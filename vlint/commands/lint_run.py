@@ -111,9 +111,7 @@ def run_check(a: CheckArgs) -> NoReturn:
     """Lint what ``a`` names, report, and exit with the run's code (:data:`EXIT_CLEAN`,
     :data:`EXIT_FINDINGS`, :data:`EXIT_ERROR`); a value that cannot be used raises :class:`UsageProblem`
     before anything is linted or written. ``--fix`` and its companions are not handled here: ``vlint
-    check`` hands them to ``vlint fix``."""
-    if a.diff_base is not None and a.add_suppressions:
-        raise UsageProblem("--diff-base reports; to migrate the files use `vlint upgrade --fix --to X.Y.Z`")
+    check`` hands them to ``vlint fix``, and refuses them, or ``--add-suppressions``, with ``--diff-base``."""
     from vlint.commands.settings import CliSettings, RunSettings, SettingsError
     from vlint.config.files import ConfigError
     from vlint.run.lint import LintOptions, display_path, lint_paths

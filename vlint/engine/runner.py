@@ -241,8 +241,10 @@ class Engine:
         # an assumed release softens the argument checks (VL0xx) only: vLLM's refusals of an option or a
         # value change from release to release, while the memory model's band is wider for old releases
         # (a memory failure would turn "too close to call" there and be softened on that ground alone)
-        eligible = (lambda code: True) if dep.release_guess else (lambda code: code.startswith("VL0"))
-        errors = [f for f in findings if f.severity == "error" and f.code not in self.severity and eligible(f.code)]
+        prefix = "" if dep.release_guess else "VL0"
+        errors = [
+            f for f in findings if f.severity == "error" and f.code not in self.severity and f.code.startswith(prefix)
+        ]
         if not errors or dep.release_guess_alternative is None:
             return findings
         codes = {f.code for f in errors}

@@ -72,6 +72,14 @@ class Requirement:
     empty_counts: bool = False
 
 
+def _hybrid_lb_without_local_size(dep: Deployment) -> bool:
+    """--data-parallel-hybrid-lb without what says the ranks of this node (its two release wordings below)."""
+    return (
+        _unset(dep, "data_parallel_size_local", "data_parallel_rank", "nnodes", "data_parallel_start_rank")
+        and _user(dep, "data_parallel_external_lb") is not True
+    )
+
+
 #: Each row: the first and last release whose source has the refusal (sampled with vLLM's oracle data,
 #: tests/data/oracle/), the message vLLM raises, and where.
 REQUIREMENTS: tuple[Requirement, ...] = (
@@ -252,10 +260,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     ),
     Requirement(
         "data_parallel_hybrid_lb",
-        lambda dep: (
-            _unset(dep, "data_parallel_size_local", "data_parallel_rank", "nnodes", "data_parallel_start_rank")
-            and _user(dep, "data_parallel_external_lb") is not True
-        ),
+        _hybrid_lb_without_local_size,
         "0.11.1",
         "0.27.0",
         "AssertionError: data_parallel_size_local must be set to use data_parallel_hybrid_lb.",
@@ -263,10 +268,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     ),
     Requirement(
         "data_parallel_hybrid_lb",
-        lambda dep: (
-            _unset(dep, "data_parallel_size_local", "data_parallel_rank", "nnodes", "data_parallel_start_rank")
-            and _user(dep, "data_parallel_external_lb") is not True
-        ),
+        _hybrid_lb_without_local_size,
         "0.27.0",
         "0.28.0",
         "Invalid data-parallel launch options: `--data-parallel-hybrid-lb` requires `--data-parallel-size-local`. "

@@ -52,9 +52,9 @@ def _json_unsafe() -> re.Pattern[str]:
 def json_text(doc: object) -> str:
     """``doc`` as indented JSON, UTF-8 kept readable, with every character a terminal would act on
     written as a ``\\uXXXX`` escape (still the same JSON value)."""
-    import json
+    from vlint.core.json_write import dumps_indented
 
-    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    text = dumps_indented(doc)
     if text.isascii():
         return text + "\n"
     return _json_unsafe().sub(lambda m: f"\\u{ord(m.group(0)):04x}", text) + "\n"

@@ -135,6 +135,17 @@ class QuantScheme:
         """The glob-style plain patterns with a dot (matched as a suffix after a dot)."""
         return tuple(p for p in self._ignore_matchers[2] if "." in p)
 
+    @cached_property
+    def layer_independent(self) -> bool:
+        """Whether :meth:`quantizes` and :meth:`for_module` answer the same for a module of every decoder
+        layer: no ignore list, no per-layer table, and targets only by class or plain module name (a
+        ``re:`` target or a name with a digit may pick layers)."""
+        return (
+            not self.per_module
+            and not any(self._ignore_matchers)
+            and all(not t.startswith("re:") and not any(c.isdigit() for c in t) for t in self.targets)
+        )
+
     def ignores(self, module: str, cls: str = "Linear") -> bool:
         """Whether ``module`` (a dotted name such as ``model.layers.3.mlp.down_proj``) stays unquantized."""
         exact, regexes, subs = self._ignore_matchers

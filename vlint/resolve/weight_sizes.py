@@ -253,9 +253,43 @@ def _is_moe_layer(arch: ModelArch, layer: int) -> bool:
     return layer >= arch.num_layers - arch.num_moe_layers
 
 
+def _layer_bytes(
+    arch: ModelArch, i: int, scheme: QuantScheme | None, b: float, prefix: str
+) -> tuple[float, float, float, float, float, int, int]:
+    """Decoder layer ``i``: (bytes, of them quantized, of them experts, experts quantized, stored GPTQ
+    placeholder biases, parameters, parameters stored quantized)."""
+    tot = q = e = eq = skipped = 0.0
+    params = quantized_params = 0
+    for lin in layer_linears(arch, i):
+        n = lin.out_f * lin.in_f * lin.count
+        params += n
+        name = f"{prefix}.{i}.{lin.name}"
+        if scheme is not None and scheme.quantizes(name, expert=lin.expert):
+            by = scheme.for_module(name).linear_bytes(lin.out_f, lin.in_f) * lin.count
+            quantized_params += n
+            q += by
+            eq += by if lin.expert else 0.0
+            if scheme.stored_bias:
+                skipped += lin.out_f * lin.count * 2.0
+        else:
+            by = n * b
+        tot += by
+        e += by if lin.expert else 0.0
+    norms = layer_extra_params(arch, i)
+    return tot + norms * b, q, e, eq, skipped, params + norms, quantized_params
+
+
 @lru_cache(maxsize=256)
 def weight_layout(arch: ModelArch) -> WeightLayout:
     """Checkpoint bytes of ``arch`` by part, sized with its quantization scheme."""
+    scheme = arch.quant
+    # a layer's sizes depend on its index only through its kind and MoE-ness, unless the block pattern
+    # or the quantization scheme names layers: then every layer is sized on its own
+    return layout_of(arch, by_kind=not arch.block_pattern and (scheme is None or scheme.layer_independent))
+
+
+def layout_of(arch: ModelArch, *, by_kind: bool) -> WeightLayout:
+    """:func:`weight_layout`; with ``by_kind``, each kind of layer sized once."""
     scheme = arch.quant
     b = dtype_bytes(arch.dtype)
     h, v = arch.hidden_size, arch.vocab_size
@@ -268,29 +302,20 @@ def weight_layout(arch: ModelArch) -> WeightLayout:
     quantized_params = 0  # of the layer linears stored quantized
     skipped = 0.0
     prefix = layer_prefix(arch)
+    kinds = arch.layer_types
+    sized: dict[tuple[str, bool], tuple[float, float, float, float, float, int, int]] = {}
     for i in range(arch.num_layers):
-        tot = 0.0
-        q = 0.0
-        e = 0.0
-        eq = 0.0
-        for lin in layer_linears(arch, i):
-            n = lin.out_f * lin.in_f * lin.count
-            params += n
-            name = f"{prefix}.{i}.{lin.name}"
-            if scheme is not None and scheme.quantizes(name, expert=lin.expert):
-                by = scheme.for_module(name).linear_bytes(lin.out_f, lin.in_f) * lin.count
-                quantized_params += n
-                q += by
-                eq += by if lin.expert else 0.0
-                if scheme.stored_bias:
-                    skipped += lin.out_f * lin.count * 2.0
-            else:
-                by = n * b
-            tot += by
-            e += by if lin.expert else 0.0
-        norms = layer_extra_params(arch, i)
-        params += norms
-        layers.append(tot + norms * b)
+        key = (kinds[i] if i < len(kinds) else "", arch.is_moe and _is_moe_layer(arch, i))
+        one = sized.get(key) if by_kind else None
+        if one is None:
+            one = _layer_bytes(arch, i, scheme, b, prefix)
+            if by_kind:
+                sized[key] = one
+        tot, q, e, eq, skip, n_params, n_quantized = one
+        params += n_params
+        quantized_params += n_quantized
+        skipped += skip
+        layers.append(tot)
         layers_q.append(q)
         layers_e.append(e)
         layers_eq.append(eq)

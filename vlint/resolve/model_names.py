@@ -324,8 +324,24 @@ def _by_variant() -> dict[tuple[str, ...], tuple[str, ...]]:
     return {k: tuple(sorted(v)) for k, v in table.items()}
 
 
+@cache
+def _quantized_ids() -> frozenset[str]:
+    return frozenset(e[0] for e in _entries() if e[3])
+
+
 def _quantized_name(mid: str) -> bool:
-    return any(e[0] == mid and e[3] for e in _entries())
+    return mid in _quantized_ids()
+
+
+@cache
+def _sized_by_first_word() -> dict[str, tuple[int, ...]]:
+    """The entries :func:`_contained` may find inside a name (two words or more, one a size word), by
+    the first word of their variant key: a name holds one only if it holds that word."""
+    table: dict[str, list[int]] = {}
+    for i, (_, _, base, _) in enumerate(_entries()):
+        if len(base) >= 2 and any(_SIZE_WORD.match(w) for w in base):
+            table.setdefault(base[0], []).append(i)
+    return {w: tuple(v) for w, v in table.items()}
 
 
 def _unique(ids: Sequence[str], org: str) -> str | None:
@@ -361,9 +377,11 @@ def _contained(key: tuple[str, ...], org: str, words: tuple[str, ...] = ()) -> t
     a size word and leave something around it."""
     best: list[tuple[str, str]] = []
     best_len = 0
-    for mid, stem, base, _ in _entries():
+    entries, by_first = _entries(), _sized_by_first_word()
+    for i in sorted({i for w in set(key) for i in by_first.get(w, ())}):  # in catalog order
+        mid, stem, base, _ = entries[i]
         n = len(base)
-        if n < 2 or n >= len(key) or n < best_len or not any(_SIZE_WORD.match(w) for w in base):
+        if n >= len(key) or n < best_len:
             continue
         if _holds(key, base):
             if n > best_len:

@@ -5,7 +5,10 @@ them take ~1 s; ``bench/fuzz.py`` is not needed: the catalog is fixed data)."""
 
 from __future__ import annotations
 
+import pytest
+
 from vlint.resolve.catalog import catalog_ids, lookup_catalog
+from vlint.resolve.quant_scheme import _names_no_layer
 from vlint.resolve.weight_sizes import layout_of, weight_layout
 
 
@@ -28,7 +31,29 @@ def test_same_layout_as_layer_by_layer() -> None:
 
 
 def test_layer_naming_schemes_size_each_layer() -> None:
-    quantized = [a for a in map(lookup_catalog, catalog_ids()) if a is not None and a.quant is not None]
-    assert any(a.quant.layer_independent for a in quantized)
-    named = [a for a in quantized if a.quant.ignore or a.quant.per_module]
-    assert named and not any(a.quant.layer_independent for a in named)
+    quantized = [a.quant for a in map(lookup_catalog, catalog_ids()) if a is not None and a.quant is not None]
+    assert any(q.layer_independent and q.ignore for q in quantized)  # e.g. ignore: [lm_head]
+    naming = [q for q in quantized if q.per_module or any(any(c.isdigit() for c in str(p)) for p in q.ignore)]
+    assert naming and not any(q.layer_independent for q in naming)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "style", "free"),
+    [
+        ("lm_head", "ct", True),
+        ("re:.*mlp.gate$", "ct", True),
+        ("re:.*self_attn", "ct", True),
+        ("model.layers.0.mlp.gate", "ct", False),
+        ("re:model.layers.[0-9].mlp", "ct", False),
+        ("re:.*layers\\.\\d\\.mlp", "ct", False),
+        ("re:.*layers...mlp", "ct", False),  # three wildcards span a one-digit index
+        ("re:model\\.layers\\.\\w\\.mlp", "ct", False),
+        ("*.mlp.gate", "glob", True),
+        ("model.layers.?.mlp", "glob", False),
+        ("model.layers.[12].mlp", "glob", False),
+        ("visual", "substring", True),
+        ("layers.1.", "substring", False),
+    ],
+)
+def test_which_entries_can_single_out_a_layer(pattern: str, style: str, free: bool) -> None:
+    assert _names_no_layer(pattern, style) is free

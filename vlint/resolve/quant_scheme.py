@@ -138,12 +138,11 @@ class QuantScheme:
     @cached_property
     def layer_independent(self) -> bool:
         """Whether :meth:`quantizes` and :meth:`for_module` answer the same for a module of every decoder
-        layer: no ignore list, no per-layer table, and targets only by class or plain module name (a
-        ``re:`` target or a name with a digit may pick layers)."""
+        layer: no per-layer table, and no ignore entry or target that could single a layer out."""
         return (
             not self.per_module
-            and not any(self._ignore_matchers)
-            and all(not t.startswith("re:") and not any(c.isdigit() for c in t) for t in self.targets)
+            and all(_names_no_layer(str(p), self.ignore_style) for p in self.ignore)
+            and all(_names_no_layer(t, "ct") for t in self.targets)
         )
 
     def ignores(self, module: str, cls: str = "Linear") -> bool:
@@ -237,6 +236,26 @@ def _layer_matches(pattern: str, module: str) -> bool:
     return any(
         fnmatch.fnmatchcase(m, pattern) or fnmatch.fnmatchcase(m, pattern + ".*") for m in module_aliases(module)
     )
+
+
+#: letter words joined by single dots, optionally anchored at the end: as a regex after ``.*``, it
+#: cannot match across a layer's index (that takes a digit or two wildcards in a row)
+_LAYER_FREE_TAIL = re.compile(r"[A-Za-z_]+(?:\.[A-Za-z_]+)*\$?")
+
+
+def _names_no_layer(pattern: str, style: str) -> bool:
+    """Whether an ignore entry or target matches a module of one decoder layer exactly when it matches
+    that module of every layer (``model.layers.N.…`` names differ only in N's digits): a plain name
+    or substring without a digit; a glob without ``?``/``[``; a ``re:`` pattern only of the form
+    ``.*`` + dotted words (``re:.*mlp.gate$``) — any other regex may pick layers."""
+    if any(c.isdigit() for c in pattern):
+        return False
+    if style == "ct" and pattern.startswith("re:"):
+        body = pattern[3:]
+        return body.startswith(".*") and _LAYER_FREE_TAIL.fullmatch(body[2:]) is not None
+    if style == "glob":
+        return not any(c in pattern for c in "?[")
+    return True
 
 
 def _ct_target(target: str, module: str) -> bool:

@@ -381,8 +381,15 @@ def _getstate(self: Any) -> list[Any]:
 
 
 def _setstate(self: Any, state: list[Any]) -> None:
-    for name, value in zip(self.__record_fields__, state, strict=True):
-        object.__setattr__(self, name, value)
+    """Unpickling (a worker's results, in the parent: serial, so it counts): each field's slot set
+    through its member descriptor, past the frozen ``__setattr__``."""
+    cls = type(self)
+    slots = cls.__dict__.get("__record_slots__")
+    if slots is None:
+        slots = tuple(getattr(cls, name) for name in cls.__record_fields__)
+        cls.__record_slots__ = slots
+    for slot, value in zip(slots, state, strict=True):
+        slot.__set__(self, value)
 
 
 def _set_new(cls: type, name: str, value: Any) -> None:

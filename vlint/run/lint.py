@@ -577,12 +577,18 @@ def _warm(engine: Engine, opts: LintOptions) -> None:
     from vlint.argspec.spec import bundled_versions
     from vlint.core.invocation import Invocation
     from vlint.core.span import Span
+    from vlint.sources.registry import import_sources
 
     span = Span("<warm-up>", 1, 1, 1, 1)
     args = [Token("meta-llama/Llama-3.1-8B-Instruct", span)]
     try:
         bundled_versions()
+        import_sources()
         engine.run_deployment(resolve(Invocation("cli", "vllm serve", span, args), opts.resolve))
+        # and a name the catalog holds only as a variant (the name matcher), on no named GPU
+        engine.run_deployment(
+            resolve(Invocation("cli", "vllm serve", span, [Token("llama-3.1-8b", span)]), opts.resolve)
+        )
     except Exception:  # only a warm-up
         pass
 

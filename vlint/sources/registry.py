@@ -10,10 +10,14 @@ from vlint.core.record import replace
 from vlint.sources import expansion_budget, sniffing
 from vlint.sources.base import ReadFile, Source, SourceResult, SourceText
 
+#: the module of every source's extract function (imported on first use)
+_MODULES: list[str] = []
+
 
 def _lazy(module: str, function: str = "extract") -> Callable[[SourceText, ReadFile], SourceResult]:
     """The source's extract function, imported on first use (sniffing a tree loads no source module),
     run with an expansion budget of its own for the file (reported once when it runs out)."""
+    _MODULES.append(module if "." in module else f"vlint.sources.{module}")
 
     def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         name = module if "." in module else f"vlint.sources.{module}"
@@ -60,6 +64,13 @@ SOURCES: tuple[Source, ...] = (
     Source("vllm-config", _sniff_vllm_config, _lazy("vlint.sources.vllm_yaml")),
     Source("helm-values", sniffing.helm_values, _lazy("vlint.sources.kube.helm_values")),
 )
+
+
+def import_sources() -> None:
+    """Import every source module now: before a run forks its workers, so that they share them
+    instead of each importing the ones its files need."""
+    for name in _MODULES:
+        importlib.import_module(name)
 
 
 #: a chart template read without rendering (:func:`vlint.sources.render.helm.template_unrendered`)

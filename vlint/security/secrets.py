@@ -142,16 +142,23 @@ def _looks_secret(name: str, value: str) -> bool:
 
 def _embedded(value: str) -> Iterator[str]:
     """Credentials inside a longer value: URL passwords, bearer tokens, ``Authorization`` headers,
-    well-known token shapes, plain or base64-encoded."""
-    for rx in (URL_CREDENTIALS, BEARER, AUTHORIZATION):
-        for m in rx.finditer(value):
-            if is_secret_value(m.group(1)):
+    well-known token shapes, plain or base64-encoded. Each pattern runs only on a value holding what
+    every match of it holds (most values are short words: no pattern runs)."""
+    low = value.lower()
+    for rx, needle in ((URL_CREDENTIALS, "://"), (BEARER, "bearer"), (AUTHORIZATION, "authorization")):
+        if needle in low:
+            for m in rx.finditer(value):
+                if is_secret_value(m.group(1)):
+                    yield m.group(1)
+    if "basic" in low:
+        for m in BASIC.finditer(value):
+            if _is_basic_credentials(m.group(1)):
                 yield m.group(1)
-    for m in BASIC.finditer(value):
-        if _is_basic_credentials(m.group(1)):
-            yield m.group(1)
-    for m in TOKEN_SHAPES.finditer(value):
-        yield m.group(0)
+    if any(p in low for p in _TOKEN_PREFIXES):
+        for m in TOKEN_SHAPES.finditer(value):
+            yield m.group(0)
+    if len(value) < 20:  # the shortest base64 run the pattern takes
+        return
     for m in _BASE64_RUN.finditer(value):
         if _encodes_token(m.group(0)):
             yield m.group(0)

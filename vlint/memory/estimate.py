@@ -752,9 +752,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
     mml = int(inp.max_model_len)
     tokens = kv_tokens(lay, num_blocks, mml, inflight, group_aware=bool(sw.get("kv_tokens_group_aware")), engine=engine)
     conc = (tokens / mml if engine == "V0" else max_concurrency(lay, num_blocks, mml, inflight)) if mml else 0.0
-    by_kind: dict[str, float] = {}
-    for s in layouts[0].specs:
-        by_kind[s.kind] = by_kind.get(s.kind, 0.0) + (s.bytes_per_token or 0.0)
+    by_kind = layouts[0].per_token_by_kind()
     per_tok = layouts[0].per_token_bytes()
     if not layouts[0].uniform:
         assumptions.append(

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from vlint.core.memo import BoundedMemo
 from vlint.core.record import field, record, replace
 from vlint.core.version import V
 from vlint.memory.weights import moe_split
 from vlint.resolve.model_arch import FULL, ModelArch, dtype_bytes
-from vlint.resolve.weight_sizes import checkpoint_layout, layer_linears
+from vlint.resolve.weight_sizes import checkpoint_layout, layer_kind_key, layer_linears
 
 if TYPE_CHECKING:
     from vlint.memory.inputs import MemoryInputs
@@ -140,6 +141,38 @@ def draft_kv_arch(est: DraftEstimate) -> ModelArch | None:
     return replace(src, num_layers=est.layers, layer_types=kinds, name=f"{src.name} (drafter)")
 
 
+#: LoRA slot bytes per stage by (model, dtype bytes, TP, rank, slots, MoE LoRA, stages): the same for a
+#: launch on every reference GPU
+_LORA: BoundedMemo[list[float]] = BoundedMemo(128)
+
+
+def _stage_lora_bytes(a: ModelArch, b: float, tp: int, r: int, n: int, moe_lora: bool, parts: list[int]) -> list[float]:
+    by_kind: dict[tuple[str, bool], float] = {}
+    per_layer: list[float] = []
+    for i in range(a.num_layers):
+        kind = layer_kind_key(a, i)
+        tot = by_kind.get(kind) if kind is not None else None
+        if tot is None:
+            tot = 0.0
+            for m in layer_linears(a, i):
+                if m.expert and not moe_lora:
+                    continue
+                if m.name.endswith((".gate", ".router")):
+                    continue  # routers are replicated linears vLLM does not wrap by default
+                row_parallel = m.name.endswith(("o_proj", "down_proj", "w2", "fc2"))
+                # row-parallel: lora_a splits the input; column-parallel: lora_b splits the output
+                elems = r * (m.in_f / tp) + m.out_f * r if row_parallel else r * m.in_f + (m.out_f / tp) * r
+                tot += elems * m.count * n * b
+            if kind is not None:
+                by_kind[kind] = tot
+        per_layer.append(tot)
+    out, start = [], 0
+    for k in parts:
+        out.append(sum(per_layer[start : start + k]))
+        start += k
+    return out
+
+
 def lora_bytes(inp: MemoryInputs, parts: list[int]) -> tuple[list[float], list[str]]:
     """Preallocated LoRA weight slots per TP rank of each PP stage."""
     if not inp.max_loras or inp.max_loras <= 0:
@@ -149,30 +182,15 @@ def lora_bytes(inp: MemoryInputs, parts: list[int]) -> tuple[list[float], list[s
     tp = max(1, inp.tensor_parallel_size)
     r, n = int(inp.max_lora_rank or 16), int(inp.max_loras)
     moe_lora = inp.version >= V("0.11.2")
-    per_layer: list[float] = []
-    for i in range(a.num_layers):
-        tot = 0.0
-        for m in layer_linears(a, i):
-            if m.expert and not moe_lora:
-                continue
-            if m.name.endswith((".gate", ".router")):
-                continue  # routers are replicated linears vLLM does not wrap by default
-            row_parallel = m.name.endswith(("o_proj", "down_proj", "w2", "fc2"))
-            # row-parallel: lora_a splits the input; column-parallel: lora_b splits the output
-            elems = r * (m.in_f / tp) + m.out_f * r if row_parallel else r * m.in_f + (m.out_f / tp) * r
-            tot += elems * m.count * n * b
-        per_layer.append(tot)
-    out, start = [], 0
-    for k in parts:
-        out.append(sum(per_layer[start : start + k]))
-        start += k
+    key = (a, b, tp, r, n, moe_lora, tuple(parts))
+    out = _LORA.get(key, lambda: _stage_lora_bytes(a, b, tp, r, n, moe_lora, parts))
     total = sum(out)
     note = (
         f"LoRA: {n} slot(s) of rank {r} preallocated on every linear layer"
         + (" incl. MoE experts" if a.is_moe and moe_lora else "")
         + f": {total / 2**30:.2f} GiB per rank (counted with the weights)"
     )
-    return out, [note]
+    return list(out), [note]
 
 
 __all__ = ["DraftEstimate", "draft_estimate", "draft_kv_arch", "lora_bytes"]

@@ -177,6 +177,8 @@ class KVLayout:
     uniform: bool = True  # one group (all layers share the block table)
     padding_layers: int = 0
     context_parallel: int = 1  # decode × prefill context-parallel ranks the tokens are spread over
+    #: per_token_bytes / per_token_by_kind, once computed (a memoized layout serves many estimates)
+    _per_token: tuple[float, dict[str, float]] | None = field(default=None, compare=False, repr=False)
 
     @property
     def num_groups(self) -> int:
@@ -184,7 +186,19 @@ class KVLayout:
 
     def per_token_bytes(self) -> float:
         """KV bytes per token summed over attention layers (what 'full' accounting would use)."""
-        return sum(s.bytes_per_token for s in self.specs)
+        return self._per_token_sums()[0]
+
+    def per_token_by_kind(self) -> dict[str, float]:
+        """:meth:`per_token_bytes` by layer kind (in the order the kinds first appear; a new dict)."""
+        return dict(self._per_token_sums()[1])
+
+    def _per_token_sums(self) -> tuple[float, dict[str, float]]:
+        if self._per_token is None:
+            by_kind: dict[str, float] = {}
+            for s in self.specs:
+                by_kind[s.kind] = by_kind.get(s.kind, 0.0) + (s.bytes_per_token or 0.0)
+            self._per_token = (sum(s.bytes_per_token for s in self.specs), by_kind)
+        return self._per_token
 
 
 def attention_block_size_for_hybrid(specs: list[LayerSpec], block_size: int, alignment: int = 16) -> int:
@@ -202,12 +216,24 @@ def attention_block_size_for_hybrid(specs: list[LayerSpec], block_size: int, ali
     return max(block_size, bs)
 
 
+#: layouts by (the identities of their specs, block size, hybrid manager, context parallelism): a launch
+#: sized on the reference GPUs builds the same layout for most of them (:func:`layer_specs` hands out
+#: one object per distinct spec, and the memo keeps each layout's specs alive, so an identity key
+#: cannot be reused by other specs)
+_LAYOUTS: BoundedMemo[KVLayout] = BoundedMemo(256)
+
+
 def build_layout(
     specs: list[LayerSpec], block_size: int, *, hybrid_manager: bool, context_parallel: int = 1
 ) -> KVLayout:
     """Group layers like ``get_kv_cache_groups`` and size one block. With decode/prefill context
     parallelism (``context_parallel`` = dcp × pcp ranks) each rank keeps every cp-th token of a
-    full-attention layer."""
+    full-attention layer. The layout is shared by equal calls: read it, never change it."""
+    key = (tuple(map(id, specs)), block_size, hybrid_manager, context_parallel)
+    return _LAYOUTS.get(key, lambda: _build_layout(list(specs), block_size, hybrid_manager, context_parallel))
+
+
+def _build_layout(specs: list[LayerSpec], block_size: int, hybrid_manager: bool, context_parallel: int) -> KVLayout:
     lay = KVLayout(specs=specs, block_size=block_size, context_parallel=max(1, context_parallel))
     if not specs:
         return lay

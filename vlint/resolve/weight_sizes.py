@@ -253,6 +253,16 @@ def _is_moe_layer(arch: ModelArch, layer: int) -> bool:
     return layer >= arch.num_layers - arch.num_moe_layers
 
 
+def layer_kind_key(arch: ModelArch, layer: int) -> tuple[str, bool] | None:
+    """What :func:`layer_linears` and :func:`layer_extra_params` of ``layer`` depend on besides the
+    model: its kind and whether it is a MoE layer; None for a block-pattern model (Nemotron-H), whose
+    layers are each their own."""
+    if arch.block_pattern:
+        return None
+    kinds = arch.layer_types
+    return (kinds[layer] if layer < len(kinds) else "", arch.is_moe and _is_moe_layer(arch, layer))
+
+
 def _layer_bytes(
     arch: ModelArch, i: int, scheme: QuantScheme | None, b: float, prefix: str
 ) -> tuple[float, float, float, float, float, int, int]:
@@ -302,14 +312,13 @@ def layout_of(arch: ModelArch, *, by_kind: bool) -> WeightLayout:
     quantized_params = 0  # of the layer linears stored quantized
     skipped = 0.0
     prefix = layer_prefix(arch)
-    kinds = arch.layer_types
     sized: dict[tuple[str, bool], tuple[float, float, float, float, float, int, int]] = {}
     for i in range(arch.num_layers):
-        key = (kinds[i] if i < len(kinds) else "", arch.is_moe and _is_moe_layer(arch, i))
-        one = sized.get(key) if by_kind else None
+        key = layer_kind_key(arch, i)
+        one = sized.get(key) if by_kind and key is not None else None
         if one is None:
             one = _layer_bytes(arch, i, scheme, b, prefix)
-            if by_kind:
+            if by_kind and key is not None:
                 sized[key] = one
         tot, q, e, eq, skip, n_params, n_quantized = one
         params += n_params

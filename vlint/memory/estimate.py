@@ -17,6 +17,7 @@ captured after the KV cache, outside the budget.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from typing import Any
 
@@ -566,7 +567,8 @@ def graph_counts(inp: MemoryInputs) -> tuple[int, int]:
     if mode == "NONE":
         return 0, 0
     q = 1 + max(0, int(inp.num_speculative_tokens))
-    decode = sum(1 for x in sizes if q <= x <= q * int(inp.max_num_seqs))
+    ordered = sorted(sizes)  # (already ascending: a pass in C) the sizes in [q, q × max_num_seqs]
+    decode = bisect_right(ordered, q * int(inp.max_num_seqs)) - bisect_left(ordered, q)
     if mode == "FULL_DECODE_ONLY":
         return 0, decode
     return len(sizes), (decode if mode == "FULL_AND_PIECEWISE" else 0)

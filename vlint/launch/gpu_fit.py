@@ -157,12 +157,13 @@ def compute_gpu_fit(dep: Deployment) -> tuple[list[GpuFit] | None, str | None]:
         return _host_fit(dep)
     if "accelerator_options" in dep.invocation.facts:
         return _options_fit(dep)
-    from vlint.launch.memory_inputs import blocked_by, estimate_on_gpu
+    from vlint.launch.memory_inputs import blocked_by, estimate_on_gpu, feature_inputs
 
     count = _ranks(dep)
     out: list[GpuFit] = []
+    features = feature_inputs(dep)  # the same on every GPU
     for name, spec in reference_gpus(dep.reference_gpus):
-        m = estimate_on_gpu(dep, spec, count)
+        m = estimate_on_gpu(dep, spec, count, features=features)
         if m is None:
             return None, blocked_by(replace(dep, gpu=spec))
         gmu = m.budget_gib / m.total_gib if m.total_gib > 0 else 0.9

@@ -301,15 +301,16 @@ def estimate_for(dep: Deployment) -> MemoryEstimate | None:
     return _low_confidence_verdict(estimate_memory(gpu_inputs(dep)), dep.arch.confidence)
 
 
-def gpu_inputs(dep: Deployment, arch: ModelArch | None = None) -> MemoryInputs:
+def gpu_inputs(dep: Deployment, arch: ModelArch | None = None, features: dict[str, Any] | None = None) -> MemoryInputs:
     """The memory model's inputs for the launch on its GPU (``arch`` in place of its model's facts):
-    the one place estimates, what-ifs and fixes take them from."""
+    the one place estimates, what-ifs and fixes take them from. ``features``: the launch's
+    :func:`feature_inputs`, when the caller has them (they do not depend on the GPU)."""
     from vlint.memory import inputs_from_resolved
 
     arch = arch or dep.arch
     assert arch is not None and dep.gpu is not None
     env = {k: v for k, v in dep.env.items() if isinstance(v, str)}
-    extra = {"gpu_count": dep.gpu_count, "env": env, **feature_inputs(dep)}
+    extra = {"gpu_count": dep.gpu_count, "env": env, **(feature_inputs(dep) if features is None else features)}
     if dep.gpu_free_gib is not None:  # the rest is held by other processes
         extra["other_gpu_usage_gib"] = max(0.0, dep.gpu.total_gib - dep.gpu_free_gib)
     return inputs_from_resolved(arch, dep.gpu, dep.version, dep.resolved, **extra)
@@ -394,10 +395,13 @@ def _low_confidence_verdict(m: MemoryEstimate, confidence: str | None) -> Memory
     return replace(m, too_close_to_call=True, facts_low_confidence=True)
 
 
-def estimate_on_gpu(dep: Deployment, gpu: GpuSpec, gpu_count: int | None = None) -> MemoryEstimate | None:
+def estimate_on_gpu(
+    dep: Deployment, gpu: GpuSpec, gpu_count: int | None = None, *, features: dict[str, Any] | None = None
+) -> MemoryEstimate | None:
     """The memory estimate of ``dep``'s launch on ``gpu`` (× ``gpu_count``), with the defaults that
     release picks for that GPU re-resolved from the launch's own settings. Pure: no I/O beyond
-    the bundled data. None when the model is unknown or a needed setting is unresolved."""
+    the bundled data. None when the model is unknown or a needed setting is unresolved. ``features``:
+    ``feature_inputs(dep)`` when the caller sizes the launch on several GPUs (computed once)."""
     if dep.arch is None:
         return None
     from vlint.core.record import replace as dc_replace
@@ -415,4 +419,7 @@ def estimate_on_gpu(dep: Deployment, gpu: GpuSpec, gpu_count: int | None = None)
     )
     if blocked_by(probe) is not None:
         return None
-    return estimate_for(probe)
+    from vlint.memory import estimate_memory
+
+    assert probe.arch is not None
+    return _low_confidence_verdict(estimate_memory(gpu_inputs(probe, features=features)), probe.arch.confidence)

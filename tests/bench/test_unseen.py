@@ -128,9 +128,10 @@ def test_section_is_replaced_or_appended(tmp_path: Path) -> None:
     assert text.startswith("# Accuracy\n\n## Other\n\nkept\n\n")
     assert text.count(unseen.MARK_BEGIN) == 1 and "two" in text and "one" not in text
     md = unseen.render(_records())
-    assert md.startswith(unseen.MARK_BEGIN) and "| all | 2 |" in md and "| holdout third (untouched) | 1 |" in md
+    assert md.startswith(unseen.MARK_BEGIN) and "| batch 1 (all) | 2 |" in md and "| batch 1 holdout | 1 |" in md
+    assert "batch 2" not in md  # no batch 2 in the fixture: no batch 2 rows
     md = unseen.render(_records(), loose=_records(tolerance=unseen.LOOSE))
-    assert f"| all, lines within ±{unseen.LOOSE} | 2 | 2/2 (100 %) |" in md
+    assert f"| batch 1, lines within ±{unseen.LOOSE} | 2 | 2/2 (100 %) |" in md
 
 
 def test_the_first_measurement_is_shown_before_todays_rows() -> None:
@@ -140,19 +141,49 @@ def test_the_first_measurement_is_shown_before_todays_rows() -> None:
     md = unseen.render(recs, baseline=first)
     assert "commit `967c504`" in md and "before any fix" in md
     rows = [line.split(" | ")[0].strip("| ") for line in md.splitlines() if line.startswith("| ")]
-    want = ["all, before fixes", "holdout third, before fixes", "the other two thirds, before fixes", "all"]
-    assert rows[1:5] == want
+    want = ["batch 1 (all), before fixes", "batch 1 holdout, before fixes", "batch 1 rest, before fixes"]
+    assert rows[1:6] == [*want, "batch 1 (all)", "batch 1 holdout"]
     assert "Measured before any fix made" not in md and "Measured before any fix made" in unseen.render(recs)
 
 
 def test_holdout_flags_follow_the_readme_rule() -> None:
     manifest, expect = unseen.load_set()
-    ids = sorted(unseen.units(manifest))
+    first = [e for e in manifest if e.get("batch", 1) == 1]
+    ids = sorted(unseen.units(first))
     random.Random(expect["holdout_seed"]).shuffle(ids)
     hold = set(ids[: len(ids) // 3])
-    for uid, entries in unseen.units(manifest).items():
+    for uid, entries in unseen.units(first).items():
         for e in entries:
+            assert "batch" not in expect["files"][e["file"]], e["file"]
             assert expect["files"][e["file"]]["holdout"] == (uid in hold), e["file"]
+
+
+def test_batch_2_is_fresh_and_held_out_whole() -> None:
+    manifest, expect = unseen.load_set()
+    fresh = [e for e in manifest if e.get("batch", 1) == 2]
+    assert len(fresh) >= 45 and len({e["repo"] for e in fresh}) >= 25
+    assert {e["file"] for e in manifest} == set(expect["files"])
+    first_repos = {e["repo"].lower() for e in manifest if e.get("batch", 1) == 1}
+    for e in fresh:
+        assert e["repo"].lower() not in first_repos, e["repo"]
+        assert len(e["commit"]) == 40 and len(e["sha256"]) == 64 and e["via"] in ("fetch", "read_file")
+        x = expect["files"][e["file"]]
+        assert x["holdout"] is True and x["batch"] == 2, e["file"]
+    sets = {e["set"] for e in fresh if e["set"]}
+    assert not sets & {e["set"] for e in manifest if e.get("batch", 1) == 1 and e["set"]}
+
+
+def test_batch_2_is_counted_apart() -> None:
+    exp = json.loads(json.dumps(EXPECT))
+    exp["files"]["docker-compose/b.yml"]["batch"] = 2
+    recs = unseen.score(MANIFEST, exp, RESULTS, {"shell/a.sh": SHELL, "docker-compose/b.yml": ""}.__getitem__)
+    n = unseen.numbers(recs)
+    assert (n["all"]["files"], n["holdout"]["files"], n["rest"]["files"], n["batch2"]["files"]) == (1, 0, 1, 1)
+    assert n["all_batches"]["files"] == 2 and n["batch2"]["extra_launches"] == 1
+    assert set(n["per_format_batch2"]) == {"docker-compose"} and set(n["per_format"]) == {"shell"}
+    md = unseen.render(recs)
+    assert "| batch 2 (fresh) | 1 |" in md and "### Batch 2 (fresh), per format" in md
+    assert "## B2 `docker-compose/b.yml`" in unseen.render_details(recs)
 
 
 def test_a_real_unit_end_to_end(tmp_path: Path) -> None:

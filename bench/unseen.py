@@ -663,16 +663,22 @@ def render(
             else []
         ),
         "",
-        f"Expected findings include {allt['soft']} *soft* items (they rest on facts vlint may not have:"
+        f"Batch 1's expected findings include {allt['soft']} *soft* items (they rest on facts vlint may not have:"
         f" found {allt['soft_found']}); {allt['uncovered']} further expected problems have no rule yet (`code: null`)"
         " and are not in the rate. Wrong findings are over all findings reported (VL230 excluded);"
-        " extra launches are deployments at lines no expectation names.",
+        " extra launches are deployments at lines no expectation names."
+        + (
+            f" Batch 2: {totals(fresh)['soft']} soft items (found {totals(fresh)['soft_found']}),"
+            f" {totals(fresh)['uncovered']} without a rule."
+            if fresh
+            else ""
+        ),
         "",
-        "### Per format",
+        "### Per format (batch 1)" if fresh else "### Per format",
         "",
     ]
     lines += per_format_table(first)
-    lines += ["", "### Most frequent misses", "", "| cause | count |", "|---|---:|"]
+    lines += ["", "### Most frequent misses" + (" (batch 1)" if fresh else ""), "", "| cause | count |", "|---|---:|"]
     for cause, n in miss_categories(first).most_common(12):
         lines.append(f"| {cause} | {n} |")
     if fresh:

@@ -376,6 +376,38 @@ def test_command_assembled_in_a_variable_and_run_with_bash_c_or_eval() -> None:
         assert inv.span.line == 3
 
 
+def test_eval_of_a_command_known_in_part() -> None:
+    """Issue 29: a command string built with an ``if`` (or holding an unknown ``$EXTRA``) run by eval is
+    still a launch: its known words are read, the unknown ones marked (the launch is opaque)."""
+    text = (
+        'CMD="vllm serve m --port 8000"\n'
+        'if [ -n "$TP" ]; then CMD="$CMD --tensor-parallel-size $TP"; fi\n'
+        'CMD="$CMD --max-model-len 8192"\n'
+        "eval $CMD\n"
+    )
+    inv = one(text)
+    assert argv(inv) == ["m", "--port", "8000", "--tensor-parallel-size $TP", "--max-model-len", "8192"]
+    assert inv.opaque_args and inv.span.line == 4
+    for runner in ('eval "$CMD"', "eval $CMD"):
+        inv = one(f'CMD="vllm serve m $EXTRA --max-num-seqs 8"\n{runner}\n')
+        assert argv(inv) == ["m", "$EXTRA", "--max-num-seqs", "8"]
+        assert inv.opaque_args
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'CMD="vllm serve m; echo done $X"\neval "$CMD"\n',  # a list: eval would parse it, vlint does not guess
+        'CMD="vllm serve m > log.txt $X"\neval "$CMD"\n',  # a redirect
+        "eval $CMD\n",  # nothing known of CMD
+        'CMD="echo vllm serve m $X"\neval $CMD\n',  # not a vLLM launch
+        'eval "exec vllm serve m {{- if .X -}}--tp {{ .X }}{{- end }} $N"\n',  # a template not rendered
+    ],
+)
+def test_eval_known_in_part_is_not_guessed(text: str) -> None:
+    assert launches(text) == []
+
+
 def test_eval_joins_its_arguments() -> None:
     inv = one('eval vllm serve m --x "a b"')
     assert argv(inv) == ["m", "--x", "a", "b"]  # eval re-splits "a b"

@@ -169,11 +169,76 @@ def test_array_with_an_unknown_element_keeps_the_known_ones() -> None:
     assert extra.opaque  # unquoted: any number of words
 
 
-def test_array_appended_or_indexed_with_an_unknown_element_stays_unknown() -> None:
-    (w,) = last_words('A=(a); A+=("$X"); cmd "${A[@]}"')
-    assert w.unresolved and w.opaque
+def test_array_appended_with_an_unknown_element_keeps_the_known_ones() -> None:
+    """Issue 29: ``cmd+=(… $EXTRA)`` keeps what the array held and marks the unknown element."""
+    a, x = last_words('A=(a); A+=("$X"); cmd "${A[@]}"')
+    assert (a.text, a.unresolved) == ("a", False)
+    assert x.unresolved and not x.opaque  # "$X": one word
+    words = last_words('A=(vllm serve); A+=(m); A+=(--max-num-seqs 64 $EXTRA); cmd "${A[@]}"')
+    assert [(w.text, w.unresolved) for w in words] == [
+        ("vllm", False),
+        ("serve", False),
+        ("m", False),
+        ("--max-num-seqs", False),
+        ("64", False),
+        ("$EXTRA", True),
+    ]
+    assert words[-1].opaque
+
+
+def test_array_appended_inside_an_if_marks_what_may_be_added() -> None:
+    words = last_words('A=(serve m); if [ -n "$TP" ]; then A+=(--tp 2); fi; cmd "${A[@]}"')
+    assert [(w.text, w.unresolved) for w in words] == [("serve", False), ("m", False), ("--tp", True), ("2", True)]
+    assert all(w.opaque for w in words[2:])  # may be absent: any number of words, none included
+
+
+def test_array_indexed_or_unknown_before_stays_unknown() -> None:
     (w,) = last_words('A=(a "$X"); cmd "${A[1]}"')
     assert w.unresolved
+    (w,) = last_words('A=$(f); A+=(b); cmd "${A[@]}"')  # nothing known of A before: still unknown
+    assert w.unresolved and w.opaque
+
+
+def test_string_known_in_part_splits_into_its_words_unquoted() -> None:
+    """``$CMD`` of ``CMD="vllm serve m $EXTRA"``: the known words, the unknown one marked opaque."""
+    words = last_words('CMD="serve m --port 8000 $EXTRA"; cmd $CMD')
+    assert [(w.text, w.unresolved) for w in words] == [
+        ("serve", False),
+        ("m", False),
+        ("--port", False),
+        ("8000", False),
+        ("$EXTRA", True),
+    ]
+    assert words[-1].opaque
+    (w,) = last_words('CMD="serve m $EXTRA"; cmd "$CMD"')  # quoted: one word, unknown as a whole
+    assert w.unresolved
+
+
+def test_string_extended_inside_an_if_keeps_what_both_paths_begin_with() -> None:
+    script = 'C="serve m --port 8000"; if [ -n "$TP" ]; then C="$C --tp $TP"; fi; C="$C --max-model-len 8192"; cmd $C'
+    words = last_words(script)
+    assert [(w.text, w.unresolved) for w in words] == [
+        ("serve", False),
+        ("m", False),
+        ("--port", False),
+        ("8000", False),
+        ("--tp $TP", True),
+        ("--max-model-len", False),
+        ("8192", False),
+    ]
+    assert words[4].opaque
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'if [ -n "$A" ]; then C="serve m"; fi; cmd $C',  # unset before: nothing known
+        'C="serve m"; if [ -n "$A" ]; then C="other x"; fi; cmd $C',  # no common beginning
+    ],
+)
+def test_string_either_with_nothing_in_common_stays_unknown(script: str) -> None:
+    (w,) = last_words(script)
+    assert w.unresolved and w.opaque
 
 
 # -- arithmetic ---------------------------------------------------------------------------------------

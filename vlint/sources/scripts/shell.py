@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vlint.core.invocation import Fact, Invocation, Problem, Token
-from vlint.core.record import field, record
+from vlint.core.record import field, record, replace
 from vlint.core.span import PositionMap, Span
 from vlint.sources import vllm_yaml
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
@@ -378,6 +378,12 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
         if not any(w.unresolved for w in rest):
             # eval joins its arguments with blanks and runs the result as a script
             script = Word(" ".join(w.text for w in rest), rest[0].start, rest[-1].end, quoted=True)
+        elif depth < 3:
+            # known in part ($CMD built up with an `if` or an unknown $EXTRA): when its known words are
+            # plain words, eval runs them as one command, the unknown ones left unknown
+            split = _eval_words(rest)
+            if split is not None:
+                return _launches(replace(cmd, words=split), ev, depth + 1, errors)
     if script is not None and depth < 3:
         return _launches_in_string(script, ev, env, depth, errors)
     base = words[i].text.rsplit("/", 1)[-1]
@@ -388,6 +394,32 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
                 launch.head = words[0]
         return out
     return []
+
+
+#: what makes eval's string more than one plain command (a list, a pipe, a redirect, quotes, a subshell,
+#: braces: a brace expansion, or a template action of a file not rendered yet)
+_SHELL_SYNTAX = re.compile(r"[;&|<>()'\"\\`${}]")
+
+
+def _eval_words(rest: list[Word]) -> list[Word] | None:
+    """``eval``'s arguments as the words of the one command it runs, when that can be told: each
+    argument split at blanks (an unresolved one by its known and unknown words), None when a known
+    word holds shell syntax (eval would parse it) — unknown words stay unknown and opaque."""
+    out: list[Word] = []
+    for w in rest:
+        parts = w.words if w.unresolved and w.words is not None else None
+        if parts is None:
+            if w.unresolved:
+                out.append(replace(w, opaque=True))
+                continue
+            parts = tuple((t, True) for t in w.text.split())
+        for text, known in parts:
+            if known and _SHELL_SYNTAX.search(text):
+                return None
+            out.append(
+                Word(text, w.start, w.end, unresolved=not known, opaque=not known, partial="" if known else text)
+            )
+    return out
 
 
 _SHELLS = {"bash", "sh", "zsh", "dash", "ksh"}

@@ -51,6 +51,9 @@ class Word:
     #: for an unresolved word (whose ``text`` is its source spelling): the expansion with quotes
     #: removed and the unknown parts kept as written (``"HF_TOKEN=$T"`` → ``HF_TOKEN=$T``)
     partial: str = ""
+    #: for an unresolved word: the words it splits into at blanks (as ``$CMD`` unquoted, or ``eval``,
+    #: would split it), each (text, known): an unknown part is never split and its word is unknown
+    words: tuple[tuple[str, bool], ...] | None = None
 
     @property
     def expanded(self) -> str:
@@ -67,6 +70,10 @@ class Var:
     #: an array with some elements vlint cannot know (``(--model m "$EXTRA")``; value is None): every
     #: element as (text, known, opaque), so that ``"${A[@]}"`` keeps the known ones and marks the others
     partial: tuple[tuple[str, bool, bool], ...] | None = None
+    #: a string with some parts vlint cannot know (``"vllm serve $MODEL $EXTRA"``, or one an ``if``
+    #: may have extended; value is None): its words at blanks as (text, known) — an unknown word may
+    #: stand for any number of words
+    words: tuple[tuple[str, bool], ...] | None = None
 
 
 @record(slots=True)
@@ -359,6 +366,8 @@ class ShellEvaluator:
         # parts copied the text once per part: quadratic)
         buf: list[str] = []
         size = 0
+        #: the current field's pieces: (text, known) — for the words of an unresolved field
+        pieces: list[tuple[str, bool]] = []
 
         def current() -> Word:
             nonlocal cur
@@ -366,10 +375,11 @@ class ShellEvaluator:
                 cur = Word("", w.start, w.end)
             return cur
 
-        def add(text: str) -> Word:
+        def add(text: str, known: bool = True) -> Word:
             nonlocal size
             c = current()
             buf.append(text)
+            pieces.append((text, known))
             size += len(text)
             return c
 
@@ -377,7 +387,10 @@ class ShellEvaluator:
             nonlocal cur, size
             if cur is not None:
                 cur.text = "".join(buf)
+                if cur.unresolved:
+                    cur.words = _split_pieces(pieces)
                 buf.clear()
+                pieces.clear()
                 size = 0
                 fields.append(cur)
                 cur = None
@@ -432,6 +445,23 @@ class ShellEvaluator:
                     ):
                         val = None  # a word vlint does not build (see MAX_VALUE_CHARS)
                     if kind != "value" or val is None:
+                        in_part = self.vars.get(part.name) if not part.op and not part.index else None
+                        if in_part is not None and in_part.words is not None:
+                            # a string known in part: unquoted (the whole word), one field per word, the
+                            # unknown ones marked; quoted, one field holding them all
+                            whole = not part.quoted and len(w.parts) == 1
+                            for k, (item, known) in enumerate(in_part.words):
+                                if k:
+                                    if whole:
+                                        close()
+                                    else:
+                                        add(" ")
+                                c = add(item, known)
+                                if not known:
+                                    mark_unknown(part.quoted and not whole)
+                            if not whole:
+                                mark_unknown(True)
+                            continue
                         var = self.vars.get(part.name) if part.index in ("@", "*") and not part.op else None
                         if var is not None and var.partial is not None and part.quoted and part.index == "@":
                             # "${A[@]}" of an array with unknown elements: one field per element, the
@@ -446,7 +476,7 @@ class ShellEvaluator:
                                     c.opaque = c.opaque or opaque
                             continue
                         mark_unknown(part.quoted, many=part.name in ("@", "*") or part.index in ("@", "*"))
-                        add(part.raw)
+                        add(part.raw, known=False)
                         continue
                     if isinstance(val, list):
                         if part.quoted and part.index == "@":
@@ -467,14 +497,14 @@ class ShellEvaluator:
                     v = self._arith(part.expr)
                     if v is None:
                         mark_unknown(part.quoted)
-                        add("$((" + part.expr + "))")
+                        add("$((" + part.expr + "))", known=False)
                     elif part.quoted:
                         add(str(v))
                     else:
                         add_split(str(v))
                 elif isinstance(part, CmdSubst):
                     mark_unknown(part.quoted)
-                    add(part.raw)
+                    add(part.raw, known=False)
 
         walk(w.parts, 0)
         close()
@@ -523,6 +553,7 @@ class ShellEvaluator:
         value: str | list[str] | None
         expanded: Word
         partial: tuple[tuple[str, bool, bool], ...] | None = None
+        words: tuple[tuple[str, bool], ...] | None = None
         if array is not None:
             items: list[str] = []
             unknown = False
@@ -537,6 +568,11 @@ class ShellEvaluator:
             if unknown and not append and not conditional:
                 partial = tuple(elems)
             expanded = Word(" ".join(items), value_word.start, value_word.end, unresolved=unknown)
+            before = _elements(self.vars.get(name)) if append else None
+            if before is not None and (unknown or conditional or self.vars[name].value is None):
+                # A+=(…) to an array known in full or in part: its elements so far, then these (the
+                # unknown ones marked); inside an if, these may not be added: all of them unknown
+                partial = (*before, *(((t, False, True) for t, _, _ in elems) if conditional else elems))
             if append and value is not None:
                 old = self.vars.get(name)
                 value = (old.value if old and isinstance(old.value, list) else []) + value if old else value
@@ -548,10 +584,17 @@ class ShellEvaluator:
             unknown = any(f.unresolved for f in fields)
             expanded = Word(text, value_word.start, value_word.end, unresolved=unknown, quoted=True)
             value = None if unknown else text
+            new_words: tuple[tuple[str, bool], ...] | None = _joined_words(fields)
             if append:
                 old = self.vars.get(name)
+                start = _string_words(old) if old is not None else ()
+                new_words = None if start is None else _glue(start, new_words)
                 if old is not None:
                     value = None if old.value is None or value is None else str(old.value) + value
+            if conditional:
+                # assigned inside an if: the old words or the new ones; what both begin with is known
+                new_words = _either(_string_words(self.vars[name]) if name in self.vars else None, new_words)
+            words = new_words
         if conditional:
             old = self.vars.get(name)
             if old is None or old.value != value:
@@ -560,7 +603,14 @@ class ShellEvaluator:
             value = None
         prev = self.vars.get(name)
         exported = exported or self._auto_export or (prev.exported if prev else False)
-        self.vars[name] = Var(value, exported, name_start, value_word.end, partial if value is None else None)
+        self.vars[name] = Var(
+            value,
+            exported,
+            name_start,
+            value_word.end,
+            partial if value is None else None,
+            words if value is None and words and not _too_large(" ".join(t for t, _ in words)) else None,
+        )
         self.unset.discard(name)
         if record:
             self.assignments.append(Assignment(name, expanded, name_start, exported))
@@ -892,6 +942,93 @@ class ShellEvaluator:
         text = "".join(text_parts)
         segments.sort(key=lambda s: s[0])
         return HeredocFile(text, PositionMap(self.posmap.path, segments), unresolved)
+
+
+def _split_pieces(pieces: list[tuple[str, bool]]) -> tuple[tuple[str, bool], ...]:
+    """A field's pieces split at blanks as an unquoted expansion would split them: known text at its
+    blanks; an unknown piece is kept whole and makes its word unknown."""
+    out: list[tuple[str, bool]] = []
+    text: list[str] = []
+    known = True
+
+    def flush() -> None:
+        nonlocal known
+        if text:
+            out.append(("".join(text), known))
+        text.clear()
+        known = True
+
+    for piece, ok in pieces:
+        if not ok:
+            text.append(piece)
+            known = False
+            continue
+        for k, chunk in enumerate(_IFS.split(piece)):
+            if k:
+                flush()
+            if chunk:
+                text.append(chunk)
+    flush()
+    return tuple(out)
+
+
+def _joined_words(fields: list[Word]) -> tuple[tuple[str, bool], ...]:
+    """The words of an assigned value (its fields joined, as an assignment joins them)."""
+    out: list[tuple[str, bool]] = []
+    for f in fields:
+        if f.unresolved and f.words is not None:
+            out.extend(f.words)
+        elif f.unresolved:
+            out.append((f.text, False))
+        else:
+            out.extend((t, True) for t in _IFS.split(f.text) if t)
+    return tuple(out)
+
+
+def _string_words(var: Var | None) -> tuple[tuple[str, bool], ...] | None:
+    """A string variable's words so far: all known, some known, or None (nothing known)."""
+    if var is None:
+        return None
+    if isinstance(var.value, str):
+        return tuple((t, True) for t in _IFS.split(var.value) if t)
+    return var.words
+
+
+def _glue(a: tuple[tuple[str, bool], ...], b: tuple[tuple[str, bool], ...]) -> tuple[tuple[str, bool], ...]:
+    """The words of string ``a`` with ``b`` appended (``+=``: no blank between them)."""
+    if a and b:
+        (last, k1), (first, k2) = a[-1], b[0]
+        return (*a[:-1], (last + first, k1 and k2), *b[1:])
+    return a + b
+
+
+def _either(
+    old: tuple[tuple[str, bool], ...] | None, new: tuple[tuple[str, bool], ...] | None
+) -> tuple[tuple[str, bool], ...] | None:
+    """The words of a variable that holds ``old`` or ``new`` (an assignment an ``if`` may skip): the
+    known words both begin with, then one unknown word for the rest (None when they share none)."""
+    if old is None or new is None:
+        return None
+    n = 0
+    while n < min(len(old), len(new)) and old[n] == new[n] and old[n][1]:
+        n += 1
+    if n == len(old) == len(new):
+        return new
+    if n == 0:
+        return None
+    rest = " ".join(t for t, _ in new[n:]) or " ".join(t for t, _ in old[n:])
+    return (*new[:n], (rest, False))
+
+
+def _elements(var: Var | None) -> tuple[tuple[str, bool, bool], ...] | None:
+    """An array's elements so far (a string is one element): all known, some known, or None."""
+    if var is None:
+        return None
+    if isinstance(var.value, list):
+        return tuple((t, True, False) for t in var.value)
+    if isinstance(var.value, str):
+        return ((var.value, True, False),)
+    return var.partial
 
 
 def _skip_sudo(words: list[Word]) -> list[Word]:

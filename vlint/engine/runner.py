@@ -186,6 +186,8 @@ class Engine:
             out = self._soften_release_guess(dep, out, context)
         if "read_unrendered" in dep.invocation.facts:
             out = self._soften_unrendered(out)
+        if dep.args.opaque:
+            out = self._soften_opaque(dep, out, context)
         if dep.invocation.program in KEYWORD_PROGRAMS:
             out = [_keyword_finding(f) for f in out]
         return out
@@ -215,6 +217,36 @@ class Engine:
             replace(
                 f, severity="warning", message=f.message + why, data={**f.data, "model_facts": "inferred from the name"}
             )
+            if f.severity == "error" and f.code in codes and (f.code, f.span.line, f.span.column) not in standing
+            else f
+            for f in findings
+        ]
+
+    def _soften_opaque(self, dep: Deployment, findings: list[Finding], context: str) -> list[Finding]:
+        """Words vlint cannot read (``$EXTRA_ARGS``, an array element it does not know) may set any option:
+        an error that rests on the default of an option the launch does not write is a warning that
+        says so. Which errors rest on one is found by linting the launch again with those options
+        unknown: the errors that remain stand (a value written wrong stays an error)."""
+        errors = [f for f in findings if f.severity == "error" and f.code not in self.severity]
+        if not errors:
+            return findings
+        from vlint.launch.resolver import with_unread_settings
+
+        codes = {f.code for f in errors}
+        standing = {
+            (f.code, f.span.line, f.span.column)
+            for f in self._deployment_findings(with_unread_settings(dep), context, codes)
+            if f.severity == "error"
+        }
+        unread = sorted({t.text for t in dep.invocation.args if t.unresolved})
+        named = ", ".join(unread[:3]) + (", …" if len(unread) > 3 else "") if unread else "words vlint cannot read"
+        why = (
+            f" (this assumes {named} set{'s' if len(unread) == 1 else ''} none of the options the launch leaves to "
+            "their defaults; vlint cannot "
+            "read them: write those options out, or pass the values with vlint explain --set, to check for certain)"
+        )
+        return [
+            replace(f, severity="warning", message=f.message + why, data={**f.data, "unread_words": unread})
             if f.severity == "error" and f.code in codes and (f.code, f.span.line, f.span.column) not in standing
             else f
             for f in findings

@@ -54,6 +54,32 @@ def free_source(dep: Deployment) -> str:
 
 def environment_notes(dep: Deployment) -> tuple[Note, ...]:
     """The notes of one launch (none when vlint assumed nothing it should say)."""
+    return _environment_notes(dep) + unread_words_notes(dep)
+
+
+#: what a launch with words vlint cannot read is told to do
+WRITE_THEM_OUT = "write those options out (or try values with vlint explain --set) to check them"
+
+
+def unread_words_notes(dep: Deployment) -> tuple[Note, ...]:
+    """A launch whose argv holds words vlint cannot read (``$EXTRA_ARGS``, an unknown array element)
+    that the memory model still answered: it assumed they set none of the options the launch leaves
+    to their defaults (its errors that rest on that are warnings, :meth:`Engine._soften_opaque`)."""
+    if not dep.args.opaque or dep.arch is None:
+        return ()
+    unread = sorted({t.text for t in dep.invocation.args if t.unresolved})
+    words = ", ".join(unread[:3]) + (", …" if len(unread) > 3 else "") if unread else "words vlint cannot read"
+    return (
+        Note(
+            "unread_words",
+            words,
+            f"the memory model assumes {words} set{'s' if len(unread) == 1 else ''} none of the options the launch "
+            f"leaves to their defaults; {WRITE_THEM_OUT}",
+        ),
+    )
+
+
+def _environment_notes(dep: Deployment) -> tuple[Note, ...]:
     src = dep.gpu_free_source or (f"gpu-free-gib {dep.gpu_free_gib:g}" if dep.gpu_free_gib is not None else "")
     if dep.gpu_free_gib is not None and dep.gpu is None:
         return (
@@ -94,7 +120,7 @@ def note_lines(notes: list[tuple[str, Note]]) -> list[str]:
     """One ``note:`` line per kind over ``(where, note)`` pairs (``where`` is ``path:line``): what the text
     report prints under the memory line."""
     out = []
-    for kind in ("free_not_applied", "free_capped", "consumer_gpu"):
+    for kind in ("free_not_applied", "free_capped", "consumer_gpu", "unread_words"):
         mine = [(w, n) for w, n in notes if n.kind == kind]
         if not mine:
             continue
@@ -107,6 +133,11 @@ def note_lines(notes: list[tuple[str, Note]]) -> list[str]:
             out.append(
                 f"note: {subjects} not applied to {_launches(len(mine))} ({shown}): the GPU is not known; "
                 f"{NAME_THE_GPU}."
+            )
+        elif kind == "unread_words":
+            out.append(
+                f"note: {_launches(len(mine))} hold words vlint cannot read ({subjects}: {shown}): the memory model "
+                f"assumes they set none of the options left to their defaults; {WRITE_THEM_OUT}."
             )
         elif kind == "free_capped":
             out.append(

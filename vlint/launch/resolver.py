@@ -408,6 +408,30 @@ def without_model_facts(dep: Deployment) -> Deployment:
     return blind
 
 
+def with_unread_settings(dep: Deployment) -> Deployment:
+    """The launch with every memory setting it does not write made unknown: what words vlint cannot
+    read (``$EXTRA_ARGS``) may set (for the engine to tell which findings rest on those settings'
+    defaults)."""
+    from vlint.argspec.parse import Setting
+    from vlint.launch.memory_inputs import NEEDED
+
+    settings = dict(dep.args.settings)
+    for dest in NEEDED:
+        if dest not in settings:
+            option = "--" + dest.replace("_", "-")
+            settings[dest] = Setting(dest, UNRESOLVED, option, dep.invocation.span, None, "cli", raw="(unread words)")
+    blind = replace(
+        dep,
+        args=replace(dep.args, settings=settings),
+        _memory=None,
+        _memory_done=False,
+        _gpu_fit=None,
+        _memory_status=None,
+    )
+    _resolve_defaults(blind)
+    return blind
+
+
 def defaults_input(dep: Deployment) -> dict[str, Any]:
     """What :func:`vlint.resolve.defaults.resolve_defaults` reads of a launch as ``user``: the values it
     sets (by dest, unresolved ones left out) and its environment under ``env``."""

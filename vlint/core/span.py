@@ -75,6 +75,28 @@ class PositionMap:
             i = 0
         return self._lines[i], self._cols[i] + (offset - self._offsets[i])
 
+    def segments_of(self, origins: list[int]) -> list[tuple[int, int, int]]:
+        """The segments of a map for a text whose character ``k`` stands at offset ``origins[k]`` of
+        this map's text: a new segment wherever the next position is not one column on (the same
+        list as looking every character up, with a lookup only where a run of origins breaks)."""
+        out: list[tuple[int, int, int]] = []
+        offsets, n = self._offsets, len(self._offsets)
+        seg_end = -1  # this map's segment of the previous origin ends before this offset
+        prev = -2
+        for off, origin in enumerate(origins):
+            if origin == prev + 1 and origin < seg_end:
+                prev = origin  # on in the same segment of this map: one column on, same line
+                continue
+            i = bisect_right(offsets, origin) - 1
+            if i < 0:
+                i = 0
+            seg_end = offsets[i + 1] if i + 1 < n else 1 << 62
+            line, col = self._lines[i], self._cols[i] + (origin - offsets[i])
+            if not out or not (line == out[-1][1] and col == out[-1][2] + (off - out[-1][0])):
+                out.append((off, line, col))
+            prev = origin
+        return out
+
     def span(self, start: int, end: int) -> Span:
         """The file span of text[start:end]."""
         line, col = self.position(start)

@@ -26,6 +26,7 @@ escapes included), so a token cut out of a ``run: |`` script still points at the
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,13 @@ def scalar_text(node: ScalarNode, src: Mapped, lines: LineIndex | None = None) -
     if not src.lo:
         return Mapped.verbatim(mt.text)
     last = len(src.lo) - 1
-    return Mapped(mt.text, [src.lo[min(o, last)] for o in mt.offsets], [src.hi[min(o, last)] for o in mt.offsets])
+    offsets = mt.offsets
+    if offsets and max(offsets) > last:
+        offsets = [min(o, last) for o in offsets]
+    if len(offsets) < 2:
+        return Mapped(mt.text, [src.lo[o] for o in offsets], [src.hi[o] for o in offsets])
+    pick = itemgetter(*offsets)  # one pass in C over the scalar's characters
+    return Mapped(mt.text, list(pick(src.lo)), list(pick(src.hi)))
 
 
 @record(slots=True)

@@ -285,14 +285,7 @@ def _placeholdered(piece: Piece) -> tuple[str, list[tuple[int, int, int]], dict[
         out.append(m.text[k:e])
         origins.extend(_spread(m.lo[k], m.hi[k], e - k) if m.hi[k] - m.lo[k] > 1 else m.lo[k:e])
         k = e
-    segments: list[tuple[int, int, int]] = []
-    last: tuple[int, int, int] | None = None
-    for off, origin in enumerate(origins):
-        line, col = piece.posmap.position(origin)
-        if last is not None and line == last[1] and col == last[2] + (off - last[0]):
-            continue
-        last = (off, line, col)
-        segments.append(last)
+    segments = piece.posmap.segments_of(origins)
     return "".join(out), segments or [(0, *piece.posmap.position(0))], originals
 
 

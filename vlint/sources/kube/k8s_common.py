@@ -105,7 +105,9 @@ class MappedText:
     def at(cls, text: str, lines: LineIndex, start: int, end: int) -> MappedText:
         """``text`` placed over the file region [start, end) (characters beyond it stay on its end)."""
         last = max(start, end - 1)
-        return cls(text, [min(start + i, last) for i in range(len(text))], lines, start)
+        n = len(text)
+        inside = max(0, min(n, last - start + 1))  # characters within the region; the rest stay on its end
+        return cls(text, [*range(start, start + inside), *([last] * (n - inside))], lines, start)
 
     def slice(self, a: int, b: int) -> MappedText:
         anchor = self.offsets[a] if a < len(self.offsets) else (self.offsets[-1] if self.offsets else self.anchor)

@@ -108,6 +108,12 @@ STATES_POOLING = re.compile(r'^\["pooling|--runner pooling|\bembedding (?:\(pool
 #: vLLM's CUDA server image named in a record's text
 OFFICIAL_IMAGE = re.compile(r"(?<![\w/.-])vllm/vllm-openai(?![\w-])")
 
+#: the log line V1's top-k/top-p sampler prints when it takes the FlashInfer path, and the warning it prints
+#: when flashinfer does not import and it falls back to the PyTorch sort ([0.10.2]
+#: vllm/v1/sample/ops/topk_topp_sampler.py:49-61): the log itself states which sampler the profile ran
+LOGS_FLASHINFER_SAMPLER = re.compile(r"Using FlashInfer for top-p & top-k sampling")
+LOGS_NO_FLASHINFER = re.compile(r"FlashInfer is not available\. Falling back to the PyTorch-native")
+
 #: the release range of a record whose log states no version (the version scored is an assumption)
 UNSTATED_RELEASE = "release not stated"
 
@@ -547,6 +553,11 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
     # 0.8-0.11.1 depends on it: vlint.sources.containers.images.ships_flashinfer)
     if OFFICIAL_IMAGE.search(json.dumps({k: rec.get(k) for k in ("source_detail", "vllm_version_note", "evidence")})):
         extra["flashinfer_installed"] = True
+    evidence = " ".join(str(e) for e in rec.get("evidence") or [])
+    if LOGS_FLASHINFER_SAMPLER.search(evidence):
+        extra["flashinfer_installed"] = True
+    elif LOGS_NO_FLASHINFER.search(evidence):
+        extra["flashinfer_installed"] = False
     # another process on the GPU is part of the deployment: the startup error states how much was free
     # (with the device, "device cuda:0 (x/T GiB)", or without it, as the logs of h059/h074 print it)
     m = re.search(r"Free memory on device (?:\S+ )?\(([\d.]+)/([\d.]+) GiB\)", str(rec.get("failure_message") or ""))

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import load_script
+from vlint.memory.estimate import activation_terms
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = [Path(os.environ["VLINT_SHARED"])] if os.environ.get("VLINT_SHARED") else []
@@ -291,3 +292,28 @@ def test_a_log_without_a_version_is_its_own_release_group() -> None:
     assert p is not None and p.row.release == bench.UNSTATED_RELEASE and "assumed" in p.row.version
     q, _ = bench.prepare(_rec("t5", "H100 80GB"))
     assert q is not None and q.row.release == "0.17–0.20"
+
+
+def test_the_logged_sampler_path_sets_flashinfer() -> None:
+    """0.8-0.11.1 sample with FlashInfer when it imports and print so ([0.10.2]
+    vllm/v1/sample/ops/topk_topp_sampler.py:49-61); the record's log line decides the sampler term: the
+    Qwen2-7B 0.10.1.1 shape of h076 (256 rows x 152,064 vocab) profiles 38 B (sort) or 14 B (FlashInfer)
+    per element on top of the logits, 1.38 vs 0.51 GiB."""
+    bench = _bench()
+    rec = _rec("t6", "A100-80GB")
+    rec["vllm_version"], rec["model"] = "0.10.1.1", "Qwen/Qwen2-7B-Instruct"
+    rec["args"].update(max_model_len=16384, gpu_memory_utilization=0.25)
+    plain, _ = bench.prepare(rec)
+    rec["evidence"] = [*rec["evidence"], "[topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling."]
+    fi, _ = bench.prepare(rec)
+    rec["evidence"][-1] = (
+        "[topk_topp_sampler.py:61] FlashInfer is not available. Falling back to the PyTorch-native "
+        "implementation of top-p & top-k sampling."
+    )
+    native, _ = bench.prepare(rec)
+    assert plain and fi and native
+    assert fi.sample.inp.flashinfer_installed is True and native.sample.inp.flashinfer_installed is False
+    assert plain.sample.inp.flashinfer_installed is None
+    gib = 2**30
+    assert activation_terms(native.sample.inp, 0, 1, 28).sampler / gib == pytest.approx(1.378, abs=0.005)
+    assert activation_terms(fi.sample.inp, 0, 1, 28).sampler / gib == pytest.approx(0.508, abs=0.005)

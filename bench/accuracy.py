@@ -114,6 +114,17 @@ OFFICIAL_IMAGE = re.compile(r"(?<![\w/.-])vllm/vllm-openai(?![\w-])")
 LOGS_FLASHINFER_SAMPLER = re.compile(r"Using FlashInfer for top-p & top-k sampling")
 LOGS_NO_FLASHINFER = re.compile(r"FlashInfer is not available\. Falling back to the PyTorch-native")
 
+#: a GPU text naming two GPU models in one deployment ("RTX 5070 Ti 16GB + RTX 5090 D 32GB (mixed)"): the
+#: ranks hold different memory, while vlint models one GPU type per deployment. vLLM itself checks the
+#: whole model's KV need against the smallest worker's memory ([0.15.1] vllm/v1/core/kv_cache_utils.py:
+#: 1513-1525, min(available_memory)) and gives every worker the smallest block count (:1476): no single
+#: GPU of the two reproduces those numbers, so only the weights (which do not depend on the GPU) are scored
+_GPU_NAME = (
+    r"(?:NVIDIA\s+)?(?:GeForce\s+)?"
+    r"(?:RTX|GTX|Tesla|Quadro|A\d{2,3}G?|H\d{2,3}|L\d{1,2}S?|T4|V100|MI\d{3}X?|B\d{3}|GB\d{2,3})\b"
+)
+MIXED_GPUS = re.compile(rf"{_GPU_NAME}[^+()]*\s\+\s{_GPU_NAME}", re.I)
+
 #: the release range of a record whose log states no version (the version scored is an assumption)
 UNSTATED_RELEASE = "release not stated"
 
@@ -490,7 +501,12 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
     if obs.get("cuda_graph_actual_gib") is not None and float(obs["cuda_graph_actual_gib"]) <= 0:
         obs.pop("cuda_graph_actual_gib")
     gpu = lookup_gpu(GPU_VARIANT[rec["id"]][0] if rec.get("id") in GPU_VARIANT else rec.get("gpu") or "")
-    if gpu is None and obs.get("total_gpu_memory_gib"):
+    mixed = bool(MIXED_GPUS.search(str(rec.get("gpu") or "")))
+    if mixed:
+        if obs.get("weights_gib") is None:
+            return None, f"GPU unknown: two GPU models in one deployment ({rec.get('gpu')}); vlint models one"
+        gpu = None
+    if gpu is None and obs.get("total_gpu_memory_gib") and not mixed:
         gpu = gpu_from_memory(float(obs["total_gpu_memory_gib"]), name=f"{obs['total_gpu_memory_gib']} GiB (logged)")
     # a record that says its deployment arguments are not visible ("weak record (weights only)"):
     # only the weights can be compared
@@ -1452,6 +1468,8 @@ def skip_reason(why: str, rec: dict[str, Any] | None = None) -> str:
         return "model not known: checkpoint id not in the bundled catalog (nor --models), name matches none"
     if why.startswith("architecture not modelled"):
         return "architecture not modelled"
+    if why.startswith("GPU unknown: two GPU models"):
+        return "GPU: two GPU models in one deployment (vlint models one GPU type)"
     if why.startswith("GPU unknown"):
         return "GPU unknown (not in the catalog, total memory not logged)"
     if why.startswith("vlint raised"):

@@ -317,3 +317,23 @@ def test_the_logged_sampler_path_sets_flashinfer() -> None:
     gib = 2**30
     assert activation_terms(native.sample.inp, 0, 1, 28).sampler / gib == pytest.approx(1.378, abs=0.005)
     assert activation_terms(fi.sample.inp, 0, 1, 28).sampler / gib == pytest.approx(0.508, abs=0.005)
+
+
+def test_a_deployment_on_two_gpu_models_is_not_scored_on_one() -> None:
+    """vLLM checks the whole model against the smallest worker's memory ([0.15.1]
+    vllm/v1/core/kv_cache_utils.py:1513-1525): no one GPU of a mixed pair reproduces it. The weights,
+    which do not depend on the GPU, are still scored; without them the record is skipped with why."""
+    bench = _bench()
+    rec = _rec("t7", "RTX 5070 Ti 16GB + RTX 5090 D 32GB (mixed)")
+    p, why = bench.prepare(rec)
+    assert p is not None and p.row.weights_only and set(p.sample.obs) == {"weights_gib"}
+    del rec["observed_numeric"]["weights_gib"]
+    p, why = bench.prepare(rec)
+    assert p is None and why and why.startswith("GPU unknown: two GPU models")
+    assert bench.skip_reason(why).startswith("GPU: two GPU models")
+    # sums of GiB figures in a GPU text are not two GPUs
+    for text in (
+        "not stated (80GB-class H100/A100 inferred: 5.32 + 64.73 GiB + activation ~ 0.9 x ~79 GiB)",
+        "H100 80GB",
+    ):
+        assert not bench.MIXED_GPUS.search(text)

@@ -11,7 +11,9 @@ values and the records they come from:
 - non-torch memory per parallel layout ("non_torch_gib" V1 ``since 0.18.0``, V0 ``since 0.0.0``):
   medians of the logged values;
 - the V1 CUDA-graph estimate ("cuda_graph" V1 ``since 0.0.0``): least squares on the logged
-  "Estimated CUDA graph memory" lines, and the actual/estimate ratio.
+  "Estimated CUDA graph memory" lines, and the actual/estimate ratio;
+- the V0 CUDA-graph cost per layer ("cuda_graph" V0 ``since 0.0.0``): the median of the logged
+  "Graph capturing finished ... took X GiB" per layer per 35 capture sizes (V0 records).
 
 A parameter with no training record keeps its **prior** (:data:`PRIORS`), a value that does not
 come from these logs (a structural guess or a figure the calibration README quotes from logs
@@ -44,6 +46,7 @@ ACT_V0: Key = ("activation", "V0", "0.0.0")
 NT_V1: Key = ("non_torch_gib", "V1", "0.18.0")
 NT_V0: Key = ("non_torch_gib", "V0", "0.0.0")
 CG_V1: Key = ("cuda_graph", "V1", "0.0.0")
+CG_V0: Key = ("cuda_graph", "V0", "0.0.0")
 
 #: values used when no training record informs a parameter (not from this file's logs)
 PRIORS: dict[Key, dict[str, float]] = {
@@ -62,6 +65,8 @@ PRIORS: dict[Key, dict[str, float]] = {
         "moe_extra_gib": 0.0,
         "actual_over_estimate": 1.0,
     },
+    # the shipped V0 figure (memory_constants.json): issue reports outside these files (#15664, #7553)
+    CG_V0: {"per_layer_gib": 0.03},
 }
 
 
@@ -109,6 +114,7 @@ def fit(samples: list[Sample]) -> dict[Key, dict[str, float]]:
     _fit_non_torch_v1(out[NT_V1], [s for s in samples if s.engine == "V1" and s.inp.version.release >= (0, 18)])
     _fit_non_torch_v0(out[NT_V0], [s for s in samples if s.engine == "V0" and not s.dev_build and not s.atypical])
     _fit_graphs(out[CG_V1], [s for s in samples if s.engine == "V1"])
+    _fit_graphs_v0(out[CG_V0], [s for s in samples if s.engine == "V0" and not s.dev_build and not s.atypical])
     return out
 
 
@@ -230,6 +236,35 @@ def _fit_graphs(p: dict[str, float], rows: list[Sample]) -> None:
     r = _median(ratios)
     if r is not None:
         p["actual_over_estimate"] = round(r, 3)
+
+
+def _fit_graphs_v0(p: dict[str, float], rows: list[Sample]) -> None:
+    """V0 captures one decode graph per capture size after the KV cache is allocated, all in one shared
+    memory pool, and logs the drop in free memory across the capture ([0.6.6.post1]
+    vllm/worker/model_runner.py:1401-1535 capture_model, graph_memory_pool :1502/:1526, "took" :1531-1535;
+    called from worker.py:275 initialize_cache -> _warm_up_model :289-291). vLLM gives no closed form for
+    what a graph holds, so the cost per layer per reference capture (35 sizes) is the median over the logged
+    captures, with the same features the estimate uses (vlint.memory.estimate._cuda_graph, V0 branch)."""
+    from vlint.memory.estimate import _graph_sizes
+
+    ratios = []
+    for s in rows:
+        took = s.obs.get("cuda_graph_actual_gib")
+        sizes = len(_graph_sizes(s.inp))
+        if took is None or not sizes:
+            continue
+        pp = max(1, s.inp.pipeline_parallel_size)
+        layers = pp_partition(s.inp.arch.num_layers, pp)[0]
+        ratios.append(float(took) / (layers * sizes / V0_REFERENCE_SIZES))
+    v = _median(ratios)
+    if v is not None:
+        p["per_layer_gib"] = round(v, 4)
+
+
+#: the capture sizes the V0 per-layer cost is quoted for (memory_constants.json "cuda_graph" V0
+#: reference_sizes): 1, 2, 4 and 8..256 in steps of 8, the list of [0.6.6.post1] vllm/config.py:3218-3222
+#: (8..512) up to the default max_num_seqs 256
+V0_REFERENCE_SIZES = 35.0
 
 
 def _least_squares(xs: list[tuple[float, ...]], ys: list[float]) -> list[float | None] | None:

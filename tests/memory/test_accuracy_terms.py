@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import load_script
 from vlint.core.record import replace
 from vlint.core.version import V
@@ -205,3 +207,34 @@ def test_qwen3_5_family_hybrid_block_matches_a_log():
         )
     )
     assert m.block_size == 784
+
+
+def test_v0_graph_cost_is_fitted_from_the_logged_captures():
+    # V0 captures one decode graph per size after the KV cache, in one shared pool, and logs "Graph capturing
+    # finished in N secs, took X GiB" ([0.6.6.post1] vllm/worker/model_runner.py:1401-1535): Llama-3.1-8B (32
+    # layers, 35 sizes) took 0.64 GiB on an L4 (h163), 0.43 at TP4 and 0.23 at TP2 on L40S (h190, h191);
+    # the per-layer cost per 35 sizes is their median, 0.43 / 32 = 0.0134 GiB, not the 0.03 prior
+    from vlint.memory.constants import overridden
+    from vlint.memory.estimate import _cuda_graph
+
+    load_script("vlint_bench_accuracy", "bench/accuracy.py")
+    fitting = load_script("fitting", "bench/fitting.py")
+    arch, gpu = lookup_catalog("meta-llama/Llama-3.1-8B-Instruct"), lookup_gpu("L40S")
+    samples = [
+        fitting.Sample(
+            rid,
+            MemoryInputs(
+                arch=arch, gpu=gpu, version=V("0.6.6"), engine="V0", max_model_len=8192, tensor_parallel_size=tp
+            ),
+            {"cuda_graph_actual_gib": took},
+        )
+        for rid, tp, took in (("h163", 1, 0.64), ("h190", 4, 0.43), ("h191", 2, 0.23))
+    ]
+    assert all(s.engine == "V0" for s in samples)
+    values = fitting.fit(samples)
+    per_layer = values[fitting.CG_V0]["per_layer_gib"]
+    assert per_layer == pytest.approx(0.43 / 32, abs=1e-4)
+    with overridden({fitting.CG_V0: values[fitting.CG_V0]}):
+        assert _cuda_graph(samples[0].inp, 32) / 2**30 == pytest.approx(0.43, abs=0.005)
+    # no logged capture: the prior stays
+    assert fitting.fit([])[fitting.CG_V0]["per_layer_gib"] == 0.03

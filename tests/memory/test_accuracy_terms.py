@@ -238,3 +238,24 @@ def test_v0_graph_cost_is_fitted_from_the_logged_captures():
         assert _cuda_graph(samples[0].inp, 32) / 2**30 == pytest.approx(0.43, abs=0.005)
     # no logged capture: the prior stays
     assert fitting.fit([])[fitting.CG_V0]["per_layer_gib"] == 0.03
+
+
+def test_hybrid_kv_manager_from_0_9_1():
+    # [0.9.1] vllm/v1/core/kv_cache_utils.py:942-958 groups gemma-3-27b's 10 full and 52 sliding-window
+    # layers into 7 groups of 10 (one memory pool of 10 tensors) and logs num_blocks // 7 x 16 tokens
+    # (:867-870); [0.9.0] has no grouping (every layer its own tensor). h228 (0.9.1, B200): 122.65 GiB /
+    # (10 x 128 KiB) = 100,474 blocks -> 100,474 // 7 x 16 = 229,648 tokens, the logged figure
+    base = MemoryInputs(
+        arch=lookup_catalog("google/gemma-3-27b-it"),
+        gpu=lookup_gpu("B200"),
+        version=V("0.9.1"),
+        max_model_len=2048,
+        max_num_batched_tokens=16384,
+        max_num_seqs=1024,
+    )
+    grouped = estimate_memory(base)
+    assert grouped.num_kv_groups == 7 and grouped.stages[0].bytes_per_block == 10 * 128 * 1024
+    assert grouped.kv_cache_tokens == grouped.num_blocks // 7 * 16
+    assert int(122.65 * 2**30 // (10 * 128 * 1024)) // 7 * 16 == 229_648
+    flat = estimate_memory(replace(base, version=V("0.9.0")))
+    assert flat.num_kv_groups == 1 and flat.stages[0].bytes_per_block == 62 * 128 * 1024

@@ -34,7 +34,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vlint.memory.estimate import activation_terms, multi_gpu_nvlink_class  # noqa: E402
+from vlint.memory.constants import constants  # noqa: E402
+from vlint.memory.estimate import activation_terms, graph_counts, multi_gpu_nvlink_class  # noqa: E402
 from vlint.memory.inputs import MemoryInputs  # noqa: E402
 from vlint.memory.kv import pp_partition  # noqa: E402
 
@@ -244,27 +245,22 @@ def _fit_graphs_v0(p: dict[str, float], rows: list[Sample]) -> None:
     vllm/worker/model_runner.py:1401-1535 capture_model, graph_memory_pool :1502/:1526, "took" :1531-1535;
     called from worker.py:275 initialize_cache -> _warm_up_model :289-291). vLLM gives no closed form for
     what a graph holds, so the cost per layer per reference capture (35 sizes) is the median over the logged
-    captures, with the same features the estimate uses (vlint.memory.estimate._cuda_graph, V0 branch)."""
-    from vlint.memory.estimate import _graph_sizes
-
+    captures, with the same features the estimate uses (vlint.memory.estimate._cuda_graph, V0 branch: layers x
+    graphs / the block's ``reference_sizes``, 35 = 1, 2, 4 and 8..256 in steps of 8, the list of [0.6.6.post1]
+    vllm/config.py:3218-3222 up to the default max_num_seqs 256)."""
     ratios = []
     for s in rows:
         took = s.obs.get("cuda_graph_actual_gib")
-        sizes = len(_graph_sizes(s.inp))
-        if took is None or not sizes:
+        graphs = graph_counts(s.inp)[0]
+        if took is None or not graphs:
             continue
+        ref = float(constants("cuda_graph", s.inp.version, "V0").get("reference_sizes", 35))
         pp = max(1, s.inp.pipeline_parallel_size)
         layers = pp_partition(s.inp.arch.num_layers, pp)[0]
-        ratios.append(float(took) / (layers * sizes / V0_REFERENCE_SIZES))
+        ratios.append(float(took) / (layers * graphs / ref))
     v = _median(ratios)
     if v is not None:
         p["per_layer_gib"] = round(v, 4)
-
-
-#: the capture sizes the V0 per-layer cost is quoted for (memory_constants.json "cuda_graph" V0
-#: reference_sizes): 1, 2, 4 and 8..256 in steps of 8, the list of [0.6.6.post1] vllm/config.py:3218-3222
-#: (8..512) up to the default max_num_seqs 256
-V0_REFERENCE_SIZES = 35.0
 
 
 def _least_squares(xs: list[tuple[float, ...]], ys: list[float]) -> list[float | None] | None:

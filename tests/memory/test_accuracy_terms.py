@@ -9,6 +9,8 @@ from vlint.core.record import replace
 from vlint.core.version import V
 from vlint.hardware.gpus import lookup_gpu
 from vlint.memory import MemoryInputs, estimate_memory
+from vlint.memory.constants import overridden
+from vlint.memory.estimate import _cuda_graph
 from vlint.resolve.catalog import lookup_catalog
 
 
@@ -214,9 +216,6 @@ def test_v0_graph_cost_is_fitted_from_the_logged_captures():
     # finished in N secs, took X GiB" ([0.6.6.post1] vllm/worker/model_runner.py:1401-1535): Llama-3.1-8B (32
     # layers, 35 sizes) took 0.64 GiB on an L4 (h163), 0.43 at TP4 and 0.23 at TP2 on L40S (h190, h191);
     # the per-layer cost per 35 sizes is their median, 0.43 / 32 = 0.0134 GiB, not the 0.03 prior
-    from vlint.memory.constants import overridden
-    from vlint.memory.estimate import _cuda_graph
-
     load_script("vlint_bench_accuracy", "bench/accuracy.py")
     fitting = load_script("fitting", "bench/fitting.py")
     arch, gpu = lookup_catalog("meta-llama/Llama-3.1-8B-Instruct"), lookup_gpu("L40S")

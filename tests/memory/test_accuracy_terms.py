@@ -12,6 +12,7 @@ from vlint.memory import MemoryInputs, estimate_memory
 from vlint.memory.constants import overridden
 from vlint.memory.estimate import _cuda_graph
 from vlint.resolve.catalog import lookup_catalog
+from vlint.resolve.defaults import _tier
 
 
 def _hybrid(version: str = "0.26.0", **kw) -> MemoryInputs:  # type: ignore[no-untyped-def]
@@ -258,3 +259,14 @@ def test_hybrid_kv_manager_from_0_9_1():
     assert int(122.65 * 2**30 // (10 * 128 * 1024)) // 7 * 16 == 229_648
     flat = estimate_memory(replace(base, version=V("0.9.0")))
     assert flat.num_kv_groups == 1 and flat.stages[0].bytes_per_block == 62 * 128 * 1024
+
+
+def test_an_a800_takes_the_large_default_tier():
+    # [0.13.0] vllm/engine/arg_utils.py:1797: >= 70 GiB and no "a100" in the device name -> 8192 tokens /
+    # 1024 sequences for the API server; an A100-80GB gets 2048 / 256. h086 (CC 8.0, defaults) logged 8192:
+    # its 1024-row sampler pass (Llama-3 128,256 vocab) is the ~3.5 GiB its KV was over-predicted by
+    a800, a100 = lookup_gpu("A800 80GB"), lookup_gpu("A100 80GB")
+    assert a800 is not None and a800.name == "A800-SXM4-80GB" and a800.cc_major_minor == (8, 0)
+    assert a100 is not None and a100.name == "A100-SXM4-80GB"
+    assert _tier(V("0.13.0"), a800, "OPENAI_API_SERVER", "V1")[:2] == (8192, 1024)
+    assert _tier(V("0.13.0"), a100, "OPENAI_API_SERVER", "V1")[:2] == (2048, 256)

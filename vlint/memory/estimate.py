@@ -291,8 +291,8 @@ def _limit_count(v: Any) -> int:
 #: 25.86 GiB for consumed memory (weights + non-torch)" with 25.69 GiB of weights: 0.17 GiB), h148 (0.19.0
 #: TP2, 0.9 x 39.38 - 18.58 weights - 15.96 KV = 0.90 GiB for activation and non-torch). They take the
 #: multi-GPU value without that path (ESTIMATE: which of symmetric memory, NCCL NVLS or the fused
-#: all-reduce workspaces holds the 2 GiB is not established; h086, an A100 TP4 on 0.13.0, leaves ~5 GiB
-#: outside weights and KV that neither figure explains)
+#: all-reduce workspaces holds the 2 GiB is not established; h086, filed as an A100 TP4 on 0.13.0, left
+#: ~5 GiB outside weights and KV: it is an A800, whose large default tier profiles 1024 sampler rows)
 SYMM_MEM_CAPABILITY = (9, 0)
 
 

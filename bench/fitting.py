@@ -129,7 +129,7 @@ def _fit_activation(p: dict[str, float], rows: list[Sample]) -> None:
     text = [(s, t) for s, t in terms if not s.inp.arch.is_multimodal]
     # intercept: records whose peak is the sampler pass (or the MoE workspace on top of it)
     base = _median(
-        s.obs["activation_peak_gib"] - t.core / GIB for s, t in text if t.sampler >= t.forward and t.sampler > 0
+        s.obs["activation_peak_gib"] - t.core / GIB for s, t in text if t.sampler >= t.forward_peak and t.sampler > 0
     )
     if base is not None:
         p["base_gib"] = round(base, 3)
@@ -137,7 +137,7 @@ def _fit_activation(p: dict[str, float], rows: list[Sample]) -> None:
     ratios = [
         (s.obs["activation_peak_gib"] - p["base_gib"]) / (t.forward / GIB)
         for s, t in text
-        if t.forward > t.sampler and t.forward > 0
+        if t.forward_peak > t.sampler and t.forward > 0
     ]
     scale = _median(ratios)
     if scale is not None:

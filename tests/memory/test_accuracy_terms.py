@@ -10,7 +10,7 @@ from vlint.core.version import V
 from vlint.hardware.gpus import lookup_gpu
 from vlint.memory import MemoryInputs, estimate_memory
 from vlint.memory.constants import overridden
-from vlint.memory.estimate import _cuda_graph
+from vlint.memory.estimate import _cuda_graph, activation_terms
 from vlint.resolve.catalog import lookup_catalog
 from vlint.resolve.defaults import _tier
 
@@ -270,3 +270,27 @@ def test_an_a800_takes_the_large_default_tier():
     assert a100 is not None and a100.name == "A100-SXM4-80GB"
     assert _tier(V("0.13.0"), a800, "OPENAI_API_SERVER", "V1")[:2] == (8192, 1024)
     assert _tier(V("0.13.0"), a100, "OPENAI_API_SERVER", "V1")[:2] == (2048, 256)
+
+
+def test_moe_caches_stay_through_the_sampler_pass_only_from_0_14():
+    # [0.13.0] the unquantized MoE runs the fused_experts function, whose caches are torch.empty temporaries
+    # (vllm/model_executor/layers/fused_moe/fused_moe.py:1838-1847); [0.14.0] a modular kernel takes them
+    # from the persistent workspace manager (unquantized_fused_moe_method.py:283-287, modular_kernel.py:
+    # 818-860). h140 (0.10.2, Qwen3-30B-A3B, 8192 tokens, 1024 sampler rows x 151,936 vocab x 38 B = 5.51
+    # GiB) logged a 5.58 GiB peak: the sampler pass, not the sampler plus the 0.28 GiB of MoE caches
+    arch, gpu = lookup_catalog("Qwen/Qwen3-30B-A3B-Instruct-2507"), lookup_gpu("H100")
+
+    def terms(version: str):  # type: ignore[no-untyped-def]
+        inp = MemoryInputs(
+            arch=arch, gpu=gpu, version=V(version), max_model_len=6144, max_num_batched_tokens=8192, max_num_seqs=1024
+        )
+        return activation_terms(inp, 0, 1, arch.num_layers)
+
+    old, new = terms("0.13.0"), terms("0.14.0")
+    gib = 2**30
+    assert old.sampler / gib == pytest.approx(5.51, abs=0.01) and old.moe_workspace / gib == pytest.approx(
+        0.28, abs=0.01
+    )
+    assert not old.moe_persistent and old.core == pytest.approx(max(old.forward + old.moe_workspace, old.sampler))
+    assert old.core == pytest.approx(old.sampler)
+    assert new.moe_persistent and new.core == pytest.approx(max(new.forward, new.sampler) + new.moe_workspace)

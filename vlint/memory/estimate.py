@@ -365,9 +365,19 @@ class ActivationTerms:
     base: float  # fitted intercept
     sampler_path: str = ""
     rows: int = 0
+    #: the fused-MoE intermediate caches outlive the MoE layer (0.14+: the workspace manager keeps them
+    #: through the sampler pass); before, they are freed after each layer and only add to the forward
+    moe_persistent: bool = True
+
+    @property
+    def forward_peak(self) -> float:
+        """The forward pass's peak, with the MoE caches when they are freed after each layer."""
+        return self.forward + (0.0 if self.moe_persistent else self.moe_workspace)
 
     @property
     def core(self) -> float:
+        if not self.moe_persistent:
+            return max(self.forward_peak, self.sampler)
         return max(self.forward, self.sampler) + self.moe_workspace
 
     @property
@@ -447,7 +457,9 @@ def activation_terms(inp: MemoryInputs, stage: int, pp: int, layers: int, *, dri
             # the gathered hidden states and the MoE output over them, before the combine scatters it back
             moe_ws += 2 * gathered * a.hidden_size * b
     mm = mm_profile_bytes(inp, b)[0] if stage == 0 else 0.0
-    return ActivationTerms(fwd, sampler, moe_ws, mm, float(c["base_gib"]) * GIB, path if samples else "", rows)
+    persistent = bool(c.get("moe_workspace_persistent", True))
+    base = float(c["base_gib"]) * GIB
+    return ActivationTerms(fwd, sampler, moe_ws, mm, base, path if samples else "", rows, persistent)
 
 
 def _activation(inp: MemoryInputs, stage: int, pp: int, layers: int, *, driver: bool = True) -> tuple[float, list[str]]:

@@ -45,13 +45,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fitting import Sample, fit  # noqa: E402
+from fitting import Sample, _stage0, fit  # noqa: E402
 
 from vlint.core.version import Version  # noqa: E402
 from vlint.hardware.gpus import GpuSpec, gpu_from_memory, lookup_gpu  # noqa: E402
 from vlint.memory import estimate_memory, inputs_from_resolved  # noqa: E402
 from vlint.memory.constants import overridden  # noqa: E402
-from vlint.memory.estimate import MemoryEstimate  # noqa: E402
+from vlint.memory.estimate import MemoryEstimate, profile_persistent_bytes  # noqa: E402
 from vlint.resolve.catalog import lookup_catalog  # noqa: E402
 from vlint.resolve.defaults import resolve_defaults  # noqa: E402
 from vlint.resolve.model_arch import ModelArch  # noqa: E402
@@ -113,6 +113,11 @@ OFFICIAL_IMAGE = re.compile(r"(?<![\w/.-])vllm/vllm-openai(?![\w-])")
 #: vllm/v1/sample/ops/topk_topp_sampler.py:49-61): the log itself states which sampler the profile ran
 LOGS_FLASHINFER_SAMPLER = re.compile(r"Using FlashInfer for top-p & top-k sampling")
 LOGS_NO_FLASHINFER = re.compile(r"FlashInfer is not available\. Falling back to the PyTorch-native")
+
+#: the summary line of the 0.27+ profile split ([0.27.1] vllm/v1/worker/gpu_worker.py:767-777): "consumed
+#: memory (weights + non-torch)" is the free-memory drop over model creation and profiling, persistent torch
+#: allocations of the profile included, and "peak activation" the transient headroom above them
+LOGS_CONSUMED = re.compile(r"Actual usage is ([\d.]+) GiB for consumed memory \(weights \+ non-torch\)")
 
 #: a GPU text naming two GPU models in one deployment ("RTX 5070 Ti 16GB + RTX 5090 D 32GB (mixed)"): the
 #: ranks hold different memory, while vlint models one GPU type per deployment. vLLM itself checks the
@@ -493,6 +498,11 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
     pk = re.search(r"peak_torch_memory=([\d.]+)GiB", " ".join(rec.get("evidence") or []))
     if pk and obs.get("activation_peak_gib") is None and obs.get("weights_gib") is not None:
         obs["activation_peak_gib"] = round(float(pk.group(1)) - float(obs["weights_gib"]), 2)
+    consumed = LOGS_CONSUMED.search(" ".join(str(e) for e in rec.get("evidence") or []))
+    if consumed and obs.get("weights_gib") is not None and obs.get("non_torch_gib") is None:
+        # weights + non-torch as the 0.27+ line prints it: the non-torch figure (with the profile's persistent
+        # allocations, as the line counts it; the score and the fit account for them)
+        obs["non_torch_gib"] = round(float(consumed.group(1)) - float(obs["weights_gib"]), 2)
     # vLLM logs the capture's memory as the drop in free memory across it (capture_model in
     # vllm/v1/worker/gpu_model_runner.py: cuda_graph_size = start_free_gpu_memory - end_free_gpu_memory,
     # "Graph capturing finished in %.0f secs, took %.2f GiB"; 0.33.0 :6514-6520 per the shared reference
@@ -614,7 +624,7 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
     atypical = "WSL2 host" if "WSL" in str(rec.get("gpu") or "") else ""
     # patched/forked builds (the harvest README: "prefer upstream records for fitting")
     patched = bool(re.search(r"patched[ -](?:build|fork)|genesis patches", str(rec.get("notes") or ""), re.I))
-    sample = Sample(rec["id"], inp, obs, rank, dev, atypical, bool(named), patched)
+    sample = Sample(rec["id"], inp, obs, rank, dev, atypical, bool(named), patched, transient_activation=bool(consumed))
     return Prepared(rec, sample, row), None
 
 
@@ -642,6 +652,10 @@ def score(p: Prepared, est: MemoryEstimate | None = None) -> Row:
                 pred = est.other_ranks_kv_cache_gib
         if name == "kv_tokens" and obs.get("gpu_blocks") is not None:
             pred = float(est.num_blocks * est.block_size)
+        if p.sample.transient_activation and name in ("activation", "non_torch"):
+            # a 0.27+ log counts the profile's persistent allocations as consumed memory, not activation
+            moved = profile_persistent_bytes(_stage0(p.sample)) / GIB
+            pred += -moved if name == "activation" else moved
         row.pairs[name] = (pred, float(obs[okey]))
     outcome = str(p.rec.get("outcome") or "")
     stage = str(p.rec.get("failure_stage") or "")

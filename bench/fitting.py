@@ -35,7 +35,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vlint.memory.constants import constants  # noqa: E402
-from vlint.memory.estimate import activation_terms, graph_counts, multi_gpu_nvlink_class  # noqa: E402
+from vlint.memory.estimate import (  # noqa: E402
+    activation_terms,
+    graph_counts,
+    multi_gpu_nvlink_class,
+    profile_persistent_bytes,
+)
 from vlint.memory.inputs import MemoryInputs  # noqa: E402
 from vlint.memory.kv import pp_partition  # noqa: E402
 
@@ -86,10 +91,20 @@ class Sample:
     name_inferred: bool = False
     # a patched or forked vLLM build (the record's notes say so): scored, never fitted
     patched: bool = False
+    #: the log splits the profile as 0.27+ does: "consumed memory (weights + non-torch)" is the free-memory
+    #: drop, persistent torch allocations of the profile run included, and "peak activation" only the
+    #: transient headroom above them ([0.27.0] vllm/utils/mem_utils.py:317-326; [0.26.0] :303-313 logs the
+    #: torch peak increase): the persistent part (vlint.memory.estimate.profile_persistent_bytes) moves
+    #: from the activation to the non-torch figure
+    transient_activation: bool = False
 
     @property
     def engine(self) -> str:
         return self.inp.engine
+
+
+def _persistent_gib(s: Sample) -> float:
+    return profile_persistent_bytes(_stage0(s)) / GIB
 
 
 def _median(xs: Iterable[float]) -> float | None:
@@ -126,16 +141,20 @@ def _fit_activation(p: dict[str, float], rows: list[Sample]) -> None:
     # the terms are computed with the prior multipliers, so the scale fit is relative to them
     with overridden({key: {"fwd_hidden_mult": p["fwd_hidden_mult"], "fwd_inter_mult": p["fwd_inter_mult"]}}):
         terms = [(s, _stage0(s)) for s in rows]
+    # the whole profile peak: a 0.27+ log states only the transient part above the persistent allocations
+    peak = {
+        s.rid: s.obs["activation_peak_gib"] + (profile_persistent_bytes(t) / GIB if s.transient_activation else 0.0)
+        for s, t in terms
+    }
     text = [(s, t) for s, t in terms if not s.inp.arch.is_multimodal]
     # intercept: records whose peak is the sampler pass (or the MoE workspace on top of it)
-    base = _median(
-        s.obs["activation_peak_gib"] - t.core / GIB for s, t in text if t.sampler >= t.forward_peak and t.sampler > 0
-    )
+    base = _median(peak[s.rid] - t.core / GIB for s, t in text if t.sampler >= t.forward_peak and t.sampler > 0)
     if base is not None:
         p["base_gib"] = round(base, 3)
-    # forward scale: records whose peak is the forward pass
+    # forward scale: records whose peak is the forward pass (the MoE caches, sized from vLLM's code, on top
+    # of it whether they outlive the layer or not)
     ratios = [
-        (s.obs["activation_peak_gib"] - p["base_gib"]) / (t.forward / GIB)
+        (peak[s.rid] - p["base_gib"] - t.moe_workspace / GIB) / (t.forward / GIB)
         for s, t in text
         if t.forward_peak > t.sampler and t.forward > 0
     ]
@@ -145,7 +164,7 @@ def _fit_activation(p: dict[str, float], rows: list[Sample]) -> None:
         p["fwd_inter_mult"] = round(p["fwd_inter_mult"] * scale, 3)
     if "multimodal_fallback_gib" in p:
         mm = _median(
-            s.obs["activation_peak_gib"] - t.core / GIB - p["base_gib"]
+            peak[s.rid] - t.core / GIB - p["base_gib"]
             for s, t in terms
             if s.inp.arch.is_multimodal and not s.inp.arch.mm_tokens_per_item and t.sampler >= t.forward
         )
@@ -159,7 +178,8 @@ def _nt_rows(rows: list[Sample]) -> list[tuple[int, int, bool, float]]:
             max(1, s.inp.tensor_parallel_size),
             max(1, s.inp.pipeline_parallel_size),
             multi_gpu_nvlink_class(s.inp.gpu),
-            float(s.obs["non_torch_gib"]),
+            float(s.obs["non_torch_gib"])
+            - (profile_persistent_bytes(_stage0(s)) / GIB if s.transient_activation else 0.0),
         )
         for s in rows
         if s.obs.get("non_torch_gib") is not None

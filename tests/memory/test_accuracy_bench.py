@@ -337,3 +337,33 @@ def test_a_deployment_on_two_gpu_models_is_not_scored_on_one() -> None:
         "H100 80GB",
     ):
         assert not bench.MIXED_GPUS.search(text)
+
+
+def test_a_027_summary_line_moves_the_persistent_profile_memory_to_consumed() -> None:
+    """0.27+ logs "consumed memory (weights + non-torch)" = the free-memory drop, the profile's persistent
+    allocations (the 0.14+ MoE workspace) included, and only the transient rest as peak activation
+    ([0.27.0] vllm/utils/mem_utils.py:317-326). h062's shape: Qwen3-Coder-30B-A3B on an A100, 2048 tokens:
+    consumed 57.26 - weights 56.93 = 0.33 GiB = non-torch + the 0.07 GiB workspace."""
+    bench = _bench()
+    rec = _rec("t8", "A100-SXM4-80GB")
+    rec["vllm_version"], rec["model"] = "0.27.1", "Qwen/Qwen3-Coder-30B-A3B-Instruct"
+    rec["args"].update(max_model_len=131072, max_num_seqs=16)
+    rec["observed_numeric"] = {"weights_gib": 56.93, "activation_peak_gib": 0.23, "kv_cache_gib": 13.84}
+    rec["evidence"] = [
+        "Free memory on device (78.84/79.25 GiB) on startup. Desired GPU memory utilization is (0.9, 71.33 GiB). "
+        "Actual usage is 57.26 GiB for consumed memory (weights + non-torch), 0.23 GiB for peak activation, and "
+        "0.11 GiB for CUDAGraph memory."
+    ]
+    p, why = bench.prepare(rec)
+    assert p is not None, why
+    assert p.sample.transient_activation and p.sample.obs["non_torch_gib"] == pytest.approx(0.33)
+    t = activation_terms(p.sample.inp, 0, 1, 48)
+    moved = t.moe_workspace / 2**30
+    assert t.moe_persistent and moved == pytest.approx(2048 * 8 * 3 * 768 * 2 / 2**30)
+    plain = copy.deepcopy(rec)
+    plain["evidence"] = []
+    q, _ = bench.prepare(plain)
+    assert q is not None and not q.sample.transient_activation
+    a, b = bench.score(p).pairs, bench.score(q).pairs
+    assert a["activation"][0] == pytest.approx(b["activation"][0] - moved)
+    assert a["kv_memory"][0] == pytest.approx(b["kv_memory"][0])

@@ -462,6 +462,14 @@ def activation_terms(inp: MemoryInputs, stage: int, pp: int, layers: int, *, dri
     return ActivationTerms(fwd, sampler, moe_ws, mm, base, path if samples else "", rows, persistent)
 
 
+def profile_persistent_bytes(t: ActivationTerms) -> float:
+    """Bytes of the profile peak that stay allocated after the profile run: the fused-MoE workspace when the
+    workspace manager keeps it (0.14+). From 0.27.0 vLLM logs them in "consumed memory (weights +
+    non-torch)", the free-memory drop, and only the rest as "peak activation" ([0.27.0]
+    vllm/utils/mem_utils.py:317-326); the sum, and so the KV cache, is the same as before."""
+    return t.moe_workspace if t.moe_persistent else 0.0
+
+
 def _activation(inp: MemoryInputs, stage: int, pp: int, layers: int, *, driver: bool = True) -> tuple[float, list[str]]:
     t = activation_terms(inp, stage, pp, layers, driver=driver)
     b = dtype_bytes(_serving_dtype(inp))

@@ -49,6 +49,10 @@ KNOWN_TERM_GAPS = {
     ("r023", "kv_memory"): "follows from the WSL2 non-torch gap (-1.42 vs -1.05 GiB: both negative, start fails)",
     ("r051", "kv_tokens"): "a December 2023 main-branch build with the profiling regression of vLLM PR #2031 "
     "(13x fewer blocks than the release before it): the model sizes the release, 13.1x the 1,792 tokens logged",
+    ("r009", "kv_memory"): "Qwen3-Coder-480B-A35B-FP8 with expert parallelism on a 0.10.1 dev build, its data-parallel "
+    "layout and the model facts taken from the name: 59.4 GiB predicted vs 55.65 logged since the fused-MoE caches "
+    "count as per-layer temporaries before 0.14 ([0.10.2] fused_moe.py:1580-1590, modular_kernel.py:562-565; h140 "
+    "logs the sampler pass alone); the 3.7 GiB the log holds more are not placed",
     ("r035", "kv_memory"): "Qwen3.6-35B-A3B NVFP4 (GDN hybrid MoE + vision) on 0.24.0: 1.5 GiB less KV logged; the "
     "record has no weights/activation line to say which term (encoder profiling, CUDA graphs of 0.24)",
 }

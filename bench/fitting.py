@@ -60,8 +60,15 @@ PRIORS: dict[Key, dict[str, float]] = {
     # alive (V1: plus the persistent input/positions buffers); no intercept
     ACT_V1: {"fwd_hidden_mult": 5.0, "fwd_inter_mult": 3.0, "base_gib": 0.0, "multimodal_fallback_gib": 0.0},
     ACT_V0: {"fwd_hidden_mult": 3.0, "fwd_inter_mult": 3.0, "base_gib": 0.0},
-    # the calibration README's figures from logs outside the file (v0.15-0.17 TP1 0.13; V0 consumer GPUs)
-    NT_V1: {"tp1": 0.13, "multi_gpu_nvlink": 2.0, "multi_gpu_per_extra_rank": 0.04, "pp_only": 0.07},
+    # the calibration README's figures from logs outside the file (v0.15-0.17 TP1 0.13; V0 consumer GPUs; the V0
+    # consumer TP>1 figure for GPUs without the symmetric-memory all-reduce)
+    NT_V1: {
+        "tp1": 0.13,
+        "multi_gpu_nvlink": 2.0,
+        "multi_gpu_per_extra_rank": 0.04,
+        "pp_only": 0.07,
+        "multi_gpu_pcie": 0.35,
+    },
     NT_V0: {"tp1": 0.25, "multi_gpu": 0.35},
     # no estimate without logs: graphs then count as 0 where they are subtracted (0.20+)
     CG_V1: {
@@ -200,6 +207,10 @@ def _fit_non_torch_v1(p: dict[str, float], rows: list[Sample]) -> None:
     v = _median(x for tp, pp, _, x in data if tp == 1 and pp > 1)
     if v is not None:
         p["pp_only"] = round(v, 3)
+    # TP > 1 where the symmetric-memory all-reduce does not run (vlint.memory.estimate.multi_gpu_nvlink_class)
+    v = _median(x for tp, _, nv, x in data if tp > 1 and not nv)
+    if v is not None:
+        p["multi_gpu_pcie"] = round(v, 3)
 
 
 def _fit_non_torch_v0(p: dict[str, float], rows: list[Sample]) -> None:

@@ -294,3 +294,22 @@ def test_moe_caches_stay_through_the_sampler_pass_only_from_0_14():
     assert not old.moe_persistent and old.core == pytest.approx(max(old.forward + old.moe_workspace, old.sampler))
     assert old.core == pytest.approx(old.sampler)
     assert new.moe_persistent and new.core == pytest.approx(max(new.forward, new.sampler) + new.moe_workspace)
+
+
+def test_tp_non_torch_without_symmetric_memory_is_fitted_where_logged():
+    # h141 (0.27.1, A100 TP2: 'SymmMemCommunicator: Device capability 8.0 not supported') and h183 (0.31.0,
+    # L40S TP2) log consumed memory 25.86 / 25.87 GiB over 25.69 GiB of weights: 0.17 / 0.18 GiB of
+    # non-torch where the estimate had only the V0 consumer figure 0.35
+    load_script("vlint_bench_accuracy", "bench/accuracy.py")
+    fitting = load_script("fitting", "bench/fitting.py")
+    arch = lookup_catalog("Qwen/Qwen3-8B")
+    samples = [
+        fitting.Sample(
+            rid,
+            MemoryInputs(arch=arch, gpu=lookup_gpu(gpu), version=V(v), max_model_len=8192, tensor_parallel_size=2),
+            {"non_torch_gib": nt},
+        )
+        for rid, gpu, v, nt in (("h141", "A100-SXM4-80GB", "0.27.1", 0.17), ("h183", "L40S", "0.31.0", 0.18))
+    ]
+    assert fitting.fit(samples)[fitting.NT_V1]["multi_gpu_pcie"] == pytest.approx(0.175)
+    assert fitting.fit([])[fitting.NT_V1]["multi_gpu_pcie"] == 0.35

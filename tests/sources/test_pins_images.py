@@ -19,7 +19,7 @@ from vlint.sources.containers.images import (
     unknown_version_reason,
     vendor_release,
 )
-from vlint.sources.pins import pin_in_file, pin_in_script, project_root
+from vlint.sources.pins import pin_in_file, pin_in_script, project_root, unpinned_in_script
 
 
 @pytest.mark.parametrize(
@@ -127,6 +127,36 @@ def test_every_vendor_mapping_names_a_bundled_release_and_its_evidence() -> None
 def test_install_lines(text: str, version: str | None) -> None:
     pin = pin_in_script(text, Path("start.sh"))
     assert (pin.version if pin else None) == version
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        # an unpinned install: the newest release when it runs
+        ("pip install vllm\n", (1, 1)),
+        ("RUN pip3 install --no-cache-dir -U 'vllm[audio]' transformers\n", (1, 5)),
+        ("uv pip install --system vllm>=0.9 openai\n", (1, 1)),
+        ("apt-get update && pip install vllm && vllm serve x\n", (1, 19)),
+        ('python3 -m pip install "vllm"\n', (1, 1)),
+        # must not: a pin, a version variable, an upper bound, a nightly/wheel/checkout, another package,
+        # a comment, an echo, uninstall
+        ("pip install vllm==0.9.2\n", None),
+        ("pip install vllm==$VLLM_VERSION\n", None),
+        ("pip install 'vllm<0.10'\n", None),
+        ("pip install 'vllm>=0.9,<0.10'\n", None),
+        ("pip install vllm --pre --extra-index-url https://wheels.vllm.ai/nightly\n", None),
+        ("pip install git+https://github.com/vllm-project/vllm\n", None),
+        ("pip install -e ./vllm\n", None),
+        ("pip install vllm-flash-attn\n", None),
+        ("# pip install vllm\n", None),
+        ("echo pip install vllm\n", None),
+        ("pip uninstall -y vllm\n", None),
+    ],
+)
+def test_unpinned_install_lines(text: str, where: tuple[int, int] | None) -> None:
+    pin = unpinned_in_script(text, Path("start.sh"))
+    assert ((pin.line, pin.column) if pin else None) == where
+    assert pin is None or (pin.unpinned and pin.version == "")
 
 
 @pytest.mark.parametrize(
@@ -322,3 +352,43 @@ def test_errors_resting_on_an_assumed_release_are_warnings(tmp_path: Path) -> No
     assert latest["VL002"][0] == "error"
     pinned = lint("pip install vllm==0.10.2\nvllm serve Qwen/Qwen2.5-7B-Instruct --worker-use-ray\n")
     assert pinned["VL002"][0] == "error"
+
+
+def test_errors_resting_on_the_release_an_unpinned_install_takes_stay_errors(tmp_path: Path) -> None:
+    """``pip install vllm`` with no version takes the newest release when it runs: vLLM's refusal there is
+    real, so an error that rests on it stays an error and says where the release comes from. An exact pin
+    anywhere beside the launch wins over it, and an image that ships vLLM runs its own release."""
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
+    from vlint.run.lint import LintOptions, lint_paths
+
+    def lint(name: str) -> dict[str, tuple[str, str]]:
+        report = lint_paths([tmp_path / name], Engine(load_catalog()), LintOptions(root=tmp_path))
+        return {f.code: (f.severity, f.message) for f in report.findings if f.code in ("VL001", "VL002")}
+
+    launch = "vllm serve Qwen/Qwen2.5-7B-Instruct --worker-use-ray --no-such-flag 1\n"
+    (tmp_path / "start.sh").write_text("pip install -U vllm\n" + launch)
+    found = lint("start.sh")
+    assert found["VL002"][0] == "error"
+    assert "the newest release: pip install vllm (no version) in start.sh:1 takes the newest" in found["VL002"][1]
+    assert found["VL001"] == ("error", "unrecognized arguments: --no-such-flag")  # every release refuses it
+    # a Dockerfile beside the script that installs vLLM unpinned: the same
+    (tmp_path / "start.sh").write_text(launch)
+    (tmp_path / "Dockerfile").write_text('FROM python:3.11\nRUN pip install vllm\nCMD ["bash", "/start.sh"]\n')
+    assert "in Dockerfile:2" in lint("start.sh")["VL002"][1]
+    # must not: an exact pin beside it wins; a commented install is no install (the release is assumed)
+    (tmp_path / "requirements.txt").write_text("vllm==0.6.6.post1\n")
+    assert "VL002" not in lint("start.sh")
+    (tmp_path / "requirements.txt").unlink()
+    (tmp_path / "Dockerfile").write_text('FROM python:3.11\n# RUN pip install vllm\nCMD ["bash", "/start.sh"]\n')
+    found = lint("start.sh")
+    assert found["VL002"][0] == "warning" and "assumed: the files name no release" in found["VL002"][1]
+
+
+def test_an_image_that_ships_vllm_wins_over_an_unpinned_install(tmp_path: Path, target) -> None:
+    """``FROM vllm/vllm-openai:v0.10.2`` + ``pip install vllm``: pip finds vLLM installed and keeps it."""
+    (tmp_path / "Dockerfile").write_text("FROM vllm/vllm-openai:v0.10.2\nRUN pip install vllm\n" + CMD)
+    assert "Target vLLM 0.10.2 (image tag vllm/vllm-openai:v0.10.2)" in target("Dockerfile")
+    serve = CMD.replace("CMD [", 'CMD ["vllm", "serve", ')
+    (tmp_path / "Dockerfile").write_text("FROM python:3.11\nRUN pip install vllm\n" + serve)
+    assert "the newest release: pip install vllm (no version) in Dockerfile:2" in target("Dockerfile")

@@ -269,7 +269,9 @@ class Engine:
         custom image's tag past its suffix (:func:`vlint.sources.containers.images.suffixed_release`), or
         assumed because the files name none — is a warning that says so. The errors that stand when the
         launch is linted at the other release (as if the tag named none; the first release with every
-        option the launch sets) stand, as do severities the user set."""
+        option the launch sets) stand, as do severities the user set. A release an unpinned ``pip install
+        vllm`` takes (the newest) is no assumption: those errors stay errors and say where the release
+        comes from."""
         # an assumed release softens the argument checks (VL0xx) only: vLLM's refusals of an option or a
         # value change from release to release, while the memory model's band is wider for old releases
         # (a memory failure would turn "too close to call" there and be softened on that ground alone)
@@ -287,6 +289,14 @@ class Engine:
             if f.severity == "error"
         }
         why = dep.release_guess_why
+        if dep.release_unpinned:
+            # the newest release is what an unpinned install takes: vLLM's refusal there is real; say so
+            return [
+                replace(f, message=f.message + why, data={**f.data, "release": "unpinned install"})
+                if f.severity == "error" and f.code in codes and (f.code, f.span.line, f.span.column) not in standing
+                else f
+                for f in findings
+            ]
         release = "read past a suffix" if dep.release_guess else "assumed"
         return [
             replace(f, severity="warning", message=f.message + why, data={**f.data, "release": release})

@@ -70,6 +70,9 @@ class Deployment:
     release_guess_alternative: Callable[[], Deployment] | None = None
     #: what a finding softened that way says of the release it rested on (the parenthesis it ends with)
     release_guess_why: str = ""
+    #: the release is the newest because an unpinned ``pip install vllm`` takes it: the errors that rest on
+    #: it stay errors and end with ``release_guess_why`` (where the release comes from)
+    release_unpinned: bool = False
     _memory: Any = None
     _memory_done: bool = False
     #: (gpu_fit entries or None, why none), computed once by :func:`vlint.launch.gpu_fit.gpu_fit`

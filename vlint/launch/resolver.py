@@ -20,6 +20,7 @@ from vlint.core.version import Version
 from vlint.launch.deployment import Deployment
 from vlint.launch.memory_inputs import estimate_for
 from vlint.security.lint_root import LintRoot
+from vlint.sources.pins import UNPINNED_FACT
 
 if TYPE_CHECKING:
     from vlint.hardware.gpus import GpuSpec
@@ -86,11 +87,16 @@ def choose_version(inv: Invocation, opts: ResolveOptions) -> tuple[Version, bool
 NEWEST_ASSUMED = "the newest bundled release; pass --vllm-version to check another"
 
 
+#: the end of the reason of a release an unpinned ``pip install vllm`` gives (:func:`_mark_release_assumed`)
+UNPINNED_WHEN = "takes the newest release when it runs; vlint checks the newest it bundles"
+
+
 def choose_release(inv: Invocation, opts: ResolveOptions) -> tuple[Resolution, str]:
     """The release to check a launch against and why, by precedence (:func:`vlint.config.precedence.decide`):
     ``--vllm-version`` > what the files state (the container's image tag, a ``vllm==X`` pin beside the
-    launch) > ``vllm-version`` in the nearest config (``opts.defaults``) > the installed vllm > the
-    newest bundled. The wanted release is then resolved by :func:`vlint.argspec.spec.resolve_release`
+    launch) > ``vllm-version`` in the nearest config (``opts.defaults``) > an unpinned ``pip install
+    vllm`` beside the launch (the newest release: what a build today installs) > the installed vllm >
+    the newest bundled. The wanted release is then resolved by :func:`vlint.argspec.spec.resolve_release`
     (exact, same series with a note, or outside the range)."""
     cli = None
     if opts.vllm_version is not None:
@@ -104,6 +110,10 @@ def choose_release(inv: Invocation, opts: ResolveOptions) -> tuple[Resolution, s
     chosen = decide(cli, stated, opts.defaults.version())
     wanted: Version | None = chosen.value if chosen is not None else None
     reason = chosen.source if chosen is not None else ""
+    unpinned = inv.facts.get(UNPINNED_FACT) if wanted is None else None
+    if unpinned is not None:
+        res = resolve_release(None)
+        return res, f"the newest release: {unpinned.detail} {UNPINNED_WHEN}"
     if wanted is None:
         installed = installed_vllm_version()
         if installed is not None:
@@ -215,7 +225,8 @@ def _mark_release_assumed(dep: Deployment, opts: ResolveOptions, base_dir: Path 
     """A release vlint assumed (the files name none) is not a fact either: keep a way to resolve the
     launch at the first bundled release that has every option it sets, so that the engine keeps as errors
     only the findings that stand there too (the others rest on the assumption: warnings that say so)."""
-    if dep.release_guess_alternative is not None or not dep.version_reason.endswith(NEWEST_ASSUMED):
+    unpinned = dep.version_reason.endswith(UNPINNED_WHEN)
+    if dep.release_guess_alternative is not None or not (unpinned or dep.version_reason.endswith(NEWEST_ASSUMED)):
         return
     image = dep.invocation.facts.get("image")
     if image is not None:
@@ -238,6 +249,17 @@ def _mark_release_assumed(dep: Deployment, opts: ResolveOptions, base_dir: Path 
     inv = dep.invocation
     at_earliest = replace(opts, vllm_version=earliest, vllm_version_source=f"vLLM {earliest}")
     dep.release_guess_alternative = lambda: resolve(inv, at_earliest, base_dir=base_dir)
+    if unpinned:
+        # not an assumption: the install takes the newest release, whose refusal is real; the errors stay
+        # errors and say where their release comes from
+        fact = inv.facts[UNPINNED_FACT]
+        dep.release_unpinned = True
+        dep.release_guess_why = (
+            f" (vLLM {dep.version}, the newest release: {fact.detail} takes the newest release when it runs; "
+            f"vLLM {earliest}, the first release with every option this launch sets, does not refuse it: pin "
+            "vllm==X to keep the release you tested)"
+        )
+        return
     dep.release_guess_why = (
         f" (this rests on vLLM {dep.version}, assumed: the files name no release, and vLLM {earliest}, the first "
         "release with every option this launch sets, does not refuse it; pin the image tag or pass "

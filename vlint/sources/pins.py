@@ -3,7 +3,12 @@ folder's ``requirements*.txt`` / ``pyproject.toml`` / ``uv.lock`` / ``poetry.loc
 ``pip install vllm==X``, or its project root's.
 
 Only exact pins count (``vllm==0.9.2``, ``vllm[audio]==0.10.2``, poetry ``vllm = "0.9.2"``, a lock
-file's resolved ``version``); a range (``vllm>=0.9``) states no release. Files are read through the
+file's resolved ``version``); a range (``vllm>=0.9``) in a dependency file states no release (an
+environment that has an older vLLM keeps it). An *unpinned install* is a fact of its own: ``pip install
+vllm`` (no version, or only a lower bound) in the launch's script or a Dockerfile beside it installs
+the newest release on PyPI when it runs (:func:`unpinned_in_script`; a nightly, a wheel URL, a git
+checkout or an upper bound are not the newest release and do not count); it is used only where no
+exact pin is found. Files are read through the
 lint run's reader (the one sources get), so nothing outside the lint root is read; nothing is
 executed or evaluated. The first pin found wins, in this order: the launch's file, its folder, its
 project root (the nearest folder above with a ``pyproject.toml``, ``uv.lock``, ``poetry.lock`` or
@@ -28,6 +33,16 @@ _INSTALL = lazy_compile(
     r"(?<![\w.-])[\"']?vllm(?:\[[^\]]*\])?\s*==\s*v?(?P<v>\d+(?:\.\d+)+(?:\.post\d+)?)\b",
     re.IGNORECASE,
 )
+#: ``pip install vllm`` / ``uv pip install -U "vllm[audio]"`` / ``pip install 'vllm>=0.9'``: the newest release
+#: at install time (a version variable ``vllm==$V``, an upper bound or another package are not matched)
+_UNPINNED = lazy_compile(
+    r"^(?P<head>[^#\n]*?)\b(?:uv\s+pip|pip3?|python3?\s+-m\s+pip)\s+install\b[^\n;&|#]*?"
+    r"(?<![\w./=-])[\"']?vllm(?:\[[^\]\s]*\])?(?:\s*>=\s*v?\d+(?:\.\d+)*(?:\.post\d+)?)?[\"']?"
+    r"(?=[ \t]|$|[;&|\\\n])",
+    re.IGNORECASE | re.MULTILINE,
+)
+#: an install line that takes vLLM from elsewhere than PyPI's newest release (a nightly, wheels, a checkout)
+_NOT_RELEASE = lazy_compile(r"--pre\b|nightly|wheels\.vllm\.ai|git\+|\.whl\b|--editable\b|\s-e\s", re.IGNORECASE)
 #: a requirements line: ``vllm==0.9.2``, ``vllm[audio] == 0.9.2 ; python_version >= "3.9"``
 _REQUIREMENT = lazy_compile(
     r"^\s*vllm(?:\[[^\]]*\])?\s*===?\s*v?(?P<v>\d+(?:\.\d+)+(?:\.post\d+)?)\s*(?:[;#].*)?$", re.IGNORECASE
@@ -44,6 +59,9 @@ _POETRY = lazy_compile(
 #: a lock file's package entry: ``name = "vllm"`` followed by ``version = "0.9.2"``
 _LOCK = lazy_compile(r'^name\s*=\s*"vllm"\s*\n(?:[^\[\n][^\n]*\n)*?version\s*=\s*"(?P<v>[^"]+)"', re.MULTILINE)
 
+#: the fact an unpinned install gives a launch (its value ""; the resolver checks the newest release)
+UNPINNED_FACT = "vllm_unpinned_install"
+
 PROJECT_MARKERS = ("pyproject.toml", "uv.lock", "poetry.lock", ".git")
 
 
@@ -55,10 +73,12 @@ class Pin:
     column: int
     end_column: int
     how: str
+    #: an unpinned install (``version`` is ""): the newest release when it runs
+    unpinned: bool = False
 
     def fact(self, shown: str) -> Fact:
         span = Span(shown, self.line, self.column, self.line, self.end_column)
-        return Fact(self.version, span, f"{self.how} in {shown}")
+        return Fact(self.version, span, f"{self.how} in {shown}" + (f":{self.line}" if self.unpinned else ""))
 
 
 def _at(text: str, m: re.Match[str], path: Path, how: str) -> Pin:
@@ -73,6 +93,22 @@ def pin_in_script(text: str, path: Path) -> Pin | None:
     if m is None:
         return None
     return _at(text, m, path, f"pip install vllm=={m.group('v')}")
+
+
+def unpinned_in_script(text: str, path: Path) -> Pin | None:
+    """``pip install vllm`` with no version (or only ``>=``) in a script, Dockerfile or CI file: whatever
+    release is newest when it runs. Not on a commented line, not for a nightly/wheel/git install."""
+    for m in _UNPINNED.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        line_text = text[start : end if end >= 0 else len(text)]
+        if _NOT_RELEASE.search(line_text) or "echo" in m.group("head").split():
+            continue
+        at = m.start() + len(m.group("head"))
+        line = text.count("\n", 0, at) + 1
+        col = at - start + 1
+        return Pin("", path, line, col, col + (m.end() - at), "pip install vllm (no version)", unpinned=True)
+    return None
 
 
 def pin_in_file(name: str, text: str, path: Path) -> Pin | None:
@@ -137,6 +173,7 @@ def find_pin(
     top = project_root(folder, root)
     if top is not None and top != folder:
         folders.append(top)
+    read: list[tuple[Path, object]] = []
     for d in folders:
         for path in _dependency_files(d):
             try:
@@ -144,6 +181,16 @@ def find_pin(
             except Exception:  # unreadable, too large, outside the root: not a pin
                 continue
             pin = pin_in_file(path.name, getattr(src, "text", ""), path)
+            if pin is not None:
+                return pin, src
+            read.append((path, src))
+    # no exact pin anywhere: an unpinned install in the launch's own file, else in a Dockerfile beside it
+    own = unpinned_in_script(launch_text, launch_file)
+    if own is not None:
+        return own, None
+    for path, src in read:
+        if is_dockerfile_name(path.name):
+            pin = unpinned_in_script(getattr(src, "text", ""), path)
             if pin is not None:
                 return pin, src
     return None
@@ -175,5 +222,6 @@ def attach_pins(invocations: list, src: object, read_file: Callable[[Path], obje
     pin, pin_src = found
     shown = getattr(pin_src, "path", None) or getattr(src, "path", str(path))
     fact = pin.fact(shown)
+    key = UNPINNED_FACT if pin.unpinned else "vllm_version"
     for inv in todo:
-        inv.facts["vllm_version"] = fact
+        inv.facts[key] = fact

@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from vlint.argspec.parse import parse_invocation
+from vlint.argspec.spec import bundled_versions, load_spec
 from vlint.core.invocation import Invocation
 from vlint.core.span import PositionMap, Span
+from vlint.core.unresolved import UNRESOLVED
 from vlint.run.lint import LintOptions, Reader
 from vlint.sources.base import SourceError, SourceResult, SourceText
 from vlint.sources.scripts import shell
@@ -205,6 +208,23 @@ def test_unresolved_words_keep_their_spelling_and_make_argv_opaque() -> None:
         ("$EXTRA", True),
     ]
     assert inv.opaque_args  # $EXTRA may be any number of flags
+
+
+def test_an_unquoted_variable_as_an_options_value_is_that_value() -> None:
+    """``--api-key $KEY`` unquoted: bash splits it at blanks, but as an option's value it is the value (more
+    words would be positionals vLLM refuses), so the launch's other flags are still known to be absent."""
+    spec = load_spec(bundled_versions()[-1])
+    inv = one("vllm serve /models/qwen3 --api-key $VLLM_API_KEY --port ${PORT}")
+    assert not inv.opaque_args
+    parsed = parse_invocation(inv, spec)
+    assert not parsed.opaque and parsed.settings["api_key"].value in (UNRESOLVED, [UNRESOLVED])
+    # must not: where no option takes it, an unquoted expansion may be any flags; so may ${X:+words},
+    # an array, "$@", a command substitution, a default with blanks
+    for tail in ("$EXTRA", "--trust-remote-code $EXTRA", "${DEBUG:+--enforce-eager}", "$(cat args.txt)"):
+        inv = one(f"vllm serve /models/qwen3 {tail}")
+        assert inv.opaque_args or parse_invocation(inv, spec).opaque, tail
+    for tail in ('--api-key ${K:+"a b"}', '--api-key "${A[@]}"', "--api-key $(cat k)"):
+        assert one(f"vllm serve /models/qwen3 {tail}").opaque_args, tail
 
 
 def test_quoted_unknown_value_is_one_word_and_not_opaque() -> None:

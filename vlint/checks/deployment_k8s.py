@@ -90,7 +90,7 @@ def gpu_count(ctx: CheckContext) -> Iterator[Hit]:
     w = world(dep)
     if w is None:
         return
-    if dep.setting("tensor_parallel_size") is None and inv.opaque_args:
+    if dep.setting("tensor_parallel_size") is None and (inv.opaque_args or dep.args.opaque):
         return  # the parallelism may sit in arguments vlint cannot see
     cluster = inv.facts.get("cluster_gpu_count")
     fact = inv.facts.get("gpu_count") or inv.facts.get("tpu_count")

@@ -336,6 +336,25 @@ def _sourced_reader(base_dir: Path, read_file: ReadFile) -> Callable[[str], str 
     return read
 
 
+#: one unquoted parameter expansion, maybe after literal text (``$KEY``, ``${KEY}``, ``${KEY:-x}``,
+#: ``--api-key=$KEY``): not ``$@``/``$*``/arrays/``${X:+words}``/command substitutions, not a default with blanks
+_ONE_EXPANSION = re.compile(r"^[^$\s\"'`\\]*\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*(?::?[-=?][^}\s$`]*)?\})$")
+
+
+def _option_value(w: Word, before: Word | None) -> bool:
+    """An unquoted ``$NAME`` right after an option (``--api-key $KEY``), or an option's ``=`` value
+    (``--api-key=$KEY``): bash splits it at blanks, so it may be several words, or one. As an option's value
+    it is that value (more words would be positionals vLLM refuses), so it alone does not make the whole
+    launch opaque; whether the option takes a value is for vLLM's parser to judge, word by word
+    (:func:`vlint.argspec.parse._argparse`: after a flag without a value it may be any flags, and the
+    parsed launch is opaque there)."""
+    if _ONE_EXPANSION.match(w.text) is None:
+        return False
+    if w.text.startswith("--") and "=" in w.text.split("$", 1)[0]:
+        return True
+    return w.text.startswith("$") and before is not None and before.text.startswith("-") and "=" not in before.text
+
+
 def _token(w: Word, posmap: PositionMap) -> Token:
     return Token(w.text, posmap.span(w.start, w.end), unresolved=w.unresolved)
 
@@ -800,7 +819,9 @@ def _to_invocation(
     inv = Invocation(source=source, program=launch.program, span=span, args=args)
     if launch.head is not None and launch.head is not launch.entry:
         inv.head = posmap.span(launch.head.start, launch.head.end)
-    inv.opaque_args = any(w.opaque for w in launch.args)
+    inv.opaque_args = any(
+        w.opaque and not _option_value(w, launch.args[k - 1] if k else None) for k, w in enumerate(launch.args)
+    )
     # environment: exported shell variables, then the command's own assignments
     for name, var in ev.vars.items():
         if var.exported:

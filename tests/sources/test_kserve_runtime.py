@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.sources.render.helpers import lint, write
+from tests.sources.render.helpers import lint, lint_notes, write
 
 FIXTURE = (Path(__file__).parent / "kserve_runtime_isvc.yaml").read_text()
 
@@ -41,3 +41,51 @@ def test_findings_of_the_merged_launch(tmp_path: Path) -> None:
     assert ("VL601", 38) in found  # tensor 4 on the 2 GPUs the InferenceService asks for
     assert ("VL001", 53) in found  # the unused runtime alone
     assert not any(code == "VL601" and line < 24 for code, line in found)  # not the runtime's own 1 GPU
+
+
+# -- the InferenceService and its ServingRuntime in files side by side -------------------------------
+RUNTIME, SERVICE, UNUSED = FIXTURE.split("---\n")
+
+
+def test_runtime_and_an_inference_service_of_a_file_beside_it_are_one_launch(tmp_path: Path) -> None:
+    """KServe applies the two together: the runtime's launch gets the predictor's GPUs, node selection,
+    storage and args, each pointing into the InferenceService's file; that file says where it is checked."""
+    write(tmp_path, {"kserve/serving-runtime.yaml": RUNTIME, "kserve/inference-service.yaml": SERVICE})
+    findings, notes = lint_notes(tmp_path, "kserve/serving-runtime.yaml", "kserve/inference-service.yaml")
+    vl601 = [f for f in findings if f.code == "VL601"]
+    # tensor 4 (the predictor's args) on the 2 GPUs the InferenceService asks for, not the runtime's own 1
+    assert [(f.span.path, f.span.line) for f in vl601] == [("kserve/inference-service.yaml", 15)]
+    assert "but gets 2 (predictor.model.resources" in vl601[0].message
+    assert notes == [
+        "kserve/inference-service.yaml: InferenceService/llama-70b runs with ServingRuntime/vllm-runtime of "
+        "kserve/serving-runtime.yaml: the launch KServe makes of the two is checked there"
+    ]
+
+
+def test_storage_of_an_inference_service_beside_names_the_model(tmp_path: Path) -> None:
+    from vlint.sources.base import SourceText
+    from vlint.sources.kube import kubernetes
+
+    write(tmp_path, {"k/runtime.yaml": RUNTIME, "k/isvc.yaml": SERVICE})
+    path = tmp_path / "k/runtime.yaml"
+
+    def read(p: Path) -> SourceText:
+        return SourceText(p.relative_to(tmp_path).as_posix(), p, p.read_text())
+
+    (inv,) = kubernetes.extract(SourceText("k/runtime.yaml", path, path.read_text()), read).invocations
+    assert "--model=meta-llama/Llama-3.1-70B-Instruct" in [t.text for t in inv.args]  # hf:// storage
+    assert inv.args[-2:][0].text == "--tensor-parallel-size=4" and inv.args[-1].span.path == "k/isvc.yaml"
+    assert inv.label.endswith("with InferenceService/llama-70b of k/isvc.yaml") and not inv.opaque_args
+
+
+def test_no_link_to_another_runtime_another_folder_or_a_huggingface_predictor(tmp_path: Path) -> None:
+    """Must not: an InferenceService naming another runtime, one in another folder, or none at all leaves
+    the runtime on its own (KServe appends arguments vlint does not see: open-ended), with no note."""
+    other = SERVICE.replace("runtime: vllm-runtime", "runtime: other-runtime")
+    write(tmp_path, {"a/serving-runtime.yaml": RUNTIME, "a/isvc.yaml": other, "b/isvc.yaml": SERVICE})
+    findings, notes = lint_notes(tmp_path, "a/serving-runtime.yaml", "a/isvc.yaml", "b/isvc.yaml")
+    assert not [f for f in findings if "with InferenceService" in f.context]
+    assert notes == []
+    hf = SERVICE.replace("name: vLLM", "name: huggingface")
+    write(tmp_path, {"c/serving-runtime.yaml": RUNTIME, "c/isvc.yaml": hf})
+    assert lint_notes(tmp_path, "c/isvc.yaml")[1] == []

@@ -23,6 +23,7 @@ KubeAI ``Model`` (``spec.url``/``args``/``env``/``resourceProfile``), KServe ``I
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 from vlint.core.invocation import ConfigFile, Entry, Fact, Invocation, Problem, Token
@@ -110,6 +111,8 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     for obj in objects:
         if id(obj) not in used:  # a runtime an InferenceService here uses is linted through it
             _extract_object(f, obj)
+        if scalar(get(obj, "kind")) == "InferenceService" and id(obj) not in f.merged_runtime:
+            _runtime_elsewhere_note(f, obj)
     _kaito_configs(f, objects)
     for inv in f.result.invocations:
         _unused_vllm_args(inv)
@@ -210,6 +213,12 @@ def _extract_object(f: _File, obj: MappingNode) -> None:
         else:
             _dynamo_components(f, obj, spec, base)
         return
+    if kind in ("ServingRuntime", "ClusterServingRuntime"):
+        services = _sibling_objects(f, "InferenceService", _uses_runtime(scalar(get(obj, "metadata", "name")) or ""))
+        if services:
+            for service in services:
+                _runtime_with_service(f, obj, spec, base, service)
+            return
     for pod, path in iter_pod_specs(spec, ("spec",)):
         _pod(f, obj, pod, path, base, open_ended=kind in _OPEN_ENDED)
 
@@ -774,6 +783,109 @@ def _with_runtime(f: _File, obj: MappingNode, spec: Node, runtime: MappingNode, 
                 elif t.text.endswith("=/mnt/models") and t.text.startswith("--model"):
                     inv.args[i] = Token(t.text[: -len("/mnt/models")] + hf.text, hf.span)
     f.result.invocations.extend(invs)
+
+
+@record(slots=True)
+class _Linked:
+    """An object of another file of the same folder: its node, that file's lines and the path users see."""
+
+    obj: MappingNode
+    lines: LineIndex
+    path: str
+
+
+#: sibling files read to link an InferenceService and the ServingRuntime it names (the folder's first ones)
+_MAX_SIBLINGS = 64
+
+
+def _uses_runtime(name: str) -> Callable[[MappingNode], bool]:
+    def test(obj: MappingNode) -> bool:
+        return bool(name) and scalar(get(obj, "spec", "predictor", "model", "runtime")) == name
+
+    return test
+
+
+def _named(name: str) -> Callable[[MappingNode], bool]:
+    return lambda obj: bool(name) and scalar(get(obj, "metadata", "name")) == name
+
+
+def _sibling_objects(f: _File, kind: str, test: Callable[[MappingNode], bool]) -> list[_Linked]:
+    """Objects of ``kind`` that pass ``test`` in the other YAML files of this file's folder (read through
+    the run's reader, so only inside the lint root; a file that cannot be read or parsed is passed over).
+    KServe applies an InferenceService with the ServingRuntime of its namespace it names, and repositories
+    keep the two in files side by side (``inference-service.yaml``, ``serving-runtime.yaml``)."""
+    here = f.src.abspath
+    try:
+        names = sorted(p.name for p in here.parent.iterdir() if p.suffix in (".yaml", ".yml") and p.name != here.name)
+    except OSError:
+        return []
+    out: list[_Linked] = []
+    for name in names[:_MAX_SIBLINGS]:
+        try:
+            other = f.read_file(here.parent / name)
+        except SourceError:
+            continue
+        if kind not in other.text:
+            continue
+        docs = compose_documents(other.text, other.path)
+        lines = LineIndex(other.path, other.text)
+        for doc in docs.nodes:
+            for obj in _objects(doc, 0):
+                if scalar(get(obj, "kind")) == kind and test(obj):
+                    out.append(_Linked(obj, lines, other.path))
+        if out:
+            f.result.linked.append(here.parent / name)
+            break
+    return out
+
+
+def _runtime_with_service(f: _File, obj: MappingNode, spec: Node, base: Facts, linked: _Linked) -> None:
+    """A ServingRuntime that an InferenceService of a file beside it names: the launch KServe makes of the
+    two (:func:`_with_runtime` for the same file): the runtime's container, with what the predictor sets —
+    its GPUs (``predictor.model.resources``), replicas, node selection, the storage its model is downloaded
+    from (``storageUri``: the model's name, inferred, when the runtime reads ``/mnt/models``) and its
+    ``args`` after the runtime's. Facts and arguments from the InferenceService point into its file."""
+    svc = linked.obj
+    lines = linked.lines
+    predictor = get(svc, "spec", "predictor")
+    model = get(predictor, "model")
+    facts = Facts(dict(base.facts))
+    _replicas(facts, get(predictor, "minReplicas"), lines, "predictor.minReplicas")
+    node_selection_facts(facts, predictor, lines)
+    resource_facts(facts, get(model, "resources"), lines, "predictor.model.resources")
+    storage = get(model, "storageUri")
+    _storage_fact(facts, storage, lines=lines)
+    extra = [w.token() for w in text_list(get(model, "args"), lines)]
+    opaque = get(model, "env") is not None or get(model, "command") is not None
+    first = len(f.result.invocations)
+    for pod, path in iter_pod_specs(spec, ("spec",)):
+        _pod(f, obj, pod, path, facts, open_ended=opaque)
+    uri = scalar(storage) or ""
+    hf = scalar_text(storage, lines).slice(5, len(uri)).token() if uri.startswith("hf://") and storage else None
+    for inv in f.result.invocations[first:]:
+        inv.label += f" with {_where(svc)} of {linked.path}"
+        inv.args += extra
+        for i, t in enumerate(inv.args if hf is not None else []):
+            if t.text.rstrip("/") == "/mnt/models":
+                inv.args[i] = hf
+            elif t.text.startswith("--model") and t.text.endswith("=/mnt/models"):
+                inv.args[i] = Token(t.text[: -len("/mnt/models")] + hf.text, hf.span)
+
+
+def _runtime_elsewhere_note(f: _File, obj: MappingNode) -> None:
+    """An InferenceService whose ServingRuntime is in a file beside it: its launch is checked there."""
+    name = scalar(get(obj, "spec", "predictor", "model", "runtime")) or ""
+    fmt = (scalar(get(obj, "spec", "predictor", "model", "modelFormat", "name")) or "").lower()
+    if not name or fmt == "huggingface":
+        return
+    found = _sibling_objects(f, "ServingRuntime", _named(name)) or _sibling_objects(
+        f, "ClusterServingRuntime", _named(name)
+    )
+    if found:
+        f.result.notes.append(
+            f"{_where(obj)} runs with ServingRuntime/{name} of {found[0].path}: the launch KServe makes of the "
+            f"two is checked there"
+        )
 
 
 def _inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None:

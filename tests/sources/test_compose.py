@@ -658,3 +658,46 @@ def test_the_gpu_facts_point_at_the_line_that_says_which_or_how_many(tmp_path: P
     else the device request itself."""
     inv = one(tmp_path, _GPU_SERVICE + device)
     assert inv.facts["gpu_ids"].span is not None and inv.facts["gpu_ids"].span.line == line
+
+
+# -- an example .env ---------------------------------------------------------------------------------
+EXAMPLE_COMPOSE = """\
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.10.2
+        command: --model $MODEL --max-model-len ${MAX_LEN} --no-such-flag
+"""
+
+
+def test_an_example_env_gives_values_when_there_is_no_env(tmp_path: Path) -> None:
+    """The ``.env`` a repository keeps out of git, with an example committed for users to copy: the example's
+    values are an inference; the launch says so, and its errors are warnings that say so."""
+    inv = one(tmp_path, EXAMPLE_COMPOSE, _dot_env_dot_example="MODEL=Qwen/Qwen2.5-7B-Instruct\nMAX_LEN=8192\n")
+    assert argv(inv)[:4] == ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"]
+    fact = inv.facts["example_env"]
+    assert fact.value == ".env.example" and fact.detail.startswith("MAX_LEN, MODEL from .env.example, an example")
+    (vl001,) = [f for f in lint(tmp_path) if f.code == "VL001"]
+    assert vl001.severity == "warning" and "rests on values of .env.example, an example" in vl001.message
+
+
+def test_no_example_when_the_env_is_there_or_no_value_comes_from_it(tmp_path: Path) -> None:
+    """Must not: a real ``.env`` wins (the example is not read); an example whose values the launch does
+    not use marks nothing (its errors stay errors); a file of another name (``.env.prod``) is no example."""
+    inv = one(
+        tmp_path,
+        EXAMPLE_COMPOSE,
+        _dot_env="MODEL=meta-llama/Llama-3.1-8B-Instruct\nMAX_LEN=4096\n",
+        _dot_env_dot_example="MODEL=Qwen/Qwen2.5-7B-Instruct\nMAX_LEN=8192\n",
+    )
+    assert argv(inv)[1] == "meta-llama/Llama-3.1-8B-Instruct" and "example_env" not in inv.facts
+    assert [f.severity for f in lint(tmp_path) if f.code == "VL001"] == ["error"]
+
+
+def test_an_unused_or_unnamed_example_marks_nothing(tmp_path: Path) -> None:
+    plain_cmd = EXAMPLE_COMPOSE.replace("$MODEL", "Qwen/Qwen2.5-7B-Instruct").replace("${MAX_LEN}", "8192")
+    inv = one(tmp_path, plain_cmd, _dot_env_dot_example="OTHER=1\n")
+    assert "example_env" not in inv.facts
+    assert [f.severity for f in lint(tmp_path) if f.code == "VL001"] == ["error"]
+    (tmp_path / ".env.example").unlink()
+    inv = one(tmp_path, EXAMPLE_COMPOSE, _dot_env_dot_prod="MODEL=Qwen/Qwen2.5-7B-Instruct\n")
+    assert argv(inv)[1] == "?$MODEL" and "example_env" not in inv.facts

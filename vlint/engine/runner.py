@@ -186,6 +186,8 @@ class Engine:
             out = self._soften_release_guess(dep, out, context)
         if "read_unrendered" in dep.invocation.facts:
             out = self._soften_unrendered(out)
+        if "example_env" in dep.invocation.facts:
+            out = self._soften_example_env(dep, out)
         if dep.args.opaque:
             out = self._soften_opaque(dep, out, context)
         if dep.invocation.program in KEYWORD_PROGRAMS:
@@ -259,6 +261,22 @@ class Engine:
         why = " (read from the chart's template without rendering it: render it with helm to check for certain)"
         return [
             replace(f, severity="warning", message=f.message + why, data={**f.data, "rendered": False})
+            if f.severity == "error" and f.code not in self.severity
+            else f
+            for f in findings
+        ]
+
+    def _soften_example_env(self, dep: Deployment, findings: list[Finding]) -> list[Finding]:
+        """An error must mean vLLM refuses: a launch whose values come from an example ``.env``
+        (``.env.example``, read because the ``.env`` is not in the files) rests on an inference: its errors
+        are warnings that say so (severities the user set stand)."""
+        fact = dep.invocation.facts["example_env"]
+        why = (
+            f" (this rests on values of {fact.value}, an example: copy it to .env, or lint the real one, "
+            "to check for certain)"
+        )
+        return [
+            replace(f, severity="warning", message=f.message + why, data={**f.data, "example_env": fact.value})
             if f.severity == "error" and f.code not in self.severity
             else f
             for f in findings

@@ -5,7 +5,10 @@ What compose does, in order, and what vlint mirrors:
 1. **Interpolation** of every value (not keys): ``${VAR}``, ``${VAR:-default}``, ``${VAR-default}``,
    ``${VAR:?err}``, ``${VAR:+alt}``, ``$$`` → ``$``. Values come from the ``.env`` file next to the
    compose file (compose also reads the shell environment, which vlint cannot see: a variable with
-   a default takes the default, one without stays *unresolved*).
+   a default takes the default, one without stays *unresolved*). Without a ``.env``, an example of
+   it beside the compose file (``.env.example``, ``env.example``…: the file a repository commits for
+   users to copy to ``.env``, which it keeps out of git) gives the values, as an inference: each launch
+   that uses one says so (fact ``example_env``), and its errors are warnings that say so.
 2. **YAML**: anchors, aliases and ``<<`` merge keys (``x-common-env: &env`` … ``<<: *env``).
 3. **The container argv**: ``entrypoint`` replaces the image's ENTRYPOINT (and drops its CMD),
    ``command`` replaces its CMD. A string is split like a shell line without expansion; a list is
@@ -30,7 +33,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from vlint.core.invocation import Fact, Token
+from vlint.core.invocation import Fact, Invocation, Token
 from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span
 from vlint.security.secrets import SECRET_ENV
@@ -204,20 +207,59 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         return result
     values: dict[str, Mapped | str] = {}
     env_path = src.abspath.parent / ".env"
+    example = False
     try:
         env_src = read_file(env_path)
     except SourceError:
-        env_src = None
+        env_src = _example_env(src.abspath.parent, read_file)
+        example = env_src is not None
     if env_src is not None:
         entries = parse_dotenv(env_src.text, env_src.path)
         values = {name: e.value for name, e in dotenv_values(entries).items()}
-        result.linked.append(env_path)
-    ctx = _Ctx(doc, src, read_file, mapping_lookup(values), result)
+        result.linked.append(env_src.abspath)
+    known = mapping_lookup(values)
+    used: list[str] = []  # the example's names a service's values took
+
+    def lookup(name: str) -> tuple[str, str | Mapped | None]:
+        found = known(name)
+        if example and found[0] == "set":
+            used.append(name)
+        return found
+
+    ctx = _Ctx(doc, src, read_file, lookup, result)
     for key, svc in items(get(doc.root, "services")):
         if isinstance(svc, MappingNode):
+            used.clear()
+            first = len(result.invocations)
             _service(str(key.value), key, svc, ctx)
+            if used and env_src is not None:
+                _mark_example_values(result.invocations[first:], env_src.path, sorted(set(used)))
     result.linked = list(dict.fromkeys(result.linked))
     return result
+
+
+#: examples of a ``.env`` that repositories commit (the ``.env`` itself stays out of git), in this order
+EXAMPLE_ENV_NAMES = (".env.example", ".env.sample", ".env.template", "env.example", "example.env")
+
+
+def _example_env(folder: Path, read_file: ReadFile) -> SourceText | None:
+    for name in EXAMPLE_ENV_NAMES:
+        try:
+            return read_file(folder / name)
+        except SourceError:
+            continue
+    return None
+
+
+def _mark_example_values(invocations: list[Invocation], shown: str, names: list[str]) -> None:
+    """Launches of a service whose values took names of the example ``.env``: an inference."""
+    listed = ", ".join(names[:4]) + (", …" if len(names) > 4 else "")
+    for inv in invocations:
+        inv.facts["example_env"] = Fact(
+            shown,
+            inv.span,
+            f"{listed} from {shown}, an example: docker compose reads .env, which is not here",
+        )
 
 
 def _pieces(node: Node | None, ctx: _Ctx) -> list[Piece] | None:

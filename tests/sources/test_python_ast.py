@@ -342,3 +342,58 @@ def test_different_constructions_in_one_function_stay_two(tmp_path: Path) -> Non
             return a, b
         """
     assert len(launches(tmp_path, text)) == 2
+
+
+# -- parameters of a function the module calls ------------------------------------------------------
+LAUNCHER = textwrap.dedent("""\
+    import subprocess
+
+    def launch(model: str = "Qwen/Qwen2.5-7B-Instruct", tp: int = 1, max_len=None, *, port="8000"):
+        cmd = ["vllm", "serve", model, "--tensor-parallel-size", str(tp), "--port", port]
+        if max_len is not None:
+            cmd += ["--max-model-len", str(max_len)]
+        return subprocess.Popen(cmd)
+""")
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        # the module's one call: its arguments, else the defaults (the value written at the def)
+        ("launch()", ["Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "1", "--port", "8000"]),
+        ("launch('m', 2, 4096)", ["m", "--tensor-parallel-size", "2", "--port", "8000", "--max-model-len", "4096"]),
+        ("launch(tp=4, port='9000')", ["Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "4", "--port", "9000"]),
+    ],
+)
+def test_parameters_of_a_function_the_module_calls_once(tmp_path: Path, call: str, words: list[str]) -> None:
+    inv = one(tmp_path, LAUNCHER + f'\nif __name__ == "__main__":\n    {call}\n')
+    assert argv(inv) == words
+
+
+@pytest.mark.parametrize(
+    "calls",
+    [
+        "",  # never called here: a library function, whoever calls it gives the values
+        "launch()\nlaunch('other/model')\n",  # two calls: two launches vlint cannot tell apart
+        "launch(**CONFIG)\n",  # arguments vlint cannot see
+        "launch('m', 2, 4096, 5)\n",  # a call that fails (too many arguments)
+        "launch(nope=1)\n",  # a call that fails (an unknown keyword)
+    ],
+)
+def test_parameters_stay_unknown_without_one_readable_call(tmp_path: Path, calls: str) -> None:
+    inv = one(tmp_path, LAUNCHER + "\nCONFIG = {}\n" + calls)
+    assert argv(inv)[0] == "?model"
+
+
+def test_a_method_is_not_bound_by_a_plain_call(tmp_path: Path) -> None:
+    text = (
+        "import subprocess\n"
+        "class Server:\n"
+        "    def launch(self, model='Qwen/Qwen2.5-7B-Instruct'):\n"
+        "        subprocess.Popen(['vllm', 'serve', model])\n"
+        "def launch(model='x'):\n"
+        "    pass\n"
+        "launch()\n"
+    )
+    inv = one(tmp_path, text)
+    assert argv(inv)[0] == "?model"

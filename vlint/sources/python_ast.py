@@ -11,8 +11,9 @@ is imported or executed.
   ``float()`` of known values, ``" ".join(...)``, conditional expressions with known tests,
   ``os.getenv(NAME, default)`` / ``os.environ.get(NAME, default)`` (the default is what runs unless
   the environment says otherwise), and ``module.NAME`` of a sibling module the file imports
-  (``import config`` + ``config.MAX_MODEL_LEN``). Everything else — function parameters,
-  ``os.environ[...]``, calls — is unresolved.
+  (``import config`` + ``config.MAX_MODEL_LEN``), and the parameters of a function the module
+  itself calls exactly once (that call's arguments, else the parameters' defaults). Everything else —
+  other function parameters, ``os.environ[...]``, calls — is unresolved.
 * ``subprocess.Popen/run/call/check_call/check_output``, ``os.system`` and
   ``asyncio.create_subprocess_exec/shell``: an argv list is read like a command line (``vllm serve
   MODEL …``, ``python -m vllm.entrypoints.openai.api_server …``); a string with ``shell=True`` is
@@ -151,16 +152,62 @@ class _Module:
     def run(self) -> None:
         functions: list[tuple[ast.AST, dict[str, V]]] = []
         self._walk(self.tree.body, self.globals, functions)
+        sites: dict[str, list[ast.Call]] | None = None
         while functions:
             fn, outer = functions.pop(0)
             scope = dict(self.globals)
             scope.update({k: v for k, v in outer.items() if k not in self.globals})
             args = getattr(fn, "args", None)
             if isinstance(args, ast.arguments):
+                if sites is None:
+                    sites = self._call_sites()
+                bound = self._bind(fn, args, outer, sites.get(getattr(fn, "name", ""), []))
                 for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
                     if a is not None:
-                        scope[a.arg] = _unknown(a)
+                        scope[a.arg] = bound.get(a.arg) or _unknown(a)
             self._walk(getattr(fn, "body", []), scope, functions)
+
+    def _call_sites(self) -> dict[str, list[ast.Call]]:
+        """Calls by a plain name anywhere in the module (``launch_vllm_server()``), by that name."""
+        out: dict[str, list[ast.Call]] = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                out.setdefault(node.func.id, []).append(node)
+        return out
+
+    def _bind(self, fn: ast.AST, args: ast.arguments, outer: dict[str, V], sites: list[ast.Call]) -> dict[str, V]:
+        """A function's parameters as the module's own call of it gives them: when the module calls it by
+        name exactly once (``if __name__ == "__main__": launch()``), each parameter is that call's argument
+        (evaluated with the module's names), else its default (evaluated where the ``def`` is). Called
+        never, more than once, with ``*args``/``**kw``, or as a method: the parameters stay unknown."""
+        if len(sites) != 1 or not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            return {}
+        call = sites[0]
+        positional = [*args.posonlyargs, *args.args]
+        if positional and positional[0].arg in ("self", "cls"):
+            return {}
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+            return {}
+        if len(call.args) > len(positional) and args.vararg is None:
+            return {}  # the call would fail
+        out: dict[str, V] = {}
+        for param, value in zip(positional, call.args, strict=False):
+            out[param.arg] = self.eval(value, self.globals)
+        names = {a.arg for a in [*positional, *args.kwonlyargs]}
+        for kw in call.keywords:
+            if kw.arg not in names and args.kwarg is None:
+                return {}
+            out[kw.arg or ""] = self.eval(kw.value, self.globals)
+        with_default = positional[len(positional) - len(args.defaults) :]
+        defaults = dict(zip([a.arg for a in with_default], args.defaults, strict=True))
+        defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None})
+        for param in [*positional, *args.kwonlyargs]:
+            if param.arg in out:
+                continue
+            if param.arg not in defaults:
+                return {}  # a required parameter the call leaves out: it would fail
+            out[param.arg] = self.eval(defaults[param.arg], outer)
+        return out
 
     def _walk(self, body: list[ast.stmt], scope: dict[str, V], functions: list[tuple[ast.AST, dict[str, V]]]) -> None:
         for stmt in body:

@@ -222,3 +222,83 @@ def test_alias_cycles_are_a_file_error(tmp_path: Path) -> None:
     report = lint_paths([tmp_path / "llm.yaml"], Engine(load_catalog()), LintOptions(root=tmp_path))
     (fr,) = report.files
     assert fr.error is not None and "nested deeper" in fr.error.message
+
+
+# -- applications whose import_path is a module of the repository ------------------------------------
+CUSTOM_APP = """\
+apiVersion: ray.io/v1
+kind: RayService
+metadata:
+  name: vllm
+spec:
+  serveConfigV2: |
+    applications:
+      - name: mistral
+        import_path: "vllm_serve:deployment"
+        runtime_env:
+          env_vars:
+            MODEL_ID: "mistralai/Mistral-7B-Instruct-v0.2"
+            MAX_MODEL_LEN: "8192"
+"""
+APP_MODULE = """\
+import os
+from vllm.engine.arg_utils import AsyncEngineArgs
+from vllm.engine.async_llm_engine import AsyncLLMEngine
+
+class VLLMDeployment:
+    def __init__(self):
+        args = AsyncEngineArgs(
+            model=os.getenv("MODEL_ID", "Qwen/Qwen2.5-0.5B-Instruct"),
+            max_model_len=int(os.getenv("MAX_MODEL_LEN", "4096")),
+            gpu_memory_utilization=float(os.getenv("GPU_MEMORY_UTILIZATION", "0.8")),
+        )
+        self.engine = AsyncLLMEngine.from_engine_args(args)
+
+deployment = VLLMDeployment.bind()
+"""
+
+
+def ray_app(tmp_path: Path, text: str, **files: str) -> SourceResult:
+    (tmp_path / "ray-service.yaml").write_text(text)
+    for fname, content in files.items():
+        (tmp_path / f"{fname}.py").write_text(content)
+    reader = Reader(LintOptions(root=tmp_path))
+    result = python_ast.extract_ray_serve(reader.read(tmp_path / "ray-service.yaml"), reader.read)
+    assert result.error is None, result.error
+    return result
+
+
+def test_a_custom_application_runs_the_module_with_its_env_vars(tmp_path: Path) -> None:
+    """The module's engine arguments, with os.getenv read from the application's runtime_env (the default
+    where the application sets nothing), anchored at the import_path; the module alone keeps its defaults."""
+    result = ray_app(tmp_path, CUSTOM_APP, vllm_serve=APP_MODULE)
+    (inv,) = result.invocations
+    assert kwargs(inv) == {
+        "model": "mistralai/Mistral-7B-Instruct-v0.2",
+        "max_model_len": 8192,
+        "gpu_memory_utilization": 0.8,
+    }
+    assert (inv.head.path, inv.head.line) == ("ray-service.yaml", 9)
+    assert inv.label.startswith("application mistral (vllm_serve:deployment): AsyncEngineArgs in vllm_serve.py")
+    assert inv.env["MODEL_ID"].text == "mistralai/Mistral-7B-Instruct-v0.2"
+    assert tmp_path / "vllm_serve.py" in result.linked
+    (alone,) = extract(tmp_path, APP_MODULE, "vllm_serve.py", module=python_ast).invocations  # its own defaults
+    assert kwargs(alone)["model"] == "Qwen/Qwen2.5-0.5B-Instruct"
+
+
+def test_no_launch_for_code_that_is_not_in_the_repository(tmp_path: Path) -> None:
+    """Must not: a remote working_dir (the code is downloaded), a module the repository does not have, a
+    path that is not a module, or a module without an engine call yields no launch."""
+    remote = CUSTOM_APP.replace(
+        "        runtime_env:\n",
+        "        runtime_env:\n          working_dir: https://github.com/x/y/archive/master.zip\n",
+    )
+    for text, files in (
+        (remote, {"vllm_serve": APP_MODULE}),
+        (CUSTOM_APP, {}),
+        (CUSTOM_APP.replace("vllm_serve:deployment", "vllm-serve.py"), {"vllm_serve": APP_MODULE}),
+        (CUSTOM_APP, {"vllm_serve": "deployment = None\n"}),
+    ):
+        for p in tmp_path.glob("*.py"):
+            p.unlink()
+        assert ray_app(tmp_path, text, **files).invocations == [], text

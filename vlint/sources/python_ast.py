@@ -132,8 +132,13 @@ class _Imports:
 class _Module:
     """One Python file: its imports, module-level constants and the calls vlint is after."""
 
-    def __init__(self, src: SourceText, read_file: ReadFile, depth: int = 0) -> None:
+    def __init__(
+        self, src: SourceText, read_file: ReadFile, depth: int = 0, environ: dict[str, Token] | None = None
+    ) -> None:
         self.src = src
+        #: the environment the module runs with, where a config that runs it says (a Ray Serve
+        #: application's ``runtime_env.env_vars``): ``os.getenv(NAME, default)`` reads it first
+        self.environ = environ or {}
         self.read_file = read_file
         self.depth = depth
         self.lines = _Lines(src.path, src.text)
@@ -546,7 +551,7 @@ class _Module:
         path = self.src.abspath.parent / (name.replace(".", "/") + ".py")
         try:
             src = self.read_file(path)
-            mod = _Module(src, self.read_file, self.depth + 1)
+            mod = _Module(src, self.read_file, self.depth + 1, self.environ)
             mod.run_globals()
         except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
             return None
@@ -566,6 +571,10 @@ class _Module:
         if q in ("os.getenv", "os:getenv", "os.environ.get", "os:environ.get") or (
             isinstance(f, ast.Attribute) and f.attr == "get" and self._callee(f.value) in ("os.environ", "os:environ")
         ):
+            name = args[0].value if args and args[0].known and isinstance(args[0].value, str) else None
+            if name is not None and name in self.environ:
+                tok = self.environ[name]
+                return _unknown(node) if tok.unresolved else V(tok.text, node)
             if len(node.args) >= 2:
                 return ev(node.args[1], scope, depth + 1)
             for kw in node.keywords:
@@ -689,7 +698,40 @@ def _walk_expr(node: ast.AST) -> list[ast.AST]:
 MAX_PYTHON_BYTES = 256 * 2**10
 
 
+def extract_ray_serve(src: SourceText, read_file: ReadFile) -> SourceResult:
+    """A Ray Serve config or RayService (:func:`vlint.sources.ray_serve.extract`), and the launches of each
+    application whose ``import_path`` is a module of the repository (``vllm_serve:deployment`` →
+    ``vllm_serve.py`` beside the config): the module's ``EngineArgs``/``LLM`` calls read with the
+    application's ``runtime_env.env_vars`` as its environment (``os.getenv("MODEL_ID", default)`` is the
+    variable's value there), anchored at the ``import_path``. A module the repository does not have, or
+    one that cannot be read, yields nothing (the config's other launches stand)."""
+    result = ray_serve.extract(src, read_file)
+    for app in ray_serve.custom_applications(src):
+        path = src.abspath.parent / app.module
+        try:
+            module_src = read_file(path)
+        except SourceError:
+            continue
+        sub = _extract(module_src, read_file, app.env)
+        if sub.error is not None or not sub.invocations:
+            continue
+        result.linked.append(path)
+        for inv in sub.invocations:
+            inv.head = app.span
+            inv.label = f"{app.label} ({app.import_path}): {inv.label or inv.program} in {module_src.path}"
+            for name, tok in app.env.items():
+                inv.env.setdefault(name, tok)
+            for key, fact in app.facts.items():
+                inv.facts.setdefault(key, fact)
+            result.invocations.append(inv)
+    return result
+
+
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
+    return _extract(src, read_file, None)
+
+
+def _extract(src: SourceText, read_file: ReadFile, environ: dict[str, Token] | None) -> SourceResult:
     result = SourceResult()
     if len(src.text) > MAX_PYTHON_BYTES:
         size = len(src.text.encode("utf-8", "surrogatepass")) / 2**10
@@ -699,7 +741,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         )
         return result
     try:
-        mod = _Module(src, read_file)
+        mod = _Module(src, read_file, environ=environ)
     except SyntaxError as e:
         result.error = SourceError(f"Python syntax error: {e.msg}", e.lineno, e.offset)
         return result

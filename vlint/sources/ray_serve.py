@@ -13,8 +13,12 @@ keyword arguments, with the server's defaults. Each replica gets one GPU per TPÃ
 Where the settings live: ``applications[].args.llm_configs[]`` of a Serve config (inline, or paths
 to per-model YAML files, read relative to the config), a per-model ``LLMConfig`` YAML file itself,
 and ``spec.serveConfigV2`` of a KubeRay ``RayService`` â€” a YAML document inside a string, whose
-positions vlint maps back into the manifest. Applications with a custom ``import_path`` hide their
-settings in user code: they yield no launch.
+positions vlint maps back into the manifest. An application with a custom ``import_path``
+(``vllm_serve:deployment``) runs user code: :func:`custom_applications` lists them, with the module's
+file where the repository has it (beside the config, or under a local ``runtime_env.working_dir``) and
+the ``runtime_env.env_vars`` it runs with; :func:`vlint.sources.python_ast.extract_ray_serve` reads the
+launches of that module with those variables. A module that is not in the repository (a remote
+``working_dir``) yields no launch.
 """
 
 from __future__ import annotations
@@ -139,6 +143,70 @@ def invocation(site: LLMConfigSite) -> Invocation | None:
     return inv
 
 
+@record(slots=True)
+class CustomApp:
+    """A Serve application whose ``import_path`` names user code: where it is, what it runs with."""
+
+    import_path: str
+    #: the module's file, relative to the config's folder (``vllm_serve.py``; under a local working_dir)
+    module: str
+    span: Span
+    label: str
+    env: dict[str, Token]
+    facts: dict[str, Fact]
+
+
+def custom_applications(src: SourceText) -> list[CustomApp]:
+    """The applications of the file's Serve configs (a RayService's ``serveConfigV2`` included) whose
+    ``import_path`` is user code of a module path (``module.sub:attr``), with a working_dir that is not
+    a URL. Nothing is read here; :mod:`vlint.sources.python_ast` reads the module."""
+    out: list[CustomApp] = []
+    try:
+        docs = load_yaml(src)
+    except SourceError:
+        return out
+    for doc in docs:
+        root = doc.root
+        if not isinstance(root, MappingNode):
+            continue
+        configs: list[tuple[YamlDoc, dict[str, Fact]]] = []
+        if plain(get(root, "kind")) == "RayService":
+            v2 = get(root, "spec", "serveConfigV2")
+            if isinstance(v2, ScalarNode):
+                workers = _worker_facts(doc)
+                try:
+                    configs += [(d, workers) for d in nested_yaml(doc, v2) if isinstance(d.root, MappingNode)]
+                except SourceError:
+                    continue
+        elif get(root, "applications") is not None:
+            configs.append((doc, {}))
+        for d, facts in configs:
+            for app in seq(get(d.root, "applications")):
+                found = _custom_app(app, d, facts)
+                if found is not None:
+                    out.append(found)
+    return out
+
+
+def _custom_app(app: Node, doc: YamlDoc, facts: dict[str, Fact]) -> CustomApp | None:
+    node = get(app, "import_path")
+    path = str(plain(node) or "")
+    module, _, attr = path.partition(":")
+    if not attr or module.startswith("ray.") or not all(part.isidentifier() for part in module.split(".")):
+        return None  # a builder of Ray's (read by _serve_config), or not a module path
+    working = plain(get(app, "runtime_env", "working_dir"))
+    if working is not None and (not isinstance(working, str) or "://" in working or working.startswith("/")):
+        return None  # the code comes from elsewhere (a URL, a path on the cluster)
+    prefix = (working.rstrip("/") + "/") if isinstance(working, str) and working not in ("", ".") else ""
+    env: dict[str, Token] = {}
+    for k, v in items(get(app, "runtime_env", "env_vars")):
+        value = plain(v)
+        env[str(k.value)] = Token("" if value is None else str(value), doc.span(k).to(doc.span(v)), value is None)
+    name = plain(get(app, "name")) or path
+    span = doc.span(node) if node is not None else doc.span(app)
+    return CustomApp(path, prefix + module.replace(".", "/") + ".py", span, f"application {name}", env, facts)
+
+
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     result = SourceResult()
     for doc in load_yaml(src):
@@ -166,18 +234,7 @@ def _sites(doc: YamlDoc, src: SourceText, read_file: ReadFile, result: SourceRes
 
 def _ray_service(doc: YamlDoc, src: SourceText, read_file: ReadFile, result: SourceResult) -> list[LLMConfigSite]:
     spec = get(doc.root, "spec")
-    facts: dict[str, Fact] = {}
-    total = 0
-    for group in seq(get(spec, "rayClusterConfig", "workerGroupSpecs")):
-        replicas = plain(get(group, "replicas"))
-        for c in seq(get(group, "template", "spec", "containers")):
-            gpus = plain(get(c, "resources", "limits", "nvidia.com/gpu"))
-            n = int(gpus) if isinstance(gpus, int) or (isinstance(gpus, str) and gpus.isdigit()) else 0
-            total += n * (replicas if isinstance(replicas, int) else 1)
-    if total:
-        facts["ray_worker_gpus"] = Fact(
-            total, doc.span(get(spec, "rayClusterConfig") or spec), "RayService worker GPUs"
-        )
+    facts = _worker_facts(doc)
     v2 = get(spec, "serveConfigV2")
     sites: list[LLMConfigSite] = []
     if isinstance(v2, ScalarNode):
@@ -192,6 +249,21 @@ def _ray_service(doc: YamlDoc, src: SourceText, read_file: ReadFile, result: Sou
     if isinstance(v1, MappingNode):
         sites.extend(_serve_config(YamlDoc(v1, doc.src, doc.posmap, doc.path), src, read_file, result, facts))
     return sites
+
+
+def _worker_facts(doc: YamlDoc) -> dict[str, Fact]:
+    """``ray_worker_gpus``: the GPUs of a RayService's worker groups (``nvidia.com/gpu`` x replicas)."""
+    spec = get(doc.root, "spec")
+    total = 0
+    for group in seq(get(spec, "rayClusterConfig", "workerGroupSpecs")):
+        replicas = plain(get(group, "replicas"))
+        for c in seq(get(group, "template", "spec", "containers")):
+            gpus = plain(get(c, "resources", "limits", "nvidia.com/gpu"))
+            n = int(gpus) if isinstance(gpus, int) or (isinstance(gpus, str) and gpus.isdigit()) else 0
+            total += n * (replicas if isinstance(replicas, int) else 1)
+    if not total:
+        return {}
+    return {"ray_worker_gpus": Fact(total, doc.span(get(spec, "rayClusterConfig") or spec), "RayService worker GPUs")}
 
 
 def _serve_config(

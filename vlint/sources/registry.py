@@ -56,7 +56,7 @@ SOURCES: tuple[Source, ...] = (
     Source("compose", sniffing.compose, _lazy("vlint.sources.containers.compose")),
     Source("github-actions", sniffing.github_actions, _lazy("vlint.sources.github_actions")),
     Source("skypilot", sniffing.skypilot, _lazy("vlint.sources.skypilot")),
-    Source("ray-serve", sniffing.ray_serve, _lazy("vlint.sources.ray_serve")),
+    Source("ray-serve", sniffing.ray_serve, _lazy("vlint.sources.python_ast", "extract_ray_serve")),
     Source("dockerfile", sniffing.dockerfile, _lazy("vlint.sources.containers.dockerfile")),
     Source("python", sniffing.python, _lazy("vlint.sources.python_ast")),
     Source("notebook", sniffing.notebook, _lazy("vlint.sources.notebook")),

@@ -392,3 +392,26 @@ def test_an_image_that_ships_vllm_wins_over_an_unpinned_install(tmp_path: Path, 
     serve = CMD.replace("CMD [", 'CMD ["vllm", "serve", ')
     (tmp_path / "Dockerfile").write_text("FROM python:3.11\nRUN pip install vllm\n" + serve)
     assert "the newest release: pip install vllm (no version) in Dockerfile:2" in target("Dockerfile")
+
+
+def test_the_requirements_file_an_install_names(tmp_path: Path, target) -> None:
+    """``pip install -r FILE`` installs what FILE says: its exact pin (also in a folder of its own), or the
+    newest release for a bare ``vllm``. Must not: a bare ``vllm`` in a requirements file no install names,
+    or one only a commented line installs, states nothing (the release stays assumed)."""
+    serve = CMD.replace("CMD [", 'CMD ["vllm", "serve", ')
+    (tmp_path / "reqs").mkdir()
+    (tmp_path / "reqs" / "serve.txt").write_text("torch\nvllm==0.8.5\n")
+    (tmp_path / "Dockerfile").write_text("FROM python:3.11\nRUN pip install -r reqs/serve.txt\n" + serve)
+    assert "Target vLLM 0.8.5 (vllm==0.8.5 in reqs/serve.txt)" in target("Dockerfile")
+    (tmp_path / "requirements.txt").write_text("torch\nvllm[audio]\n")
+    (tmp_path / "Dockerfile").write_text(
+        "FROM python:3.11\nCOPY requirements.txt /app/\nRUN pip install --no-cache-dir -r /app/requirements.txt\n"
+        + serve
+    )
+    line = target("Dockerfile")
+    assert "the newest release: vllm (no version, installed by pip install -r /app/requirements.txt)" in line
+    assert "in requirements.txt:2" in line
+    (tmp_path / "Dockerfile").write_text("FROM python:3.11\n# RUN pip install -r requirements.txt\n" + serve)
+    assert "the newest bundled release; pass --vllm-version" in target("Dockerfile")
+    (tmp_path / "Dockerfile").write_text("FROM python:3.11\n" + serve)
+    assert "the newest bundled release; pass --vllm-version" in target("Dockerfile")

@@ -43,6 +43,16 @@ _UNPINNED = lazy_compile(
 )
 #: an install line that takes vLLM from elsewhere than PyPI's newest release (a nightly, wheels, a checkout)
 _NOT_RELEASE = lazy_compile(r"--pre\b|nightly|wheels\.vllm\.ai|git\+|\.whl\b|--editable\b|\s-e\s", re.IGNORECASE)
+#: ``pip install -r requirements.txt`` / ``--requirement=reqs/serve.txt``: the file it installs
+_INSTALL_R = lazy_compile(
+    r"^[^#\n]*?\b(?:uv\s+pip|pip3?|python3?\s+-m\s+pip)\s+install\b[^\n;&|#]*?"
+    r"\s(?:-r\s*|--requirement[=\s]\s*)[\"']?(?P<f>[^\s\"';&|$]+)",
+    re.IGNORECASE | re.MULTILINE,
+)
+#: a requirements line that takes the newest vLLM: ``vllm``, ``vllm[audio]``, ``vllm>=0.9`` (no upper bound)
+_UNPINNED_REQUIREMENT = lazy_compile(
+    r"^\s*vllm(?:\[[^\]]*\])?\s*(?:>=\s*v?\d+(?:\.\d+)*(?:\.post\d+)?\s*)?(?:[;#].*)?$", re.IGNORECASE
+)
 #: a requirements line: ``vllm==0.9.2``, ``vllm[audio] == 0.9.2 ; python_version >= "3.9"``
 _REQUIREMENT = lazy_compile(
     r"^\s*vllm(?:\[[^\]]*\])?\s*===?\s*v?(?P<v>\d+(?:\.\d+)+(?:\.post\d+)?)\s*(?:[;#].*)?$", re.IGNORECASE
@@ -184,15 +194,46 @@ def find_pin(
             if pin is not None:
                 return pin, src
             read.append((path, src))
-    # no exact pin anywhere: an unpinned install in the launch's own file, else in a Dockerfile beside it
-    own = unpinned_in_script(launch_text, launch_file)
-    if own is not None:
-        return own, None
-    for path, src in read:
-        if is_dockerfile_name(path.name):
-            pin = unpinned_in_script(getattr(src, "text", ""), path)
-            if pin is not None:
-                return pin, src
+    # no exact pin anywhere: an install in the launch's own file, else in a Dockerfile beside it — of a
+    # requirements file it names (``pip install -r requirements.txt``), or of vllm with no version
+    scripts = [(launch_file, launch_text, None)]
+    scripts += [(path, getattr(src, "text", ""), src) for path, src in read if is_dockerfile_name(path.name)]
+    for path, text, src in scripts:
+        found = _installed_requirements(text, path, read_file)
+        if found is not None:
+            return found
+        pin = unpinned_in_script(text, path)
+        if pin is not None:
+            return pin, src
+    return None
+
+
+def _installed_requirements(text: str, path: Path, read_file: Callable[[Path], object]) -> tuple[Pin, object] | None:
+    """The vLLM of a requirements file that ``pip install -r FILE`` in ``text`` installs: an exact pin, or
+    ``vllm`` with no version (the newest release when it runs). ``FILE`` is looked up from ``path``'s
+    folder (a Dockerfile's build context), as written, then by its name (``COPY requirements.txt /app/``
+    + ``RUN pip install -r /app/requirements.txt``)."""
+    for m in _INSTALL_R.finditer(text):
+        ref = m.group("f")
+        for candidate in dict.fromkeys((path.parent / ref.lstrip("/"), path.parent / Path(ref).name)):
+            try:
+                req = read_file(candidate)
+            except Exception:  # unreadable, absent, outside the root
+                continue
+            req_text = getattr(req, "text", "")
+            exact = pin_in_file("requirements.txt", req_text, candidate)
+            if exact is not None:
+                return exact, req
+            offset = 0
+            for raw in req_text.splitlines(keepends=True):
+                line = raw.rstrip("\r\n")
+                if _UNPINNED_REQUIREMENT.match(line):
+                    col = len(line) - len(line.lstrip()) + 1
+                    at = req_text.count("\n", 0, offset) + 1
+                    how = f"vllm (no version, installed by pip install -r {ref})"
+                    return Pin("", candidate, at, col, col + len(line.strip()), how, unpinned=True), req
+                offset += len(raw)
+            break
     return None
 
 

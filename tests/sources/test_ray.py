@@ -302,3 +302,21 @@ def test_no_launch_for_code_that_is_not_in_the_repository(tmp_path: Path) -> Non
         for p in tmp_path.glob("*.py"):
             p.unlink()
         assert ray_app(tmp_path, text, **files).invocations == [], text
+
+
+def test_errors_resting_on_a_module_found_by_its_name_are_warnings(tmp_path: Path) -> None:
+    """Without a working_dir the module beside the RayService is taken for the one the cluster's image
+    imports (an inference): its errors there are warnings that say so; a working_dir names what Ray
+    uploads, and the error stands."""
+    module = APP_MODULE.replace("        )\n", "            no_such_arg=1,\n        )\n", 1)
+    (tmp_path / "vllm_serve.py").write_text(module)
+
+    def vl001(text: str) -> list[tuple[str, str]]:
+        (tmp_path / "ray-service.yaml").write_text(text)
+        report = lint_paths([tmp_path / "ray-service.yaml"], Engine(load_catalog()), LintOptions(root=tmp_path))
+        return [(f.severity, f.message) for f in report.findings if f.code == "VL001"]
+
+    ((severity, message),) = vl001(CUSTOM_APP)
+    assert severity == "warning" and "vllm_serve.py is taken for the module vllm_serve:deployment imports" in message
+    uploaded = CUSTOM_APP.replace("        runtime_env:\n", "        runtime_env:\n          working_dir: .\n")
+    assert [s for s, _ in vl001(uploaded)] == ["error"]

@@ -188,6 +188,8 @@ class Engine:
             out = self._soften_unrendered(out)
         if "example_env" in dep.invocation.facts:
             out = self._soften_example_env(dep, out)
+        if "linked_by_name" in dep.invocation.facts:
+            out = self._soften_linked_by_name(dep, out)
         if dep.args.opaque:
             out = self._soften_opaque(dep, out, context)
         if dep.invocation.program in KEYWORD_PROGRAMS:
@@ -277,6 +279,19 @@ class Engine:
         )
         return [
             replace(f, severity="warning", message=f.message + why, data={**f.data, "example_env": fact.value})
+            if f.severity == "error" and f.code not in self.severity
+            else f
+            for f in findings
+        ]
+
+    def _soften_linked_by_name(self, dep: Deployment, findings: list[Finding]) -> list[Finding]:
+        """An error must mean vLLM refuses: a launch read from a file taken by its name for the code a
+        config runs (a Ray Serve ``import_path`` module beside the RayService, no ``working_dir``) rests on
+        that inference: its errors are warnings that say so (severities the user set stand)."""
+        fact = dep.invocation.facts["linked_by_name"]
+        why = f" (this rests on {fact.detail}: name the working_dir to check for certain)"
+        return [
+            replace(f, severity="warning", message=f.message + why, data={**f.data, "linked_by_name": fact.value})
             if f.severity == "error" and f.code not in self.severity
             else f
             for f in findings

@@ -31,7 +31,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from vlint.core.invocation import LLM_CLASS, Entry, Invocation, Token
+from vlint.core.invocation import LLM_CLASS, Entry, Fact, Invocation, Token
 from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span
 from vlint.sources import ray_serve
@@ -723,6 +723,12 @@ def extract_ray_serve(src: SourceText, read_file: ReadFile) -> SourceResult:
                 inv.env.setdefault(name, tok)
             for key, fact in app.facts.items():
                 inv.facts.setdefault(key, fact)
+            if not app.uploaded:
+                inv.facts["linked_by_name"] = Fact(
+                    module_src.path,
+                    app.span,
+                    f"{module_src.path} is taken for the module {app.import_path} imports (no working_dir names it)",
+                )
             result.invocations.append(inv)
     return result
 

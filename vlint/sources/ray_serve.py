@@ -154,6 +154,9 @@ class CustomApp:
     label: str
     env: dict[str, Token]
     facts: dict[str, Fact]
+    #: ``runtime_env.working_dir`` names the folder Ray uploads (the module is certainly that file); else
+    #: the module beside the config is taken for the one the cluster's image imports (an inference)
+    uploaded: bool = False
 
 
 def custom_applications(src: SourceText) -> list[CustomApp]:
@@ -204,7 +207,8 @@ def _custom_app(app: Node, doc: YamlDoc, facts: dict[str, Fact]) -> CustomApp | 
         env[str(k.value)] = Token("" if value is None else str(value), doc.span(k).to(doc.span(v)), value is None)
     name = plain(get(app, "name")) or path
     span = doc.span(node) if node is not None else doc.span(app)
-    return CustomApp(path, prefix + module.replace(".", "/") + ".py", span, f"application {name}", env, facts)
+    module_file = prefix + module.replace(".", "/") + ".py"
+    return CustomApp(path, module_file, span, f"application {name}", env, facts, uploaded=isinstance(working, str))
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:

@@ -86,6 +86,14 @@ def test_no_link_to_another_runtime_another_folder_or_a_huggingface_predictor(tm
     findings, notes = lint_notes(tmp_path, "a/serving-runtime.yaml", "a/isvc.yaml", "b/isvc.yaml")
     assert not [f for f in findings if "with InferenceService" in f.context]
     assert notes == []
+    elsewhere = SERVICE.replace("  name: llama-70b\n", "  name: llama-70b\n  namespace: a\n")
+    write(
+        tmp_path,
+        {"d/serving-runtime.yaml": RUNTIME.replace("  name: vllm-runtime\n", "  name: vllm-runtime\n  namespace: b\n")},
+    )
+    write(tmp_path, {"d/isvc.yaml": elsewhere})
+    findings, notes = lint_notes(tmp_path, "d/serving-runtime.yaml", "d/isvc.yaml")
+    assert not [f for f in findings if "with InferenceService" in f.context] and notes == []  # other namespaces
     hf = SERVICE.replace("name: vLLM", "name: huggingface")
     write(tmp_path, {"c/serving-runtime.yaml": RUNTIME, "c/isvc.yaml": hf})
     assert lint_notes(tmp_path, "c/isvc.yaml")[1] == []

@@ -214,7 +214,7 @@ def _extract_object(f: _File, obj: MappingNode) -> None:
             _dynamo_components(f, obj, spec, base)
         return
     if kind in ("ServingRuntime", "ClusterServingRuntime"):
-        services = _sibling_objects(f, "InferenceService", _uses_runtime(scalar(get(obj, "metadata", "name")) or ""))
+        services = _sibling_objects(f, "InferenceService", _uses_runtime(obj))
         if services:
             for service in services:
                 _runtime_with_service(f, obj, spec, base, service)
@@ -798,15 +798,27 @@ class _Linked:
 _MAX_SIBLINGS = 64
 
 
-def _uses_runtime(name: str) -> Callable[[MappingNode], bool]:
+def _same_namespace(a: MappingNode, b: MappingNode) -> bool:
+    """KServe looks a runtime up in the InferenceService's namespace (a ClusterServingRuntime in any):
+    two objects that both name a namespace must name the same one."""
+    if scalar(get(b, "kind")) == "ClusterServingRuntime":
+        return True
+    na, nb = scalar(get(a, "metadata", "namespace")), scalar(get(b, "metadata", "namespace"))
+    return not (na and nb) or na == nb
+
+
+def _uses_runtime(runtime: MappingNode) -> Callable[[MappingNode], bool]:
+    name = scalar(get(runtime, "metadata", "name")) or ""
+
     def test(obj: MappingNode) -> bool:
-        return bool(name) and scalar(get(obj, "spec", "predictor", "model", "runtime")) == name
+        used = scalar(get(obj, "spec", "predictor", "model", "runtime"))
+        return bool(name) and used == name and _same_namespace(obj, runtime)
 
     return test
 
 
-def _named(name: str) -> Callable[[MappingNode], bool]:
-    return lambda obj: bool(name) and scalar(get(obj, "metadata", "name")) == name
+def _named(service: MappingNode, name: str) -> Callable[[MappingNode], bool]:
+    return lambda obj: bool(name) and scalar(get(obj, "metadata", "name")) == name and _same_namespace(service, obj)
 
 
 def _sibling_objects(f: _File, kind: str, test: Callable[[MappingNode], bool]) -> list[_Linked]:
@@ -878,8 +890,8 @@ def _runtime_elsewhere_note(f: _File, obj: MappingNode) -> None:
     fmt = (scalar(get(obj, "spec", "predictor", "model", "modelFormat", "name")) or "").lower()
     if not name or fmt == "huggingface":
         return
-    found = _sibling_objects(f, "ServingRuntime", _named(name)) or _sibling_objects(
-        f, "ClusterServingRuntime", _named(name)
+    found = _sibling_objects(f, "ServingRuntime", _named(obj, name)) or _sibling_objects(
+        f, "ClusterServingRuntime", _named(obj, name)
     )
     if found:
         f.result.notes.append(

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.sources.render.helpers import lint, lint_notes, write
 
 FIXTURE = (Path(__file__).parent / "kserve_runtime_isvc.yaml").read_text()
@@ -97,3 +99,54 @@ def test_no_link_to_another_runtime_another_folder_or_a_huggingface_predictor(tm
     hf = SERVICE.replace("name: vLLM", "name: huggingface")
     write(tmp_path, {"c/serving-runtime.yaml": RUNTIME, "c/isvc.yaml": hf})
     assert lint_notes(tmp_path, "c/isvc.yaml")[1] == []
+
+
+# -- an InferenceService that names no runtime: KServe auto-selects one for its model format ------------
+AUTO = FIXTURE.replace("      runtime: vllm-runtime\n", "")
+
+
+def test_the_one_runtime_that_auto_selects_the_format_is_an_inference(tmp_path: Path) -> None:
+    """No ``runtime:``: KServe takes a runtime whose supportedModelFormats has the predictor's format with
+    autoSelect. The one such runtime of the files is taken for it — an inference (the cluster may hold
+    others), so the launch's errors are warnings that say so."""
+    write(tmp_path, {"kserve/llama.yaml": AUTO})
+    (vl601,) = [f for f in lint(tmp_path, "kserve/llama.yaml") if f.code == "VL601"]
+    assert vl601.context.startswith("predictor of InferenceService/llama-70b with ServingRuntime/vllm-runtime")
+    assert vl601.severity == "warning" and "auto-selects for modelFormat vLLM" in vl601.message
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("autoSelect: true", "autoSelect: false"),  # the runtime does not auto-select
+        (
+            "    - name: vLLM\n      autoSelect: true\n",
+            '    - name: vLLM\n      version: "2"\n      autoSelect: true\n',
+        ),
+        (
+            "kind: ServingRuntime\nmetadata:\n  name: unused-runtime\nspec:\n",
+            (
+                "kind: ServingRuntime\nmetadata:\n  name: unused-runtime\nspec:\n"
+                "  supportedModelFormats:\n    - name: vLLM\n      autoSelect: true\n"
+            ),
+        ),  # two runtimes qualify: KServe's choice is not in the files
+    ],
+)
+def test_no_auto_selected_runtime_when_none_or_several_qualify(tmp_path: Path, change: tuple[str, str]) -> None:
+    text = AUTO.replace(*change)
+    if "version" in change[1]:
+        text = text.replace("        name: vLLM\n", '        name: vLLM\n        version: "1"\n')
+    write(tmp_path, {"kserve/llama.yaml": text})
+    assert not [f for f in lint(tmp_path, "kserve/llama.yaml") if "with ServingRuntime" in f.context]
+
+
+def test_an_auto_selected_runtime_in_a_file_beside(tmp_path: Path) -> None:
+    service = SERVICE.replace("      runtime: vllm-runtime\n", "")
+    write(tmp_path, {"k/serving-runtime.yaml": RUNTIME, "k/isvc.yaml": service})
+    findings, notes = lint_notes(tmp_path, "k/serving-runtime.yaml", "k/isvc.yaml")
+    (vl601,) = [f for f in findings if f.code == "VL601"]
+    assert "with InferenceService/llama-70b of k/isvc.yaml" in vl601.context and vl601.severity == "warning"
+    assert notes == [
+        "k/isvc.yaml: InferenceService/llama-70b runs with ServingRuntime/vllm-runtime (auto-selected for its "
+        "modelFormat) of k/serving-runtime.yaml: the launch KServe makes of the two is checked there"
+    ]

@@ -91,6 +91,8 @@ class _File:
     result: SourceResult
     #: InferenceService → the ServingRuntime of the same file it runs with
     merged_runtime: dict[int, MappingNode] = field(default_factory=dict)
+    #: the file's ServingRuntimes and ClusterServingRuntimes
+    runtimes: list[MappingNode] = field(default_factory=list)
     #: the Services of the file that give pods of their namespace environment variables (VL611)
     services: list[ServiceEnv] = field(default_factory=list)
 
@@ -101,6 +103,7 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     nodes = read_documents(src, lines, f.result, "this manifest")
     objects = [obj for doc in nodes for obj in _objects(doc, 0)]
     runtimes = _serving_runtimes(objects)
+    f.runtimes = [obj for obj in objects if _is_runtime(obj)]
     f.services = [svc for obj in objects if (svc := read_service(obj, lines)) is not None]
     used: set[int] = set()
     for obj in objects:
@@ -109,10 +112,11 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
             used.add(id(runtime))
             f.merged_runtime[id(obj)] = runtime
     for obj in objects:
+        service = scalar(get(obj, "kind")) == "InferenceService" and id(obj) not in f.merged_runtime
+        if service and _runtime_elsewhere_note(f, obj):
+            continue  # the launch of the two is made and checked with the runtime, in its file
         if id(obj) not in used:  # a runtime an InferenceService here uses is linted through it
             _extract_object(f, obj)
-        if scalar(get(obj, "kind")) == "InferenceService" and id(obj) not in f.merged_runtime:
-            _runtime_elsewhere_note(f, obj)
     _kaito_configs(f, objects)
     for inv in f.result.invocations:
         _unused_vllm_args(inv)
@@ -200,7 +204,12 @@ def _extract_object(f: _File, obj: MappingNode) -> None:
             f.result.invocations.append(inv)
         return
     if kind == "InferenceService" and id(obj) in f.merged_runtime:
-        _with_runtime(f, obj, spec, f.merged_runtime[id(obj)], base)
+        runtime = f.merged_runtime[id(obj)]
+        first = len(f.result.invocations)
+        _with_runtime(f, obj, spec, runtime, base)
+        if not scalar(get(obj, "spec", "predictor", "model", "runtime")):
+            for inv in f.result.invocations[first:]:
+                inv.facts["linked_by_name"] = _auto_selected_fact(obj, runtime, f.lines)
         return
     if kind == "InferenceService":
         _inference_service(f, obj, spec, base)
@@ -214,7 +223,7 @@ def _extract_object(f: _File, obj: MappingNode) -> None:
             _dynamo_components(f, obj, spec, base)
         return
     if kind in ("ServingRuntime", "ClusterServingRuntime"):
-        services = _sibling_objects(f, "InferenceService", _uses_runtime(obj))
+        services = _sibling_objects(f, "InferenceService", _uses_runtime(obj, f.runtimes))
         if services:
             for service in services:
                 _runtime_with_service(f, obj, spec, base, service)
@@ -718,11 +727,49 @@ def _serving_runtimes(objects: list[MappingNode]) -> dict[str, MappingNode]:
 
 
 def _runtime_of(obj: MappingNode, runtimes: dict[str, MappingNode]) -> MappingNode | None:
-    """The ServingRuntime of the same file that an InferenceService names (``predictor.model.runtime``)."""
+    """The ServingRuntime of the same file that an InferenceService names (``predictor.model.runtime``),
+    else the one runtime of the file that auto-selects its model format (:func:`_auto_selects`)."""
     if scalar(get(obj, "kind")) != "InferenceService" or not runtimes:
         return None
     name = scalar(get(obj, "spec", "predictor", "model", "runtime"))
-    return runtimes.get(name) if name else None
+    if name:
+        return runtimes.get(name)
+    chosen = [r for r in runtimes.values() if _auto_selects(r, obj)]
+    return chosen[0] if len(chosen) == 1 else None
+
+
+def _auto_selects(runtime: MappingNode, service: MappingNode) -> bool:
+    """KServe's choice for a predictor that names no runtime: a runtime whose ``supportedModelFormats``
+    has the predictor's ``modelFormat`` (name, and version when both give one) with ``autoSelect: true``
+    (kserve.github.io/website/docs/concepts/resources/servingruntime: "autoSelect"). Which one KServe
+    takes also depends on the runtimes of the cluster, not in the files: a link made this way is an
+    inference (fact ``linked_by_name``), and only when one runtime of the files qualifies."""
+    model = get(service, "spec", "predictor", "model")
+    if scalar(get(model, "runtime")) or not _same_namespace(service, runtime):
+        return False
+    fmt = (scalar(get(model, "modelFormat", "name")) or "").strip().lower()
+    version = scalar(get(model, "modelFormat", "version"))
+    if not fmt or fmt == "huggingface":
+        return False
+    for entry in items(get(runtime, "spec", "supportedModelFormats")):
+        if (scalar(get(entry, "name")) or "").strip().lower() != fmt or not truthy(get(entry, "autoSelect")):
+            continue
+        offered = scalar(get(entry, "version"))
+        if version and offered and str(version) != str(offered):
+            continue
+        return True
+    return False
+
+
+def _auto_selected_fact(service: MappingNode, runtime: MappingNode, lines: LineIndex) -> Fact:
+    fmt = scalar(get(service, "spec", "predictor", "model", "modelFormat", "name")) or "?"
+    node = get(service, "spec", "predictor", "model", "modelFormat") or service
+    return Fact(
+        _where(runtime),
+        lines.node_span(node),
+        f"{_where(runtime)} taken for the runtime KServe auto-selects for modelFormat {fmt} of {_where(service)} "
+        "(no runtime named; the cluster's other runtimes are not in the files)",
+    )
 
 
 #: fields of ``predictor.model`` that are not container fields
@@ -807,21 +854,33 @@ def _same_namespace(a: MappingNode, b: MappingNode) -> bool:
     return not (na and nb) or na == nb
 
 
-def _uses_runtime(runtime: MappingNode) -> Callable[[MappingNode], bool]:
+def _uses_runtime(runtime: MappingNode, rivals: list[MappingNode]) -> Callable[[MappingNode, list[MappingNode]], bool]:
+    """An InferenceService of another file that runs with ``runtime``: it names it, or names none and
+    ``runtime`` is the one runtime of both files (``rivals``: this file's) that auto-selects its format."""
     name = scalar(get(runtime, "metadata", "name")) or ""
 
-    def test(obj: MappingNode) -> bool:
+    def test(obj: MappingNode, objects: list[MappingNode]) -> bool:
         used = scalar(get(obj, "spec", "predictor", "model", "runtime"))
-        return bool(name) and used == name and _same_namespace(obj, runtime)
+        if used:
+            return used == name and bool(name) and _same_namespace(obj, runtime)
+        others = [r for r in [*rivals, *objects] if r is not runtime and _is_runtime(r) and _auto_selects(r, obj)]
+        return not others and _auto_selects(runtime, obj)
 
     return test
 
 
-def _named(service: MappingNode, name: str) -> Callable[[MappingNode], bool]:
-    return lambda obj: bool(name) and scalar(get(obj, "metadata", "name")) == name and _same_namespace(service, obj)
+def _is_runtime(obj: MappingNode) -> bool:
+    return scalar(get(obj, "kind")) in ("ServingRuntime", "ClusterServingRuntime")
 
 
-def _sibling_objects(f: _File, kind: str, test: Callable[[MappingNode], bool]) -> list[_Linked]:
+def _named(service: MappingNode, name: str) -> Callable[[MappingNode, list[MappingNode]], bool]:
+    def test(obj: MappingNode, _objects: list[MappingNode]) -> bool:
+        return bool(name) and scalar(get(obj, "metadata", "name")) == name and _same_namespace(service, obj)
+
+    return test
+
+
+def _sibling_objects(f: _File, kind: str, test: Callable[[MappingNode, list[MappingNode]], bool]) -> list[_Linked]:
     """Objects of ``kind`` that pass ``test`` in the other YAML files of this file's folder (read through
     the run's reader, so only inside the lint root; a file that cannot be read or parsed is passed over).
     KServe applies an InferenceService with the ServingRuntime of its namespace it names, and repositories
@@ -841,10 +900,10 @@ def _sibling_objects(f: _File, kind: str, test: Callable[[MappingNode], bool]) -
             continue
         docs = compose_documents(other.text, other.path)
         lines = LineIndex(other.path, other.text)
-        for doc in docs.nodes:
-            for obj in _objects(doc, 0):
-                if scalar(get(obj, "kind")) == kind and test(obj):
-                    out.append(_Linked(obj, lines, other.path))
+        objects = [obj for doc in docs.nodes for obj in _objects(doc, 0)]
+        for obj in objects:
+            if scalar(get(obj, "kind")) == kind and test(obj, objects):
+                out.append(_Linked(obj, lines, other.path))
         if out:
             f.result.linked.append(here.parent / name)
             break
@@ -874,8 +933,11 @@ def _runtime_with_service(f: _File, obj: MappingNode, spec: Node, base: Facts, l
         _pod(f, obj, pod, path, facts, open_ended=opaque)
     uri = scalar(storage) or ""
     hf = scalar_text(storage, lines).slice(5, len(uri)).token() if uri.startswith("hf://") and storage else None
+    auto = not scalar(get(model, "runtime"))
     for inv in f.result.invocations[first:]:
         inv.label += f" with {_where(svc)} of {linked.path}"
+        if auto:
+            inv.facts["linked_by_name"] = _auto_selected_fact(svc, obj, lines)
         inv.args += extra
         for i, t in enumerate(inv.args if hf is not None else []):
             if t.text.rstrip("/") == "/mnt/models":
@@ -884,20 +946,26 @@ def _runtime_with_service(f: _File, obj: MappingNode, spec: Node, base: Facts, l
                 inv.args[i] = Token(t.text[: -len("/mnt/models")] + hf.text, hf.span)
 
 
-def _runtime_elsewhere_note(f: _File, obj: MappingNode) -> None:
-    """An InferenceService whose ServingRuntime is in a file beside it: its launch is checked there."""
+def _runtime_elsewhere_note(f: _File, obj: MappingNode) -> bool:
+    """An InferenceService whose ServingRuntime is in a file beside it: its launch is checked there (a
+    note; True)."""
     name = scalar(get(obj, "spec", "predictor", "model", "runtime")) or ""
     fmt = (scalar(get(obj, "spec", "predictor", "model", "modelFormat", "name")) or "").lower()
-    if not name or fmt == "huggingface":
-        return
-    found = _sibling_objects(f, "ServingRuntime", _named(obj, name)) or _sibling_objects(
-        f, "ClusterServingRuntime", _named(obj, name)
-    )
-    if found:
-        f.result.notes.append(
-            f"{_where(obj)} runs with ServingRuntime/{name} of {found[0].path}: the launch KServe makes of the "
-            f"two is checked there"
+    if fmt == "huggingface":
+        return False
+    if name:
+        found = _sibling_objects(f, "ServingRuntime", _named(obj, name)) or _sibling_objects(
+            f, "ClusterServingRuntime", _named(obj, name)
         )
+    else:
+        found = _sibling_objects(f, "ServingRuntime", lambda r, _objects: _auto_selects(r, obj))
+    if len(found) == 1 or (found and name):
+        how = f"ServingRuntime/{name}" if name else f"{_where(found[0].obj)} (auto-selected for its modelFormat)"
+        f.result.notes.append(
+            f"{_where(obj)} runs with {how} of {found[0].path}: the launch KServe makes of the two is checked there"
+        )
+        return True
+    return False
 
 
 def _inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None:

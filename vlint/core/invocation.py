@@ -19,6 +19,11 @@ SERVER = "OPENAI_API_SERVER"
 LLM_CLASS = "LLM_CLASS"
 
 
+#: the fact an unpinned ``pip install vllm`` gives a launch (its value ""): the resolver checks the newest
+#: release, which such an install takes when it runs (:mod:`vlint.sources.pins`)
+UNPINNED_FACT = "vllm_unpinned_install"
+
+
 @record(frozen=True, slots=True)
 class Token:
     """One argv word.
@@ -118,6 +123,10 @@ class Invocation:
     #: ``image_entrypoint`` (the program, when the launch is arguments the image's own entry point runs);
     #: ``parallelism_by_runtime`` (KAITO: its controller picks TP/PP from the model's size; a memory
     #: failure at the TP 1 vlint assumes is then a warning).
+    #: Inferences whose launch's errors are warnings that say so: ``example_env`` (compose values from an
+    #: example ``.env``), ``linked_by_name`` (a file or object taken by its name or format for the code or
+    #: runtime a config runs: a Ray Serve module beside the RayService, a KServe auto-selected runtime).
+    #: ``vllm_unpinned_install`` (:data:`UNPINNED_FACT`): an unpinned ``pip install vllm`` beside the launch.
     facts: dict[str, Fact] = field(default_factory=dict)
     #: ``OPENAI_API_SERVER`` (also Ray Serve LLM), ``LLM_CLASS``, or ``ENGINE_CONTEXT`` (Python
     #: ``EngineArgs``/``AsyncEngineArgs``, which ``*.from_engine_args`` start in that context)

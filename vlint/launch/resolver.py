@@ -13,14 +13,13 @@ from typing import TYPE_CHECKING, Any
 from vlint.argspec.parse import parse_invocation
 from vlint.argspec.spec import Resolution, load_spec, resolve_release
 from vlint.config.precedence import CLI, FILE, ConfigDefaults, Stated, decide
-from vlint.core.invocation import Invocation
+from vlint.core.invocation import UNPINNED_FACT, Invocation
 from vlint.core.record import field, record, replace
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
 from vlint.launch.deployment import Deployment
 from vlint.launch.memory_inputs import estimate_for
 from vlint.security.lint_root import LintRoot
-from vlint.sources.pins import UNPINNED_FACT
 
 if TYPE_CHECKING:
     from vlint.hardware.gpus import GpuSpec

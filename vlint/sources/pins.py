@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from vlint.core.invocation import Fact
+from vlint.core.invocation import UNPINNED_FACT, Fact
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import record
 from vlint.core.span import Span
@@ -68,9 +68,6 @@ _POETRY = lazy_compile(
 )
 #: a lock file's package entry: ``name = "vllm"`` followed by ``version = "0.9.2"``
 _LOCK = lazy_compile(r'^name\s*=\s*"vllm"\s*\n(?:[^\[\n][^\n]*\n)*?version\s*=\s*"(?P<v>[^"]+)"', re.MULTILINE)
-
-#: the fact an unpinned install gives a launch (its value ""; the resolver checks the newest release)
-UNPINNED_FACT = "vllm_unpinned_install"
 
 PROJECT_MARKERS = ("pyproject.toml", "uv.lock", "poetry.lock", ".git")
 

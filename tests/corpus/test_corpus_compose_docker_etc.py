@@ -136,12 +136,14 @@ EXPECTED: dict[int, tuple[list[tuple[Any, ...]], list[str]]] = {
         ],
         [],
     ),
-    # compose reads .env, not .env.example, so the required ${MODEL_NAME:?…} stays unresolved here; see
-    # test_yihuididi_with_env_copied for `cp .env.example .env`. configs/vllm.yaml is linked through the volume.
+    # compose reads .env, not .env.example; with no .env beside it, vlint takes the example's values as an
+    # inference (fact example_env: its errors are warnings that say so), so ${MODEL_NAME:?…} is Qwen/Qwen3-8B
+    # here; see test_yihuididi_with_env_copied for `cp .env.example .env`. configs/vllm.yaml is linked through
+    # the volume.
     # docker-compose/yihuididi__vllm-server__docker-compose.yml
     12: (
         [
-            ("?", 1, 8192, 0.9),
+            ("Qwen/Qwen3-8B", 1, 8192, 0.9),
         ],
         ["VL603"],
     ),

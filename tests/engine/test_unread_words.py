@@ -49,3 +49,20 @@ def test_an_error_on_a_written_value_stands(tmp_path: Path) -> None:
 def test_a_parser_refusal_stands(tmp_path: Path) -> None:
     doc = _lint(tmp_path, "vllm serve Qwen/Qwen2.5-7B-Instruct --no-such-flag 1 $EXTRA_ARGS")
     assert _codes(doc)["VL001"] == "error"
+
+
+def test_a_config_file_not_read_is_no_unread_words_note(tmp_path: Path) -> None:
+    doc = _lint(tmp_path, "vllm serve Qwen/Qwen2.5-7B-Instruct --config /etc/vllm/missing.yaml")
+    (dep,) = doc["files"][0]["deployments"]
+    assert "unread_words" not in [n["kind"] for n in dep["notes"]]  # its VL010 says the settings are not checked
+
+
+def test_values_from_an_example_env_are_said_under_the_memory_line(tmp_path: Path) -> None:
+    (tmp_path / ".env.example").write_text("MODEL=Qwen/Qwen2.5-7B-Instruct\n")
+    (tmp_path / "docker-compose.yml").write_text(
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.19.1\n"
+        "    command: --model ${MODEL:?set it} --max-model-len 8192\n"
+    )
+    r = CliRunner().invoke(main, ["check", "--isolated", "--gpu", "L4", str(tmp_path)])
+    assert "rest on an inference" in r.output or "(an inference: check with the real file)" in r.output, r.output
+    assert ".env.example, an example" in r.output

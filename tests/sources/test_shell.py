@@ -813,3 +813,15 @@ def test_after_a_function_the_top_level_default_is_read_again() -> None:
     text = 'f() { echo "${1:-x}"; }\nvllm serve "${1:-Qwen/Qwen2.5-0.5B-Instruct}"\n'
     (inv,) = extract(text).invocations
     assert _model(inv) == "Qwen/Qwen2.5-0.5B-Instruct"
+
+
+def test_a_value_from_a_variable_keeps_where_it_is_written() -> None:
+    """Issue 29: ``--gpu-memory-utilization $GMU`` — findings about the value point at ``GMU=…`` (the line
+    to edit); a word that is more than the variable, or a variable of another text, keeps no origin."""
+    inv = one('GMU=0.97\nMML="900000"\nvllm serve m --gpu-memory-utilization $GMU --max-model-len "${MML}" --x=$GMU\n')
+    gmu, mml, x = inv.args[2], inv.args[4], inv.args[5]
+    assert (gmu.text, sp(gmu.defined)) == ("0.97", "1:5-1:9")
+    assert (mml.text, sp(mml.defined)) == ("900000", "2:5-2:13")
+    assert x.defined is None  # --x=$GMU: the word is more than the value
+    inv = one('GMU=0.97\nbash -c "vllm serve m --gpu-memory-utilization $GMU"\n')
+    assert all(t.defined is None for t in inv.args)  # inside the bash -c string: the value is substituted

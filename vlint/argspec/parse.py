@@ -47,10 +47,21 @@ class Setting:
     #: ``cli``, ``config`` (from a --config YAML file) or ``kwargs`` (Python)
     origin: str
     raw: str | None = None
+    #: where the value is written when that is elsewhere in the file (the assignment of the variable
+    #: the value word expands, ``GMU=0.95``); None when it is written at ``value_span``
+    defined: Span | None = None
 
     @property
     def unresolved(self) -> bool:
         return self.value is UNRESOLVED
+
+    @property
+    def value_site(self) -> Span:
+        """Where a finding about the value points: where the value is written (the variable's
+        assignment, when it comes from one in the same file), else the flag and its value."""
+        if self.defined is not None and self.defined.path == self.span.path:
+            return self.defined
+        return self.full_span
 
     @property
     def full_span(self) -> Span:
@@ -93,6 +104,7 @@ class _Item:
     origin: str = "cli"
     entry: Entry | None = None
     written: str | None = None  # the option as the user wrote it, before rewriting
+    defined: Span | None = None  # where the word's value is written, when elsewhere (Token.defined)
 
 
 _NEG_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
@@ -105,7 +117,7 @@ def parse_invocation(inv: Invocation, spec: ArgSpec) -> ParsedArgs:
     if inv.program in ("LLM", "ray-serve"):  # keyword arguments (Python, Ray Serve engine_kwargs)
         _parse_kwargs(inv.kwargs, spec, out)
         return out
-    items = [_Item(t.text, t.span, t.unresolved) for t in inv.args]
+    items = [_Item(t.text, t.span, t.unresolved, defined=t.defined) for t in inv.args]
     if inv.program == dynamo.PROGRAM:
         items = _strip_dynamo_options(items)
     serve = inv.program in ("vllm serve", "image")
@@ -668,7 +680,8 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
             values[0].span.to(values[-1].span) if values[-1].span.path == values[0].span.path else values[0].span
         )
         raw = " ".join(v.text for v in values)
-        _record(out, arg, converted, option, it.span, value_span, it, raw=raw)
+        defined = values[0].defined if len(values) == 1 else None
+        _record(out, arg, converted, option, it.span, value_span, it, raw=raw, defined=defined)
 
 
 _INVALID = object()
@@ -776,13 +789,14 @@ def _record(
     value_span: Span | None,
     it: _Item,
     raw: str | None = None,
+    defined: Span | None = None,
 ) -> None:
     written = it.written or option
     if it.origin == "config" and it.entry is not None:
         span = it.entry.key_span
         value_span = it.entry.value_span
         written = it.entry.key
-    s = Setting(arg.dest, value, written, span, value_span, it.origin, raw)
+    s = Setting(arg.dest, value, written, span, value_span, it.origin, raw, defined)
     prev = out.occurrences.setdefault(arg.dest, [])
     if prev and arg.action not in ("append", "count"):
         last = prev[-1]

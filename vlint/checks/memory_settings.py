@@ -46,7 +46,7 @@ def gmu_headroom(ctx: CheckContext) -> Iterator[Hit]:
     else:
         left_text = f"{(1 - v) * 100:.0f}% of the GPU's memory"
     yield Hit(
-        s.full_span,
+        s.value_site,
         {
             "gpu_memory_utilization": v,
             "left_gib": (1 - v) * total if total else None,
@@ -96,7 +96,7 @@ def gmu_range(ctx: CheckContext) -> Iterator[Hit]:
         else "Input should be a finite number"
     )
     yield Hit(
-        s.full_span,
+        s.value_site,
         {"gpu_memory_utilization": s.raw or str(v), "reason": reason},
         fix=with_changes(
             Fix(
@@ -182,7 +182,7 @@ def max_model_len_over_derived(ctx: CheckContext) -> Iterator[Hit]:
     allow = str(dep.env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "")).strip().lower() in ("1", "true")
     key = derived.why.split("config.json ", 1)[-1].split(" (", 1)[0] if "config.json" in derived.why else "config"
     yield Hit(
-        s.full_span,
+        s.value_site,
         {
             "max_model_len": s.value,
             "derived": limit,
@@ -232,7 +232,7 @@ def tensor_parallel_split(ctx: CheckContext) -> Iterator[Hit]:
     if above is not None:
         fix_text += f", or {above} on {above} GPUs"
     yield Hit(
-        s.full_span,
+        s.value_site,
         {
             "tp": s.value,
             "model": dep.model,
@@ -310,7 +310,7 @@ def float16_refused(ctx: CheckContext) -> Iterator[Hit]:
     else:
         target, note = "bfloat16", "the dtype the model was trained in"
     yield Hit(
-        s.full_span,
+        s.value_site,
         {"model_type": arch.model_type, "error": float16_refusal(arch.model_type), "model": dep.model},
         fix=with_changes(
             Fix(f"use --dtype {target} ({note})", s.value_span, target, unsafe=True),
@@ -334,11 +334,11 @@ def quantization_mismatch(ctx: CheckContext) -> Iterator[Hit]:
     if error is None:
         return
     yield Hit(
-        s.full_span,
+        s.value_site,
         {"error": error, "model": dep.model, "checkpoint": arch.quant_method, "flag": s.value},
         fix=Fix(
             f"remove {s.option} {s.value}: vLLM reads the method from the checkpoint ({arch.quant_method})",
-            s.full_span,
+            s.value_site,
             "",
             unsafe=True,  # the launch then runs the checkpoint's method, not the one asked for
             changes=remove_setting(dep, "quantization"),

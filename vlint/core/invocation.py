@@ -35,6 +35,9 @@ class Token:
     text: str
     span: Span
     unresolved: bool = False
+    #: where the word's value is written when that is elsewhere: the value of the variable the word
+    #: expands (``GMU=0.95`` for ``--gpu-memory-utilization $GMU``); None when written at ``span``
+    defined: Span | None = None
 
 
 @record(frozen=True, slots=True)

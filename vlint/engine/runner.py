@@ -243,7 +243,7 @@ class Engine:
             if f.severity == "error"
         }
         unread = sorted({t.text for t in dep.invocation.args if t.unresolved})
-        named = ", ".join(unread[:3]) + (", …" if len(unread) > 3 else "") if unread else "words vlint cannot read"
+        named = ", ".join(unread[:3]) + (", …" if len(unread) > 3 else "") if unread else "what vlint could not read"
         why = (
             f" (this assumes {named} set{'s' if len(unread) == 1 else ''} none of the options the launch leaves to "
             "their defaults; vlint cannot "

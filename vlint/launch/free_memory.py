@@ -54,7 +54,23 @@ def free_source(dep: Deployment) -> str:
 
 def environment_notes(dep: Deployment) -> tuple[Note, ...]:
     """The notes of one launch (none when vlint assumed nothing it should say)."""
-    return _environment_notes(dep) + unread_words_notes(dep)
+    return _environment_notes(dep) + unread_words_notes(dep) + inference_notes(dep)
+
+
+#: facts of a launch that are inferences (its errors are warnings that say so): each is said once more
+#: under the memory line, where the answer that rests on it is printed
+INFERENCES = ("example_env", "linked_by_name")
+
+
+def inference_notes(dep: Deployment) -> tuple[Note, ...]:
+    """What the launch's values rest on when vlint inferred it (an example ``.env``, a module found by its
+    name): one note each, with the fact's own sentence."""
+    out = []
+    for key in INFERENCES:
+        fact = dep.invocation.facts.get(key)
+        if fact is not None and fact.detail:
+            out.append(Note(key, str(fact.value), f"{fact.detail} (an inference: check with the real file)"))
+    return tuple(out)
 
 
 #: what a launch with words vlint cannot read is told to do
@@ -65,10 +81,10 @@ def unread_words_notes(dep: Deployment) -> tuple[Note, ...]:
     """A launch whose argv holds words vlint cannot read (``$EXTRA_ARGS``, an unknown array element)
     that the memory model still answered: it assumed they set none of the options the launch leaves
     to their defaults (its errors that rest on that are warnings, :meth:`Engine._soften_opaque`)."""
-    if not dep.args.opaque or dep.arch is None:
-        return ()
-    unread = sorted({t.text for t in dep.invocation.args if t.unresolved})
-    words = ", ".join(unread[:3]) + (", …" if len(unread) > 3 else "") if unread else "words vlint cannot read"
+    unread = sorted({t.text for t in dep.invocation.args if t.unresolved}) if dep.args.opaque else []
+    if not unread or dep.arch is None:
+        return ()  # (a --config file not read is opaque too: its VL010 says so)
+    words = ", ".join(unread[:3]) + (", …" if len(unread) > 3 else "")
     return (
         Note(
             "unread_words",
@@ -120,7 +136,7 @@ def note_lines(notes: list[tuple[str, Note]]) -> list[str]:
     """One ``note:`` line per kind over ``(where, note)`` pairs (``where`` is ``path:line``): what the text
     report prints under the memory line."""
     out = []
-    for kind in ("free_not_applied", "free_capped", "consumer_gpu", "unread_words"):
+    for kind in ("free_not_applied", "free_capped", "consumer_gpu", "unread_words", *INFERENCES):
         mine = [(w, n) for w, n in notes if n.kind == kind]
         if not mine:
             continue
@@ -134,6 +150,8 @@ def note_lines(notes: list[tuple[str, Note]]) -> list[str]:
                 f"note: {subjects} not applied to {_launches(len(mine))} ({shown}): the GPU is not known; "
                 f"{NAME_THE_GPU}."
             )
+        elif kind in INFERENCES:
+            out.append(f"note: {_launches(len(mine))} rest on an inference ({shown}): {mine[0][1].text}.")
         elif kind == "unread_words":
             out.append(
                 f"note: {_launches(len(mine))} hold words vlint cannot read ({subjects}: {shown}): the memory model "

@@ -356,7 +356,8 @@ def _option_value(w: Word, before: Word | None) -> bool:
 
 
 def _token(w: Word, posmap: PositionMap) -> Token:
-    return Token(w.text, posmap.span(w.start, w.end), unresolved=w.unresolved)
+    defined = posmap.span(*w.origin) if w.origin is not None else None
+    return Token(w.text, posmap.span(w.start, w.end), unresolved=w.unresolved, defined=defined)
 
 
 def _placed(w: Word | Token, posmap: PositionMap) -> Token:

@@ -54,6 +54,9 @@ class Word:
     #: for an unresolved word: the words it splits into at blanks (as ``$CMD`` unquoted, or ``eval``,
     #: would split it), each (text, known): an unknown part is never split and its word is unknown
     words: tuple[tuple[str, bool], ...] | None = None
+    #: a word that is one variable's value (``$GMU``, ``"${GMU}"``): the offsets of that value where
+    #: the script assigns it (for findings about the value: the line to edit)
+    origin: tuple[int, int] | None = None
 
     @property
     def expanded(self) -> str:
@@ -74,6 +77,10 @@ class Var:
     #: may have extended; value is None): its words at blanks as (text, known) — an unknown word may
     #: stand for any number of words
     words: tuple[tuple[str, bool], ...] | None = None
+    #: where the assigned value starts (``end`` is where it ends); -1 when not assigned in the text
+    value_start: int = -1
+    #: the evaluator whose text those offsets are in (a ``bash -c`` string sees the outer variables)
+    owner: int = 0
 
 
 @record(slots=True)
@@ -508,6 +515,17 @@ class ShellEvaluator:
 
         walk(w.parts, 0)
         close()
+        only = w.parts[0] if len(w.parts) == 1 else None
+        if isinstance(only, Param) and not only.op and not only.index and len(fields) == 1:
+            var = self.vars.get(only.name)
+            if (
+                var is not None
+                and isinstance(var.value, str)
+                and var.value_start >= 0
+                and var.owner == id(self)
+                and not fields[0].unresolved
+            ):
+                fields[0].origin = (var.value_start, var.end)
         self._words_left -= len(fields)
         if self._words_left < 0:
             raise ShellSyntaxError(f"expands to more than {MAX_EXPANDED_WORDS:,} words: too large for vlint", w.start)
@@ -610,6 +628,8 @@ class ShellEvaluator:
             value_word.end,
             partial if value is None else None,
             words if value is None and words and not _too_large(" ".join(t for t, _ in words)) else None,
+            value_word.start,
+            id(self),
         )
         self.unset.discard(name)
         if record:

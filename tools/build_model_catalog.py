@@ -611,7 +611,7 @@ def from_additions(path: Path, models: dict[str, Any], report: list[str]) -> dic
         return len(seen)
 
     for mid, add in sorted(entries.items(), key=lambda kv: (depth(kv[0]), kv[0])):
-        if mid.startswith("_"):
+        if mid.startswith("_") or "alias_of" in add:
             continue
         derived = list(add.get("derived", []))
         params = params_src = vision = None
@@ -649,6 +649,30 @@ def from_additions(path: Path, models: dict[str, Any], report: list[str]) -> dic
     return out
 
 
+def apply_aliases(path: Path, models: dict[str, Any], report: list[str]) -> None:
+    """Entries ``{"alias_of": ID, "source": [...]}`` of ``tools/catalog_additions.json``: the entry's key
+    (a renamed repository, e.g. an organisation's new name) becomes an alias of the record ``ID``; the
+    rename's evidence goes to that record's ``derived``. Idempotent, so ``--extend`` keeps the bytes."""
+    if not path.is_file():
+        return
+    ids = {m.lower() for m in models}
+    for alias, add in sorted(json.loads(path.read_text()).items()):
+        if alias.startswith("_") or "alias_of" not in add:
+            continue
+        rec = _find(models, add["alias_of"])
+        if rec is None:
+            report.append(f"alias {alias}: {add['alias_of']} is not in the catalog; skipped")
+            continue
+        if alias.lower() in ids:
+            report.append(f"alias {alias} of {add['alias_of']} is itself an id; skipped")
+            continue
+        if alias.lower() not in (a.lower() for a in rec["aliases"]):
+            rec["aliases"] = [*rec["aliases"], alias]
+        note = f"alias {alias}: {'; '.join(add['source'])}"
+        if note not in rec["derived"]:
+            rec["derived"] = [*rec["derived"], note]
+
+
 ADDITIONS = ROOT / "tools" / "catalog_additions.json"
 
 
@@ -675,12 +699,14 @@ def build(
     if extend:
         models = read_bundled(out_dir)
         if additions is not None and additions.is_file():  # an addition built before is built again
-            for mid in json.loads(additions.read_text()):
-                models.pop(mid, None)
+            for mid, add in json.loads(additions.read_text()).items():
+                if not (isinstance(add, dict) and "alias_of" in add):
+                    models.pop(mid, None)
     else:
         models = merge(from_shared_catalog(shared), from_harvest(shared / "models" / "harvest", report), report)
     if additions is not None:
         models = merge(models, from_additions(additions, models, report), report)
+        apply_aliases(additions, models, report)
     stats = check(models, report)
     write(models, out_dir)
     return models, report, stats

@@ -267,3 +267,30 @@ def test_additions_chain_of_bases(tmp_path):
     assert fp8["config"]["quantization_config"]["quant_method"] == "fp8"
     assert fp8["config"]["hidden_size"] == models["org/dense"]["config"]["hidden_size"]
     assert not any("Aa/fp8-of-mid" in line for line in report)
+
+
+def test_alias_entries_name_a_renamed_repository(tmp_path):
+    """``alias_of`` entries add an alias (with its evidence in ``derived``) to an existing record; a
+    rebuild with ``--extend`` leaves the bytes as they are."""
+    p = tmp_path / "additions.json"
+    p.write_text(
+        json.dumps(
+            {
+                "neworg/dense": {"alias_of": "org/dense", "source": ["org renamed to neworg (a PR)"]},
+                "org/quant-awq": {"alias_of": "org/dense", "source": ["x"]},  # an id: not an alias
+                "neworg/absent": {"alias_of": "org/absent", "source": ["x"]},
+            }
+        )
+    )
+    out = tmp_path / "out"
+    models, report, _ = bmc.build(FIXTURE, out, additions=p)
+    rec = models["org/dense"]
+    assert "neworg/dense" in rec["aliases"] and "org/quant-awq" not in rec["aliases"]
+    assert "alias neworg/dense: org renamed to neworg (a PR)" in rec["derived"]
+    assert "neworg/absent" not in json.dumps(models)
+    assert any("neworg/absent" in line for line in report) and any("itself an id" in line for line in report)
+    index = json.loads((out / "models.index.json").read_text())["ids"]
+    assert index["neworg/dense"][0] == "org/dense"
+    before = (out / "models.jsonl").read_bytes()
+    bmc.build(tmp_path / "none", out, extend=True, additions=p)
+    assert (out / "models.jsonl").read_bytes() == before

@@ -9,6 +9,7 @@ capped, so a "billion laughs" document costs nothing. Only the YAML core schema 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -73,7 +74,8 @@ def _compose_all(text: str, path: str) -> list[Node]:
         )
     try:
         docs = [d for d in yaml.compose_all(text, Loader=_Loader) if d is not None]
-        _check_depth(docs)
+        if not _shallow(text):
+            _check_depth(docs)
         return docs
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
@@ -89,6 +91,24 @@ def _compose_all(text: str, path: str) -> list[Node]:
         raise SourceError(f"invalid YAML: {e}") from None
     except RecursionError:
         raise SourceError(f"YAML nesting deeper than Python can read in {path}") from None
+
+
+_INDENT = re.compile(r"^[ \t]*", re.M)
+
+
+def _shallow(text: str) -> bool:
+    """Whether the text cannot nest ``MAX_DEPTH`` levels (then :func:`_check_depth` need not walk it):
+    without aliases (``*``) the tree is the text's own nesting, and every level is an indentation step, a
+    sequence or complex-key indicator (``- ``, ``? ``) or a flow bracket — counted over the whole text."""
+    if "*" in text:
+        return False
+    steps = text.count("[") + text.count("{")
+    for mark in ("- ", "-\n", "-\t", "? ", "?\n", "?\t"):
+        steps += text.count(mark)
+    if steps >= MAX_DEPTH:
+        return False
+    indent = max(map(len, _INDENT.findall(text)), default=0)
+    return steps + indent + 2 < MAX_DEPTH
 
 
 def _check_depth(docs: list[Node]) -> None:

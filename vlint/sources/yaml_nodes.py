@@ -18,9 +18,26 @@ from vlint.core.span import Span
 from vlint.sources.base import SourceError
 
 try:
-    _Loader: type = yaml.CSafeLoader
+    _Base: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+    _Base = yaml.SafeLoader
+
+#: implicit tags by (node kind, value, implicit): libyaml composes in C but resolves each scalar's tag in
+#: Python (PyYAML's BaseResolver.resolve, its regular expressions); a file repeats the same keys and
+#: values, and the answer depends on nothing else (the safe loader has no path resolvers)
+_TAGS: dict[tuple[Any, Any, Any], str] = {}
+
+
+class _Loader(_Base):  # type: ignore[misc, valid-type]
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        key = (kind, value, implicit)
+        tag = _TAGS.get(key)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if len(_TAGS) >= 8192:
+                _TAGS.clear()
+            _TAGS[key] = tag
+        return tag
 
 MAX_DEPTH = 200
 MAX_ALIAS_EXPANSIONS = 10_000

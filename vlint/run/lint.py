@@ -267,7 +267,7 @@ def _parallel(
     here, the few files that turn out to be read by a launch elsewhere are checked again as such."""
     _warm(engine, opts)
     more: dict[str, Any] = {"progress": opts.progress} if opts.progress is not None else {}
-    done = _map(lambda d: _extract_and_check(d, reader, engine, opts), found, jobs, send=_slim, **more)
+    done = _map(lambda d: _extract_and_check(d, reader, engine, opts), found, jobs, send=_slim, cost=_file_size, **more)
     linked_by = _linked_by((fr.path, linked) for (fr, _, _), linked, _ in done)
     checked = []
     for d, (item, _, has_config) in zip(found, done, strict=True):
@@ -546,6 +546,13 @@ POOL_FAILURES: list[str] = []
 PARALLEL_MIN_WORK = 300
 
 
+def _file_size(d: Discovered) -> float:
+    try:
+        return float(d.path.stat().st_size)
+    except OSError:  # read later, with the file's own error
+        return 0.0
+
+
 def _work(found: Sequence[Discovered]) -> float:
     total = 0
     for d in found:
@@ -620,10 +627,13 @@ def _map(
     jobs: int,
     send: Callable[[_R], _R] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    cost: Callable[[_T], float] | None = None,
 ) -> list[_R]:
     """``[fn(x) for x in items]``, in worker processes when ``jobs > 1`` (where ``send`` prepares each
-    result for the trip back), results in order. Should the pool fail (a worker killed, a result that
-    cannot be sent back), the items are done here instead."""
+    result for the trip back), results in order. With ``cost`` (a guess of each item's work) the items
+    are handed out largest first in small chunks, so that no worker is left with a large one at the
+    end while the others wait. Should the pool fail (a worker killed, a result that cannot be sent
+    back), the items are done here instead."""
     global _WORK
     if jobs <= 1 or len(items) < 2:
         return [fn(x) for x in items]
@@ -634,12 +644,19 @@ def _map(
     try:
         ctx = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-            chunk = max(1, min(64, len(items) // (jobs * 4)))
-            out: list[_R] = []
-            for result in pool.map(_run_index, range(len(items)), chunksize=chunk):
-                out.append(result)
+            order = list(range(len(items)))
+            if cost is not None:
+                costs = [cost(x) for x in items]
+                order.sort(key=lambda i: -costs[i])
+                chunk = max(1, min(8, len(items) // (jobs * 8)))
+            else:
+                chunk = max(1, min(64, len(items) // (jobs * 4)))
+            out: list[Any] = [None] * len(items)
+            results = pool.map(_run_index, order, chunksize=chunk)
+            for done, (i, result) in enumerate(zip(order, results, strict=True), 1):
+                out[i] = result
                 if progress is not None:
-                    progress(len(out), len(items))
+                    progress(done, len(items))
             return out
     except Exception as e:  # BrokenProcessPool, a pickling error: same results, one process
         POOL_FAILURES.append(f"{type(e).__name__}: {e}")  # (twice the work: the tests keep it empty)

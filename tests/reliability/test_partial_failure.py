@@ -102,9 +102,9 @@ def test_workers_really_run(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None
     seen: list[int] = []
     real = lint_module._map
 
-    def spy(fn, items, jobs, send=None):  # type: ignore[no-untyped-def]
+    def spy(fn, items, jobs, send=None, **kw):  # type: ignore[no-untyped-def]
         seen.append(jobs)
-        return real(fn, items, jobs, send)
+        return real(fn, items, jobs, send, **kw)
 
     monkeypatch.setattr(lint_module, "_map", spy)
     monkeypatch.setattr(lint_module, "POOL_FAILURES", [])

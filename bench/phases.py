@@ -130,7 +130,6 @@ def table(phases: dict[str, float], wall: float, runs: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
-    import re
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
@@ -146,10 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     text = table(phases, wall, a.runs)
     print(text)
     if a.write:
-        doc = a.write.read_text(encoding="utf-8")
-        pattern = re.compile(re.escape(MARK_BEGIN) + ".*?" + re.escape(MARK_END), re.S)
-        block = f"{MARK_BEGIN}\n{text}\n{MARK_END}"
-        a.write.write_text(pattern.sub(lambda m: block, doc) if pattern.search(doc) else doc + "\n" + block + "\n")
+        sys.path.insert(0, str(ROOT / "bench"))
+        from speed import write_section
+
+        write_section(a.write, MARK_BEGIN, MARK_END, text)
     return 0
 
 

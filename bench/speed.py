@@ -231,11 +231,17 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(table)
     print(text)
     if a.write:
-        doc = a.write.read_text(encoding="utf-8")
-        pattern = re.compile(re.escape(MARK_BEGIN) + ".*?" + re.escape(MARK_END), re.S)
-        block = f"{MARK_BEGIN}\n{text}\n{MARK_END}"
-        a.write.write_text(pattern.sub(lambda m: block, doc) if pattern.search(doc) else doc + "\n" + block + "\n")
+        write_section(a.write, MARK_BEGIN, MARK_END, text)
     return 0
+
+
+def write_section(path: Path, begin: str, end: str, text: str) -> None:
+    """Replace the text between the markers ``begin`` and ``end`` of the Markdown file ``path`` (markers
+    kept), or append the marked block when the file has none."""
+    doc = path.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
+    block = f"{begin}\n{text}\n{end}"
+    path.write_text(pattern.sub(lambda m: block, doc) if pattern.search(doc) else doc + "\n" + block + "\n")
 
 
 #: issue 24: `.ci/run` on a clean clone in at most 240 s on 2 cores (pip install included); the suite's

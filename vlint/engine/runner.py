@@ -17,6 +17,8 @@ from vlint.core.span import Span
 from vlint.engine.catalog import Catalog, RuleError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from vlint.launch.deployment import Deployment
     from vlint.launch.file_context import FileContext
 
@@ -201,56 +203,53 @@ class Engine:
         its name (:mod:`vlint.resolve.model_names`) is a warning that says so. Which errors rest on them
         is found by linting the launch again knowing nothing of its model: the errors that remain stand
         (a severity the user set for the rule stands too)."""
-        errors = [f for f in findings if f.severity == "error" and f.code not in self.severity]
-        if not errors:
-            return findings
         from vlint.launch.resolver import without_model_facts
 
-        codes = {f.code for f in errors}
-        standing = {
-            (f.code, f.span.line, f.span.column)
-            for f in self._deployment_findings(without_model_facts(dep), context, codes)
-            if f.severity == "error"
-        }
         assert dep.arch is not None
         why = (
             f" (this rests on model facts inferred from the name: {dep.arch.inferred_from_name}; map the model "
             "in [tool.vlint] models or pass --model-config to check it for certain)"
         )
-        return [
-            replace(
-                f, severity="warning", message=f.message + why, data={**f.data, "model_facts": "inferred from the name"}
-            )
-            if f.severity == "error" and f.code in codes and (f.code, f.span.line, f.span.column) not in standing
-            else f
-            for f in findings
-        ]
+        data = {"model_facts": "inferred from the name"}
+        return self._soften_resting(findings, without_model_facts, dep, context, why, data)
 
     def _soften_opaque(self, dep: Deployment, findings: list[Finding], context: str) -> list[Finding]:
         """Words vlint cannot read (``$EXTRA_ARGS``, an array element it does not know) may set any option:
         an error that rests on the default of an option the launch does not write is a warning that
         says so. Which errors rest on one is found by linting the launch again with those options
         unknown: the errors that remain stand (a value written wrong stays an error)."""
-        errors = [f for f in findings if f.severity == "error" and f.code not in self.severity]
-        if not errors:
-            return findings
         from vlint.launch.resolver import with_unread_settings
 
-        codes = {f.code for f in errors}
-        standing = {
-            (f.code, f.span.line, f.span.column)
-            for f in self._deployment_findings(with_unread_settings(dep), context, codes)
-            if f.severity == "error"
-        }
         unread = sorted({t.text for t in dep.invocation.args if t.unresolved})
         named = ", ".join(unread[:3]) + (", …" if len(unread) > 3 else "") if unread else "what vlint could not read"
         why = (
             f" (this assumes {named} set{'s' if len(unread) == 1 else ''} none of the options the launch leaves to "
-            "their defaults; vlint cannot "
-            "read them: write those options out, or pass the values with vlint explain --set, to check for certain)"
+            "their defaults; vlint cannot read them: write those options out, or pass the values with vlint "
+            "explain --set, to check for certain)"
         )
+        return self._soften_resting(findings, with_unread_settings, dep, context, why, {"unread_words": unread})
+
+    def _soften_resting(
+        self,
+        findings: list[Finding],
+        variant: Callable[[Deployment], Deployment],
+        dep: Deployment,
+        context: str,
+        why: str,
+        data: dict[str, Any],
+    ) -> list[Finding]:
+        """The errors of ``findings`` that do not recur when ``variant(dep)`` is linted again become
+        warnings ending in ``why`` (with ``data``); the others, and severities the user set, stand."""
+        codes = {f.code for f in findings if f.severity == "error" and f.code not in self.severity}
+        if not codes:
+            return findings
+        standing = {
+            (f.code, f.span.line, f.span.column)
+            for f in self._deployment_findings(variant(dep), context, codes)
+            if f.severity == "error"
+        }
         return [
-            replace(f, severity="warning", message=f.message + why, data={**f.data, "unread_words": unread})
+            replace(f, severity="warning", message=f.message + why, data={**f.data, **data})
             if f.severity == "error" and f.code in codes and (f.code, f.span.line, f.span.column) not in standing
             else f
             for f in findings

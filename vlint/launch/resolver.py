@@ -413,20 +413,14 @@ def without_model_facts(dep: Deployment) -> Deployment:
     """The launch as vlint would see it knowing nothing of its model: no architecture, no memory
     estimate, the release's defaults filled without model facts (for the engine to tell which
     findings rest on facts inferred from a name)."""
-    from vlint.core.record import replace
+    return _resolved_again(dep, arch=None, model_origin="", model_via="")
 
-    blind = replace(
-        dep,
-        arch=None,
-        model_origin="",
-        model_via="",
-        _memory=None,
-        _memory_done=False,
-        _gpu_fit=None,
-        _memory_status=None,
-    )
-    _resolve_defaults(blind)
-    return blind
+
+def _resolved_again(dep: Deployment, **changes: Any) -> Deployment:
+    """``dep`` with ``changes``, its memory answers dropped and its defaults resolved again."""
+    again = replace(dep, **changes, _memory=None, _memory_done=False, _gpu_fit=None, _memory_status=None)
+    _resolve_defaults(again)
+    return again
 
 
 def with_unread_settings(dep: Deployment) -> Deployment:
@@ -441,16 +435,7 @@ def with_unread_settings(dep: Deployment) -> Deployment:
         if dest not in settings:
             option = "--" + dest.replace("_", "-")
             settings[dest] = Setting(dest, UNRESOLVED, option, dep.invocation.span, None, "cli", raw="(unread words)")
-    blind = replace(
-        dep,
-        args=replace(dep.args, settings=settings),
-        _memory=None,
-        _memory_done=False,
-        _gpu_fit=None,
-        _memory_status=None,
-    )
-    _resolve_defaults(blind)
-    return blind
+    return _resolved_again(dep, args=replace(dep.args, settings=settings))
 
 
 def defaults_input(dep: Deployment) -> dict[str, Any]:

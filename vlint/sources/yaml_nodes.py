@@ -39,6 +39,7 @@ class _Loader(_Base):  # type: ignore[misc, valid-type]
             _TAGS[key] = tag
         return tag
 
+
 MAX_DEPTH = 200
 MAX_ALIAS_EXPANSIONS = 10_000
 MAX_NODES = 2_000_000

@@ -825,3 +825,13 @@ def test_a_value_from_a_variable_keeps_where_it_is_written() -> None:
     assert x.defined is None  # --x=$GMU: the word is more than the value
     inv = one('GMU=0.97\nbash -c "vllm serve m --gpu-memory-utilization $GMU"\n')
     assert all(t.defined is None for t in inv.args)  # inside the bash -c string: the value is substituted
+
+
+def test_a_launch_written_through_a_variable_spans_its_assignments() -> None:
+    """``deployments[].lines``: argv kept in ``ARGS=(…)`` / ``CMD="…"`` (and their appends) is written there."""
+    inv = one('M=m\nARGS=(--model "$M" --tp 2)\nARGS+=(--max-model-len 8192)\nvllm serve "${ARGS[@]}"\n')
+    assert inv.lines() == (2, 4)
+    inv = one('CMD="vllm serve m --port 8000"\nCMD="$CMD --max-model-len 8192"\necho hi\neval $CMD\n')
+    assert inv.lines() == (1, 4)
+    inv = one("GMU=0.9\n\nvllm serve m --gpu-memory-utilization $GMU\n")
+    assert inv.lines() == (3, 3)  # one value from a variable: where the flag is, not where the value is

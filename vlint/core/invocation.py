@@ -38,6 +38,9 @@ class Token:
     #: where the word's value is written when that is elsewhere: the value of the variable the word
     #: expands (``GMU=0.95`` for ``--gpu-memory-utilization $GMU``); None when written at ``span``
     defined: Span | None = None
+    #: a word among several that one variable expands to (``"${ARGS[@]}"``, ``$CMD``): where that variable
+    #: is assigned (part of where the launch is written, :meth:`Invocation.lines`)
+    written_in: Span | None = None
 
 
 @record(frozen=True, slots=True)
@@ -153,6 +156,7 @@ class Invocation:
         them (the ``command:`` key, the ``vllm`` word, the model argument) points at this launch."""
         spans = [self.span] + ([self.head] if self.head is not None else [])
         spans += [t.span for t in self.args] + [e.key_span for e in self.kwargs] + [e.value_span for e in self.kwargs]
+        spans += [t.written_in for t in self.args if t.written_in is not None]
         if self.config is not None and self.config.span.path == self.path:
             spans += [e.value_span for e in self.config.entries]
         # the file the launch is written in: the head's (a compose service whose command is its

@@ -357,7 +357,8 @@ def _option_value(w: Word, before: Word | None) -> bool:
 
 def _token(w: Word, posmap: PositionMap) -> Token:
     defined = posmap.span(*w.origin) if w.origin is not None else None
-    return Token(w.text, posmap.span(w.start, w.end), unresolved=w.unresolved, defined=defined)
+    written_in = posmap.span(*w.written_in) if w.written_in is not None else None
+    return Token(w.text, posmap.span(w.start, w.end), unresolved=w.unresolved, defined=defined, written_in=written_in)
 
 
 def _placed(w: Word | Token, posmap: PositionMap) -> Token:
@@ -395,6 +396,11 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
     script = _shell_c_script(words, i)
     if script is None and words[i].text == "eval" and i + 1 < len(words):
         rest = words[i + 1 :]
+        kept = _eval_words(rest) if all(w.written_in is not None for w in rest) and depth < 3 else None
+        if kept is not None:
+            # eval $CMD of a command kept in a variable, plain words: run as that command, its words keeping
+            # where the variable is written
+            return _launches(replace(cmd, words=kept), ev, depth + 1, errors)
         if not any(w.unresolved for w in rest):
             # eval joins its arguments with blanks and runs the result as a script
             script = Word(" ".join(w.text for w in rest), rest[0].start, rest[-1].end, quoted=True)
@@ -437,7 +443,15 @@ def _eval_words(rest: list[Word]) -> list[Word] | None:
             if known and _SHELL_SYNTAX.search(text):
                 return None
             out.append(
-                Word(text, w.start, w.end, unresolved=not known, opaque=not known, partial="" if known else text)
+                Word(
+                    text,
+                    w.start,
+                    w.end,
+                    unresolved=not known,
+                    opaque=not known,
+                    partial="" if known else text,
+                    written_in=w.written_in or w.origin,
+                )
             )
     return out
 

@@ -57,6 +57,9 @@ class Word:
     #: a word that is one variable's value (``$GMU``, ``"${GMU}"``): the offsets of that value where
     #: the script assigns it (for findings about the value: the line to edit)
     origin: tuple[int, int] | None = None
+    #: a word among several one variable expands to (``"${ARGS[@]}"``, an unquoted ``$CMD``): the offsets
+    #: of that variable's assignments (a launch written through it is written there too)
+    written_in: tuple[int, int] | None = None
 
     @property
     def expanded(self) -> str:
@@ -516,16 +519,14 @@ class ShellEvaluator:
         walk(w.parts, 0)
         close()
         only = w.parts[0] if len(w.parts) == 1 else None
-        if isinstance(only, Param) and not only.op and not only.index and len(fields) == 1:
+        if isinstance(only, Param) and not only.op and fields:
             var = self.vars.get(only.name)
-            if (
-                var is not None
-                and isinstance(var.value, str)
-                and var.value_start >= 0
-                and var.owner == id(self)
-                and not fields[0].unresolved
-            ):
-                fields[0].origin = (var.value_start, var.end)
+            if var is not None and var.value_start >= 0 and var.owner == id(self):
+                if len(fields) > 1:
+                    for f in fields:
+                        f.written_in = (var.value_start, var.end)
+                elif not only.index and isinstance(var.value, str) and not fields[0].unresolved:
+                    fields[0].origin = (var.value_start, var.end)
         self._words_left -= len(fields)
         if self._words_left < 0:
             raise ShellSyntaxError(f"expands to more than {MAX_EXPANDED_WORDS:,} words: too large for vlint", w.start)
@@ -628,7 +629,13 @@ class ShellEvaluator:
             value_word.end,
             partial if value is None else None,
             words if value is None and words and not _too_large(" ".join(t for t, _ in words)) else None,
-            value_word.start,
+            # A+=(…), S+=…, S="$S …": from the first assignment on (the variable is written over those lines)
+            prev.value_start
+            if (append or _refers_to(value_word, name))
+            and prev is not None
+            and prev.owner == id(self)
+            and prev.value_start >= 0
+            else value_word.start,
             id(self),
         )
         self.unset.discard(name)
@@ -962,6 +969,11 @@ class ShellEvaluator:
         text = "".join(text_parts)
         segments.sort(key=lambda s: s[0])
         return HeredocFile(text, PositionMap(self.posmap.path, segments), unresolved)
+
+
+def _refers_to(word: RawWord, name: str) -> bool:
+    """Whether ``word`` expands ``$name`` itself (``CMD="$CMD --x"``: the old value extended)."""
+    return any(isinstance(p, Param) and p.name == name for p in word.parts)
 
 
 def _split_pieces(pieces: list[tuple[str, bool]]) -> tuple[tuple[str, bool], ...]:

@@ -31,3 +31,13 @@ def test_value_written_at_the_flag(tmp_path: Path) -> None:
     launch = "vllm serve Qwen/Qwen2.5-7B-Instruct \\\n  --gpu-memory-utilization 0.97 \\\n"
     lines = _findings(tmp_path, launch + "  --max-model-len 900000\n")
     assert lines["VL201"] == 2 and lines["VL204"] == 3
+
+
+def test_value_from_a_dockerfile_env(tmp_path: Path) -> None:
+    f = tmp_path / "Dockerfile"
+    f.write_text(
+        "FROM vllm/vllm-openai:v0.19.1\nENV GMU=0.97\n"
+        "CMD vllm serve Qwen/Qwen2.5-7B-Instruct --gpu-memory-utilization $GMU\n"
+    )
+    r = CliRunner().invoke(main, ["check", "--isolated", "--format", "json", str(f)])
+    assert {x["code"]: x["line"] for x in json.loads(r.output)["findings"]}["VL201"] == 2

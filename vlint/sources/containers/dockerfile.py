@@ -301,7 +301,7 @@ def _spread(lo: int, hi: int, n: int) -> list[int]:
 
 
 def _shell_env(env: dict[str, Token]) -> dict[str, Var]:
-    return {k: Var(None if t.unresolved else t.text, exported=True) for k, t in env.items()}
+    return {k: Var(None if t.unresolved else t.text, exported=True, span=t.span) for k, t in env.items()}
 
 
 def _restore(tok: Token, originals: dict[int, str], remap: Callable[[Span], Span]) -> Token:

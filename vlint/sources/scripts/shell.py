@@ -356,8 +356,8 @@ def _option_value(w: Word, before: Word | None) -> bool:
 
 
 def _token(w: Word, posmap: PositionMap) -> Token:
-    defined = posmap.span(*w.origin) if w.origin is not None else None
-    written_in = posmap.span(*w.written_in) if w.written_in is not None else None
+    defined = posmap.span(*w.origin) if w.origin is not None else w.defined_span
+    written_in = posmap.span(*w.written_in) if w.written_in is not None else w.written_span
     return Token(w.text, posmap.span(w.start, w.end), unresolved=w.unresolved, defined=defined, written_in=written_in)
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from vlint.core.record import field, record
-from vlint.core.span import PositionMap
+from vlint.core.span import PositionMap, Span
 from vlint.sources.expansion_budget import ExpansionBudget, current
 from vlint.sources.scripts.shell_lexer import (
     Arith,
@@ -60,6 +60,10 @@ class Word:
     #: a word among several one variable expands to (``"${ARGS[@]}"``, an unquoted ``$CMD``): the offsets
     #: of that variable's assignments (a launch written through it is written there too)
     written_in: tuple[int, int] | None = None
+    #: ``origin`` / ``written_in`` for a variable the text was given (written in another text: a
+    #: Dockerfile's ``ENV``)
+    defined_span: Span | None = None
+    written_span: Span | None = None
 
     @property
     def expanded(self) -> str:
@@ -84,6 +88,8 @@ class Var:
     value_start: int = -1
     #: the evaluator whose text those offsets are in (a ``bash -c`` string sees the outer variables)
     owner: int = 0
+    #: where the value is written when it comes from outside the text (a Dockerfile's ``ENV`` line)
+    span: Span | None = None
 
 
 @record(slots=True)
@@ -527,6 +533,12 @@ class ShellEvaluator:
                         f.written_in = (var.value_start, var.end)
                 elif not only.index and isinstance(var.value, str) and not fields[0].unresolved:
                     fields[0].origin = (var.value_start, var.end)
+            elif var is not None and var.span is not None:
+                if len(fields) > 1:
+                    for f in fields:
+                        f.written_span = var.span
+                elif not only.index and isinstance(var.value, str) and not fields[0].unresolved:
+                    fields[0].defined_span = var.span
         self._words_left -= len(fields)
         if self._words_left < 0:
             raise ShellSyntaxError(f"expands to more than {MAX_EXPANDED_WORDS:,} words: too large for vlint", w.start)

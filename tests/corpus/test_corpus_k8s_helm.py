@@ -447,7 +447,9 @@ EXPECTED: dict[int, tuple[list[tuple[Any, ...]], list[str]]] = {
         [],
     ),
     # helm-templates/GoogleCloudPlatform__kubernetes-engine-samples__app-design-center__ai-inference__templates__dep…
-    47: ([], ["VL604"]),
+    # a template no chart holds here: read without rendering, every .Values unknown (the INDEX's findings:
+    # --num-scheduler-steps removed, --max-num-seq an abbreviation, gpu-mem 0.95, all warnings so read)
+    47: ([("?", "?", "?", 0.95)], []),
     # helm-templates/vllm-project__production-stack__helm__templates__deployment-vllm-multi.yaml
     48: ([], ["VL604"]),
     # helm-templates/vllm-project__production-stack__helm__templates__ray-cluster.yaml
@@ -572,6 +574,6 @@ def test_totals_per_folder(shared: Path, monkeypatch: pytest.MonkeyPatch) -> Non
         "kserve": [7, 6],
         "helm-other": [6, 36],
         "helm-production-stack": [13, 16],
-        "helm-templates": [3, 0],
+        "helm-templates": [3, 1],
         "templates-other": [4, 0],
     }

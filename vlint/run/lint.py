@@ -413,6 +413,10 @@ def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, So
                 combined.notes.extend(part.notes)
                 combined.linked.extend(part.linked)
             if combined.invocations:
+                if r.invocations and len(names) > 1:
+                    # a later source read the launches an earlier one found a template (VL604) in: no
+                    # "not linted" notice for what was linted
+                    combined.problems = [p for p in combined.problems if p.code != "VL604" or p in r.problems]
                 break
     except Exception as e:  # the safety net: a source's bug costs this file only
         fr.error = internal_error(stage, e)

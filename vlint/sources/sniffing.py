@@ -200,12 +200,14 @@ def helm_values(src: SourceText) -> bool:
 
 
 def template(src: SourceText) -> bool:
-    """A YAML-like file with ``{{ … }}`` that mentions vLLM and no other source claims."""
+    """A YAML-like file with ``{{ … }}`` that mentions vLLM and no other source claims — or a Kubernetes
+    manifest that is a template where its YAML structure is (the Kubernetes reader cannot read it: the
+    template source reads what is plain, after the Kubernetes source has said it is a template)."""
     return (
         is_yamlish(src)
         and is_vllm_template(src.text)
         and (is_template_file(src.text) or src.abspath.suffix.lower() == ".tpl")
-        and not kubernetes(src)
+        and (not kubernetes(src) or is_template_file(src.text))
         and not helm(src)
     )
 

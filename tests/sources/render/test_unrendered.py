@@ -375,3 +375,53 @@ def test_shell_words_and_set_types() -> None:
     tpl = SourceText("t.yaml", Path("t.yaml"), "a: '{{ if .Values.g }}on{{ end }}'\nb: '{{ .Values.n }}'\n")
     reading = unrendered.read_template(tpl, [zero], {})
     assert reading is not None and reading.text == "a: ''\nb: '1000000'\n"  # 0 is false; an int64 prints as written
+
+
+#: a name built from the release (`{{ .Release.Name }}-vllm`): an unresolved action that starts a plain value
+#: the line goes on with; the value is kept as one unresolved word, not read as a flow mapping
+RELEASE_NAME_CHART = {
+    "r/Chart.yaml": "apiVersion: v2\nname: r\nversion: 0.1.0\n",
+    "r/values.yaml": "model: Qwen/Qwen2.5-7B-Instruct\ntag: v0.19.1\n",
+    "r/templates/deployment.yaml": """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: {{ .Release.Name }}-vllm
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  image: "vllm/vllm-openai:{{ .Values.tag }}"
+                  args: ["--model", "{{ .Values.model }}", "--gpu-memory-utilization", "0.97"]
+        """,
+}
+
+
+def test_an_action_that_starts_a_plain_value_keeps_the_document_yaml(tmp_path: Path) -> None:
+    write(tmp_path, RELEASE_NAME_CHART)
+    (dep,) = _launches(run(tmp_path, "."))
+    assert dep.model == "Qwen/Qwen2.5-7B-Instruct"
+    assert str(dep.version) == "0.19.1"
+
+
+#: the same template with no chart around it: every .Values is unknown (not empty)
+LONE_TEMPLATE = {"docs/deployment.yaml": RELEASE_NAME_CHART["r/templates/deployment.yaml"]}
+
+
+def test_a_template_outside_any_chart_is_read_with_its_values_unknown(tmp_path: Path) -> None:
+    write(tmp_path, LONE_TEMPLATE)
+    report = run(tmp_path, ".")
+    (dep,) = _launches(report)
+    assert dep.model is None and dep.setting("model").unresolved  # unknown, not ""
+    codes = {f.code: f.severity for f in report.findings}
+    assert codes.get("VL201") == "warning"  # the literal 0.97 is read
+    assert "VL603" not in codes  # the tag is unknown, not missing
+    assert "VL604" not in codes  # read: no "not linted" notice
+    assert "in no chart" in dep.invocation.label
+
+
+def test_a_template_outside_any_chart_without_vllm_is_not_a_launch(tmp_path: Path) -> None:
+    text = RELEASE_NAME_CHART["r/templates/deployment.yaml"].replace("vllm/vllm-openai", "nginx").replace("vllm", "web")
+    write(tmp_path, {"docs/deployment.yaml": text})
+    assert _launches(run(tmp_path, ".")) == []

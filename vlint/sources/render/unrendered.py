@@ -244,6 +244,8 @@ class _Scope:
     values: list[tuple[Node | None, LineIndex]]
     chart: dict[str, str]
     dot: _Val | None = None  # None: the root context
+    #: no values file is known at all (a template outside any chart): every .Values is unknown, not empty
+    values_unknown: bool = False
 
 
 class _Reader:
@@ -256,6 +258,8 @@ class _Reader:
         #: the action being read (literal text maps to it)
         self.at = 0
         self.steps = 0
+        #: where a quote opened before an unresolved action closes (the end of its line), or -1
+        self.close_at = -1
 
     def line(self, off: int) -> int:
         return self.tpl.pos(off)[0]
@@ -270,7 +274,14 @@ class _Reader:
         for n in nodes:
             self.step()
             if n.kind == "text":
-                self.out.add(self.text[n.start : n.end], self.tpl, list(range(n.start, n.end)))
+                if n.start <= self.close_at < n.end:
+                    # the quote keep() opened before an unresolved action closes at the end of its line
+                    c, self.close_at = self.close_at, -1
+                    self.out.add(self.text[n.start : c], self.tpl, list(range(n.start, c)))
+                    self.out.add('"', self.tpl, max(n.start, c - 1))
+                    self.out.add(self.text[c : n.end], self.tpl, list(range(c, n.end)))
+                else:
+                    self.out.add(self.text[n.start : n.end], self.tpl, list(range(n.start, n.end)))
             elif n.kind == "action":
                 self.action(n, dot)
             elif n.kind == "skip":
@@ -302,10 +313,18 @@ class _Reader:
         offs = list(range(n.start, n.end))
         after = self.text[n.end : n.end + 1]
         starts = re.fullmatch(r"\s*(-\s+)*([^\s#'\"{][^#]*:\s+)?", self.out.line_so_far())
+        eol = self.text.find("\n", n.end)
+        rest = self.text[n.end : eol if eol >= 0 else len(self.text)].rstrip("\r")
         if starts and (after in ("", "\n", " ", "\r")) and '"' not in raw:
             self.out.add('"', self.tpl, n.start)
             self.out.add(raw, self.tpl, offs)
             self.out.add('"', self.tpl, n.end - 1)
+        elif starts and rest and eol >= 0 and '"' not in raw and not re.search(r"[\"'#{}]", rest):
+            # the action starts a plain value the line goes on with (`name: {{ .Release.Name }}-vllm`): the
+            # value quoted to the end of the line, so that it stays one (unresolved) word, not a flow mapping
+            self.out.add('"', self.tpl, n.start)
+            self.out.add(raw, self.tpl, offs)
+            self.close_at = eol - 1 if self.text[eol - 1 : eol] == "\r" else eol
         else:
             self.out.add(raw, self.tpl, offs)
 
@@ -428,6 +447,8 @@ class _Reader:
         if not parts:
             raise _Unknown("the root context")
         if parts[0] == "Values":
+            if self.scope.values_unknown:
+                raise _Unknown(".".join(parts))
             if not self.scope.values:
                 return _Val()
             (top, lines), *below = self.scope.values
@@ -558,7 +579,11 @@ def _split_pipe(expr: str) -> list[str]:
 
 # -- the chart ---------------------------------------------------------------------------------------
 def read_template(
-    template: SourceText, values: list[SourceText | tuple[SourceText, str] | SetValues], chart: dict[str, str]
+    template: SourceText,
+    values: list[SourceText | tuple[SourceText, str] | SetValues],
+    chart: dict[str, str],
+    *,
+    values_unknown: bool = False,
 ) -> Reading | None:
     """The template as Helm would print it with ``values`` (the ``-f`` file first, then ``values.yaml``;
     a (file, key) pair is the part of a parent chart's values for this subchart), as far as it is
@@ -577,7 +602,7 @@ def read_template(
         roots.append((root, LineIndex(v.path, v.text)))
     try:
         nodes = _parse(template.text)
-        reader = _Reader(tpl, _Scope(roots, chart))
+        reader = _Reader(tpl, _Scope(roots, chart, values_unknown=values_unknown))
         reader.run(nodes, None)
     except _Unknown:
         return None
@@ -608,6 +633,8 @@ def launches(
     read_file: ReadFile,
     why: str,
     with_values: str = "",
+    *,
+    values_unknown: bool = False,
 ) -> SourceResult:
     """The launches of one template read without rendering with ``values`` (the winning file first),
     spans in the template and values files; each launch's label says so (and ``with_values``, the
@@ -616,7 +643,7 @@ def launches(
     from vlint.sources.render.mapping import remap_result
 
     result = SourceResult()
-    reading = read_template(template, values, chart_facts(chart_yaml))
+    reading = read_template(template, values, chart_facts(chart_yaml), values_unknown=values_unknown)
     if reading is None or "vllm" not in reading.text.lower():
         return result
     virtual = f"\x00unrendered:{template.path}"

@@ -7,7 +7,7 @@
 
 Every measurement is one process invocation, timed from the outside (wall clock, median of N runs):
 
-* **corpus**: ``vlint`` over the whole ``../shared/corpus/real`` tree (every source, every rule, the
+* **corpus**: ``vlint --format json`` over the whole ``../shared/corpus/real`` tree (every source, every rule, the
   memory model) vs ``yamllint`` over the same tree's YAML files (installed for the bench only, in a
   virtual environment under the temp folder, unless ``--yamllint PATH`` names one). Target: ≤ 0.5×.
 * **cold start**: ``vlint examples/serve.yaml`` vs ``python -c "import yaml"``. Target: ≤ + 60 ms.
@@ -156,10 +156,12 @@ def main(argv: list[str] | None = None) -> int:
         yl_s, yl_rss = median([yl, "-f", "parsable", *yaml_files], runs)
         files = sum(1 for p in corpus.rglob("*") if p.is_file() and p.name != "INDEX.md")
         for jobs in ("1", str(os.cpu_count() or 1), ""):
-            v_s, v_rss = median(vlint_cmd("--isolated", *(("-j", jobs) if jobs else ()), str(corpus)), runs)
+            # --format json, as issue 24 measures it (the report that carries every finding's data)
+            j = ("-j", jobs) if jobs else ()
+            v_s, v_rss = median(vlint_cmd("--isolated", "--format", "json", *j, str(corpus)), runs)
             rows.append(
                 (
-                    f"corpus/real ({files} files): `vlint {'-j ' + jobs if jobs else '(default -j)'}`",
+                    f"corpus/real ({files} files): `vlint --format json {'-j ' + jobs if jobs else '(default -j)'}`",
                     f"{v_s * 1000:.0f} ms",
                     f"{v_rss / 1024:.0f} MiB",
                     f"{v_s / yl_s:.2f}× yamllint (target ≤ 0.5×)",

@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         corpus = shared / "corpus" / "real"
         yaml_files = sorted(str(p) for p in corpus.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
         yl = yamllint_path(a.yamllint)
-        yl_s, yl_rss = median([yl, "-f", "parsable", *yaml_files], runs)
+        yl_s, yl_rss = median([yl, "-d", "relaxed", "-f", "parsable", *yaml_files], runs)
         files = sum(1 for p in corpus.rglob("*") if p.is_file() and p.name != "INDEX.md")
         for jobs in ("1", str(os.cpu_count() or 1), ""):
             # --format json, as issue 24 measures it (the report that carries every finding's data)
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         rows.append(
             (
-                f"corpus/real: `yamllint` on its {len(yaml_files)} YAML files",
+                f"corpus/real: `yamllint -d relaxed` on its {len(yaml_files)} YAML files",
                 f"{yl_s * 1000:.0f} ms",
                 f"{yl_rss / 1024:.0f} MiB",
                 "",

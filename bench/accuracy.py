@@ -98,8 +98,68 @@ PASSED_OTHER_ARGS: dict[str, tuple[type, bool]] = {
     "enable_prefix_caching": (bool, False),
 }
 
-#: a record's notes saying its gpu_memory_utilization is not stated ("gmu, max_model_len not stated")
-GMU_UNSTATED = re.compile(r"\bgmu\b[^.;]*\bnot stated|gpu_memory_utilization[^.;]*\bnot stated", re.I)
+#: The scoring rule for the budget (decided a priori, applied to every record): vLLM sizes the KV cache from
+#: gpu_memory_utilization x the GPU's total memory, less weights, activation peak, non-torch memory (and,
+#: from 0.21, the CUDA graphs) ([0.19.0] vllm/v1/worker/gpu_worker.py determine_available_memory;
+#: [0.10.2] vllm/v1/worker/gpu_worker.py:228-270), so the available KV memory, the KV tokens and the
+#: start/fail verdict are scored only when the record's source states, for that run, the utilization and the
+#: GPU's memory. A record that fails it keeps its other terms (weights, activation, non-torch, graphs, which
+#: do not depend on the budget) and is listed with the reason (``budget_unstated``), never dropped silently.
+#:
+#: the utilization is stated when the record gives it (``args``, not marked presumed) or when the evidence
+#: shows the run's launch arguments, so that an unset value is vLLM's default: a command line, vLLM's
+#: ``non-default args:`` line (every argument that differs from the default), an ``args: Namespace(`` dump,
+#: an ``LLM(`` call, or a log line that prints the utilization ("Desired GPU memory utilization is",
+#: "x gpu_memory_utilization (0.90)", the error text with gpu_memory_utilization)
+SHOWS_LAUNCH_ARGS = re.compile(
+    r"non-default args|Namespace\(|\bvllm serve\b|api_server|--model\b|\bLLM\(|gpu_memory_utilization"
+    r"|gpu-memory-utilization|memory utilization",
+    re.I,
+)
+#: ... unless the record says that line is cut or the value was set but not printed
+ARGS_CUT = re.compile(
+    r"(?:args|arguments)(?: line)?[^.;]*\b(?:truncated|cut)\b|value not printed|\bargs not in excerpt"
+    r"|gmu\b(?:[^.;]|\.\d)*\bnot (?:stated|printed)|gpu_memory_utilization(?:[^.;]|\.\d)*\bnot (?:stated|printed)"
+    r"|gpu_memory_utilization deliberately set",
+    re.I,
+)
+#: a utilization the record gives but presumes ("gmu default (0.9) presumably")
+GMU_PRESUMED = re.compile(r"(?:gmu|gpu_memory_utilization)(?:[^.;]|\.\d)*\b(?:presumabl[ey]|presumed|assumed)\b", re.I)
+#: the GPU's memory is stated by a logged total or a GPU model the text names; a size class alone ("24 GB-class",
+#: "80 GB-class (inferred)") is an inference from the very budget being scored
+NAMES_A_GPU = re.compile(
+    r"(?:RTX|GTX|Tesla|Quadro|\bA\d{2,3}G?\b|\bA800|\bG?H\d{2,3}\b|\bL\d{1,2}S?\b|\bT4\b|V100|MI\d{3}X?|\bB\d{3}\b"
+    r"|\bGB\d{2,3}\b|DGX Spark|Jetson|Radeon|\bRX \d{4})",
+    re.I,
+)
+#: a total the GPU text gives from the log or the source ("15.99 GiB total per log", "79.18 GiB total per doc")
+GPU_TOTAL_STATED = re.compile(r"[\d.]+ GiB (?:total )?(?:per (?:the )?(?:log|doc)|logged)", re.I)
+
+
+def budget_unstated(rec: dict[str, Any]) -> str:
+    """Why the record's source does not state an input that decides the KV budget ("" when it states them):
+    the rule above, read off the record alone (never its logged numbers)."""
+    notes = f"{rec.get('args_note') or ''} {rec.get('notes') or ''}"
+    evidence = " ".join(str(e) for e in rec.get("evidence") or []) + f" {rec.get('args_note') or ''}"
+    gmu = (rec.get("args") or {}).get("gpu_memory_utilization")
+    why: list[str] = []
+    if gmu is not None:
+        if GMU_PRESUMED.search(notes):
+            why.append(f"gpu_memory_utilization {gmu} is presumed by the record, not stated")
+    elif ARGS_CUT.search(notes):
+        why.append("the launch arguments are cut or not printed in the source (gpu_memory_utilization unknown)")
+    elif not SHOWS_LAUNCH_ARGS.search(evidence):
+        why.append(
+            "no command, arguments line or log line states gpu_memory_utilization for this run (vLLM's default "
+            "would be an assumption)"
+        )
+    obs = rec.get("observed_numeric") or {}
+    gpu = str(rec.get("gpu") or "")
+    named = NAMES_A_GPU.search(re.sub(r"\([^)]*\)", "", gpu)) or GPU_TOTAL_STATED.search(gpu)
+    if not obs.get("total_gpu_memory_gib") and not named:
+        why.append(f"the GPU's memory is not stated (GPU: {gpu or 'not stated'})")
+    return "; ".join(why)
+
 
 #: a record stating vLLM's pooling runner: its runner ("pooling (resolved from auto)"), the logged
 #: "--runner pooling", or notes calling the deployment an embedding (pooling) model
@@ -332,9 +392,9 @@ class Row:
     #: unquantized and no online quantization applies: the weights are sized unquantized (scored as they are)
     facts_unquantized: str = ""
     quant: str = ""  # the checkpoint's quantization as sized (scheme source), or the --quantization
-    #: the record says its gpu_memory_utilization is not stated (vLLM's default is then assumed, and the
-    #: available KV memory is linear in it): scored, in a row of its own too
-    gmu_unstated: bool = False
+    #: why the record's source does not state an input that decides the KV budget (:func:`budget_unstated`):
+    #: under the scoring rule its available KV, KV tokens and verdict are set aside (:func:`under_rule`)
+    budget_unstated: str = ""
     pairs: dict[str, tuple[float, float]] = field(default_factory=dict)  # name → (pred, logged)
     verdict: tuple[bool, bool] | None = None  # (predicted starts, logged starts)
     close_call: bool = False  # inside the uncertainty band (reported as a warning)
@@ -612,8 +672,7 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
         inferred=INFERRED_MODELS.get(str(rec.get("model") or ""), ("", ""))[1],
         name_inferred=named,
         quant=(arch.quant.source or arch.quant.method) if arch.quant else str(user.get("quantization") or ""),
-        gmu_unstated=user.get("gpu_memory_utilization") is None
-        and bool(GMU_UNSTATED.search(f"{rec.get('notes') or ''} {rec.get('args_note') or ''}")),
+        budget_unstated=budget_unstated(rec),
         facts_unquantized=str(rec.get("quantization"))
         if q not in ("", "none", "null") and arch.quant is None and not user.get("quantization")
         else "",
@@ -672,6 +731,32 @@ def score(p: Prepared, est: MemoryEstimate | None = None) -> Row:
     row.graph_failure = outcome.startswith("failure") and "graph" in stage.lower()
     row.graph_risk = est.failure_stage == "cuda_graph_capture" or any("graph" in r.lower() for r in est.risks)
     return row
+
+
+#: the comparisons that depend on the KV budget (gmu x GPU memory): the scoring rule gates them
+BUDGET_TERMS = ("kv_memory", "kv_tokens")
+
+
+def under_rule(rows: Iterable[Row]) -> list[Row]:
+    """``rows`` under the scoring rule: a record whose source does not state the budget's inputs keeps its
+    other terms; its available KV, KV tokens and verdict are set aside (the row keeps the reason)."""
+    out: list[Row] = []
+    for r in rows:
+        if r.budget_unstated and (r.verdict is not None or any(t in r.pairs for t in BUDGET_TERMS)):
+            r = replace(
+                r,
+                pairs={k: v for k, v in r.pairs.items() if k not in BUDGET_TERMS},
+                verdict=None,
+                close_call=False,
+                graph_failure=False,
+            )
+        out.append(r)
+    return out
+
+
+def set_aside(rows: Iterable[Row]) -> list[Row]:
+    """The rows the scoring rule sets aside a budget comparison of (with the model's own facts or not)."""
+    return [r for r in rows if r.budget_unstated and (r.verdict is not None or any(t in r.pairs for t in BUDGET_TERMS))]
 
 
 def load_samples(
@@ -785,9 +870,6 @@ def subsets(rows: list[Row]) -> list[tuple[str, Callable[[Row], bool]]]:
                 lambda r: bool(r.facts_unquantized),
             )
         )
-    if any(r.gmu_unstated and not r.name_inferred for r in rows):
-        out.append(("record says its gmu is not stated (in the rows above too)", lambda r: r.gmu_unstated))
-        out.append(("overall, without the records whose gmu is not stated", lambda r: not r.gmu_unstated))
     out = [(t, lambda r, f=f: f(r) and not r.name_inferred) for t, f in out]
     if any(r.name_inferred for r in rows):
         out.append(("model facts inferred from the name (not in the rows above)", lambda r: bool(r.name_inferred)))
@@ -1130,7 +1212,11 @@ def targets(rows: list[Row]) -> list[tuple[str, str, bool | None]]:
 
 def render(logs: list[Path], res: Results) -> str:
     recs, prepared, skipped = res.recs, res.prepared, res.skipped
-    ins, loo, loro, logo = res.ins, res.loo, res.loro, res.logo
+    # every table is under the scoring rule (:func:`under_rule`); "everything scored" is given beside it
+    loro_all, logo_all = res.loro, res.logo
+    ins, loo, loro, logo = (under_rule(x) for x in (res.ins, res.loo, res.loro, res.logo))
+    aside = [r for r in set_aside(loro_all) if not r.name_inferred]
+    aside_named = [r for r in set_aside(loro_all) if r.name_inferred]
     lines: list[str] = []
     w = lines.append
     per_file = {p.name: sum(1 for r in recs if r.get("_source") == p.name) for p in logs}
@@ -1165,6 +1251,20 @@ def render(logs: list[Path], res: Results) -> str:
     w("## Headline: leave-one-release-out and leave-one-GPU-out")
     w("")
     w(
+        "**Scoring rule** (decided before looking at the errors, applied to every record by "
+        "`budget_unstated` in `bench/accuracy.py`): vLLM sizes the KV cache from gpu_memory_utilization × the "
+        "GPU's memory, so a record's available KV, KV tokens and start/fail verdict are scored only when its "
+        "source states both for that run: the utilization by the record's arguments, a command line, vLLM's "
+        "`non-default args:` line, an `args: Namespace(` dump, an `LLM(` call or a log line that prints it "
+        "(and no note says that line is cut or the value presumed), and the GPU's memory by a logged total or "
+        "a GPU model the record names (a size class inferred from the budget itself does not count). "
+        f"**{len(aside)} records** with the model's own facts fail it (and {len(aside_named)} whose facts come "
+        "from the name); they keep their other terms (weights, activation, non-torch, CUDA graphs, which do not "
+        'depend on the budget), are listed with the reason under "Set aside by the scoring rule", and the row '
+        '"everything scored" gives the numbers without the rule.'
+    )
+    w("")
+    w(
         "Available KV memory (the `Available KV cache memory` line), KV-cache tokens (`GPU KV cache size`, "
         "or V0 `# GPU blocks` × block size) and the start/fail verdict (right / wrong / too close to call, "
         "of the records whose log states the outcome; too close is a warning, never an error). Records whose "
@@ -1185,6 +1285,12 @@ def render(logs: list[Path], res: Results) -> str:
             f"| {title} | {_pct_cell(a, 'kv_memory')} | {_pct_cell(a, 'kv_tokens')} | {_verdict_cell(a)} "
             f"| {_pct_cell(b, 'kv_memory')} | {_pct_cell(b, 'kv_tokens')} | {_verdict_cell(b)} |"
         )
+    a = [r for r in loro_all if not r.name_inferred]
+    b = [r for r in logo_all if not r.name_inferred]
+    w(
+        f"| overall, everything scored (no scoring rule) | {_pct_cell(a, 'kv_memory')} | {_pct_cell(a, 'kv_tokens')} "
+        f"| {_verdict_cell(a)} | {_pct_cell(b, 'kv_memory')} | {_pct_cell(b, 'kv_tokens')} | {_verdict_cell(b)} |"
+    )
     w("")
     series = largest_series(prepared_rows(prepared))
     top, top_n = series[0] if series else ("–", 0)
@@ -1203,10 +1309,13 @@ def render(logs: list[Path], res: Results) -> str:
     w("")
     w("Issue 28's targets (LORO, records with the model's own facts):")
     w("")
-    w("| target | LORO | met |")
-    w("|---|---|---|")
+    w("| target | LORO (scoring rule) | met | LORO, everything scored | met |")
+    w("|---|---|---|---|---|")
+    every = {t: (m, ok) for t, m, ok in targets(loro_all)}
     for t, m, ok in targets(loro):
-        w(f"| {t} | {m} | {'yes' if ok else 'no' if ok is not None else '–'} |")
+        m2, ok2 = every.get(t, ("–", None))
+        yn = {True: "yes", False: "no", None: "–"}
+        w(f"| {t} | {m} | {yn[ok]} | {m2} | {yn[ok2]} |")
     w("")
     # ---- what the numbers say
     sweep = [r for r in loro if r.planner and not r.name_inferred]
@@ -1219,8 +1328,8 @@ def render(logs: list[Path], res: Results) -> str:
         f"{_pct_cell(sweep, 'kv_memory')}; on every other source it is {_pct_cell(other, 'kv_memory')}; "
         "without the records whose stated quantized checkpoint the model facts miss (row above) it is "
         f"{_pct_cell([r for r in loro if not r.name_inferred and not r.facts_unquantized], 'kv_memory')} "
-        "overall (the headline keeps them); without the records that say their gpu_memory_utilization is not "
-        f"stated it is {_pct_cell([r for r in loro if not r.name_inferred and not r.gmu_unstated], 'kv_memory')}. "
+        "overall (the headline keeps them); with every record scored (no scoring rule) it is "
+        f"{_pct_cell([r for r in loro_all if not r.name_inferred], 'kv_memory')}. "
         "The largest misses are listed below with what the record itself says about its launch. Several are "
         "launches whose arguments or checkpoint format the log does not state (vLLM's defaults are then "
         "assumed; a catalog copy without its quantization_config sizes the checkpoint unquantized): they "
@@ -1451,6 +1560,23 @@ def render(logs: list[Path], res: Results) -> str:
         for r in gaps:
             w(f"- {r.rid} {r.model}: the record says {r.facts_unquantized!r}")
         w("")
+    # ---- set aside by the scoring rule
+    w(f"## Set aside by the scoring rule ({len(aside)} + {len(aside_named)} with facts from the name)")
+    w("")
+    w(
+        "Records whose available KV, KV tokens and verdict are not scored because their source does not state "
+        "an input of the KV budget (`budget_unstated`); their other terms are scored. The LORO error is what "
+        "the comparison would have been with vLLM's default utilization or the GPU the record guesses."
+    )
+    w("")
+    w("| record | model | GPU (as resolved) | vLLM | LORO available KV / tokens error % (not scored) | reason |")
+    w("|---|---|---|---|---|---|")
+    for r in aside + aside_named:
+        errs = [
+            f"{pct(*r.pairs[t]):.1f}" if t in r.pairs and pct(*r.pairs[t]) is not None else "–" for t in BUDGET_TERMS
+        ]
+        w(f"| {r.rid} | {r.model} | {r.gpu} | {r.version} | {' / '.join(errs)} | {r.budget_unstated} |")
+    w("")
     # ---- skipped
     w(f"## Skipped ({len(skipped)})")
     w("")

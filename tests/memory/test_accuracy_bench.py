@@ -367,3 +367,50 @@ def test_a_027_summary_line_moves_the_persistent_profile_memory_to_consumed() ->
     a, b = bench.score(p).pairs, bench.score(q).pairs
     assert a["activation"][0] == pytest.approx(b["activation"][0] - moved)
     assert a["kv_memory"][0] == pytest.approx(b["kv_memory"][0])
+
+
+def _launch(rec: dict, gmu: float | None, evidence: list[str], notes: str = "synthetic", args_note=None) -> dict:
+    r = copy.deepcopy(rec)
+    r["args"]["gpu_memory_utilization"] = gmu
+    r["evidence"], r["notes"], r["args_note"] = evidence, notes, args_note
+    return r
+
+
+def test_the_scoring_rule_reads_what_the_source_states() -> None:
+    """The budget rule (gmu x the GPU's memory): scored only when the source states both for the run."""
+    bench = _bench()
+    kv = ["Available KV cache memory: 54.0 GiB"]
+    base = _rec("t8", "H100 80GB")
+    # the utilization stated by the record, or the launch's arguments shown (unset = vLLM's default)
+    assert bench.budget_unstated(base) == ""
+    assert bench.budget_unstated(_launch(base, None, ["non-default args: {'model': 'x'}", *kv])) == ""
+    assert bench.budget_unstated(_launch(base, None, ["$ vllm serve meta-llama/Llama-3.1-8B-Instruct", *kv])) == ""
+    assert bench.budget_unstated(_launch(base, None, kv, args_note="python -c 'from vllm import LLM;LLM(m)'")) == ""
+    # nothing shows it, the arguments line is cut, or the value is presumed
+    assert "no command" in bench.budget_unstated(_launch(base, None, kv))
+    cut = _launch(base, None, ["non-default args: {'model': ...", *kv], notes="args line truncated in excerpt")
+    assert "cut or not printed" in bench.budget_unstated(cut)
+    assert "presumed" in bench.budget_unstated(_launch(base, 0.9, kv, args_note="gmu default (0.9) presumably"))
+    # the GPU's memory: a named model or a logged total; a size class inferred from the budget is not stated
+    assert "GPU's memory is not stated" in bench.budget_unstated(_rec("t9", "24 GB-class (RTX 3090/4090; inferred)"))
+    assert bench.budget_unstated(_rec("t9", "24 GB-class (RTX 3090/4090; inferred)", total=23.56)) == ""
+    assert bench.budget_unstated(_rec("t9", "16GB-class NVIDIA card (15.99 GiB total per log)")) == ""
+    assert bench.budget_unstated(_rec("t9", "GH200 (96 GB)")) == ""
+
+
+def test_the_scoring_rule_sets_aside_the_budget_terms_only(tmp_path: Path) -> None:
+    """A record failing the rule keeps weights/activation/non-torch/graphs; its available KV, KV tokens and
+    verdict leave the headline and it is listed with the reason (never silently dropped)."""
+    bench = _bench()
+    unstated = _launch(_rec("t10", "H100 80GB"), None, ["Available KV cache memory: 54.0 GiB"])
+    p, _ = bench.prepare(unstated)
+    assert p is not None and p.row.budget_unstated
+    row = bench.score(p)
+    assert "kv_memory" in row.pairs and row.verdict is not None  # everything scored
+    (ruled,) = bench.under_rule([row])
+    assert "kv_memory" not in ruled.pairs and ruled.verdict is None and "weights" in ruled.pairs
+    assert bench.set_aside([row]) == [row] and bench.set_aside([ruled]) == []
+    files = [_write(tmp_path / "h.jsonl", [_rec("t11", "H100 80GB"), unstated])]
+    text = bench.render(files, bench.evaluate(bench.load_records(files)))
+    assert "## Set aside by the scoring rule (1 + 0 with facts from the name)" in text
+    assert "| t10 |" in text and "overall, everything scored (no scoring rule)" in text

@@ -623,7 +623,9 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
     if rec.get("dtype"):
         user["dtype"] = str(rec["dtype"]).replace("torch.", "")
     if rec.get("kv_cache_dtype"):
-        user["kv_cache_dtype"] = str(rec["kv_cache_dtype"])
+        # the value as vLLM takes it: a record may add a gloss ("auto (bf16)", "fp8_e4m3 (per BENCHMARKS row)"),
+        # which vlint would size as an unknown (1-byte) dtype
+        user["kv_cache_dtype"] = str(rec["kv_cache_dtype"]).split(" ")[0]
     q = (rec.get("quantization") or "").lower()
     # online quantization of an unquantized checkpoint (the record's --quantization / load_format as logged)
     # ("bitsandbytes 4-bit via Unsloth": the method is the first word)

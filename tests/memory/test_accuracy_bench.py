@@ -414,3 +414,15 @@ def test_the_scoring_rule_sets_aside_the_budget_terms_only(tmp_path: Path) -> No
     text = bench.render(files, bench.evaluate(bench.load_records(files)))
     assert "## Set aside by the scoring rule (1 + 0 with facts from the name)" in text
     assert "| t10 |" in text and "overall, everything scored (no scoring rule)" in text
+
+
+def test_a_glossed_kv_cache_dtype_is_read_as_vllm_takes_it() -> None:
+    """ "auto (bf16)" is --kv-cache-dtype auto: the gloss must not make vlint size an unknown 1-byte dtype."""
+    bench = _bench()
+    rec = _rec("t12", "H100 80GB")
+    rec["kv_cache_dtype"] = "auto (bf16)"
+    p, _ = bench.prepare(rec)
+    assert p is not None and p.sample.inp.kv_cache_dtype == "auto"
+    rec["kv_cache_dtype"] = "fp8_e4m3 (per BENCHMARKS row for this slug)"
+    p, _ = bench.prepare(rec)
+    assert p is not None and p.sample.inp.kv_cache_dtype == "fp8_e4m3"

@@ -91,7 +91,13 @@ def test_v0_graphs_outside_budget(llama_h100):
     )
     ok = estimate_memory(replace(v0, gpu_memory_utilization=0.85))
     assert ok.starts and not ok.cuda_graph_in_budget and ok.cuda_graph_gib > 0
-    bad = estimate_memory(replace(v0, gpu_memory_utilization=0.97))
+    # at 0.97 nothing is left outside the budget, but the graphs fit in the activation the profile handed
+    # back before the KV cache was allocated (memory_profiling ends with empty_cache, [0.6.5]
+    # vllm/utils.py:1727-1728): within the graphs' uncertainty, a risk, not an error
+    tight = estimate_memory(replace(v0, gpu_memory_utilization=0.97))
+    assert tight.starts and tight.late_close_call and any("CUDA graphs" in r for r in tight.risks)
+    # with that room gone too (another process holds 2 GiB) the capture fails
+    bad = estimate_memory(replace(v0, gpu_memory_utilization=0.97, other_gpu_usage_gib=2.0))
     assert bad.failure_stage == "cuda_graph_capture"
     eager = estimate_memory(replace(v0, gpu_memory_utilization=0.97, enforce_eager=True))
     assert eager.starts
@@ -210,3 +216,17 @@ def test_other_processes_shrink_the_room_of_a_pinned_kv(pinned_base):
     assert estimate_memory(inp).pinned_kv.verdict == "fits"
     shared = estimate_memory(replace(inp, other_instances_gmu=(0.2,)))
     assert shared.pinned_kv is not None and shared.pinned_kv.verdict != "fits"
+
+
+def test_v0_context_in_the_budget_only_in_0_6_4() -> None:
+    """V0 reads its baseline free memory after the CUDA context ([0.5.5] vllm/worker/worker.py:170,230;
+    [0.6.5] :143,198); 0.6.4 alone counts non-torch memory from zero ([0.6.4.post1] :209-217)."""
+    from vlint.memory.constants import switches
+
+    assert [switches(V(v))["v0_context_in_budget"] for v in ("0.5.4", "0.6.3", "0.6.4", "0.6.5", "0.8.2")] == [
+        False,
+        False,
+        True,
+        False,
+        False,
+    ]

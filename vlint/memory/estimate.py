@@ -787,7 +787,10 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
     # ---- verdicts ---------------------------------------------------------------------
     pre = constants("pre_snapshot_gib", ver)
     ctx = pre["tp1"] + (pre["multi_gpu_extra"] if tp * pp > 1 else 0.0)
-    ctx_outside = 0.0 if (engine == "V0" and sw.get("v0_context_in_budget")) else ctx
+    # V0 reads its baseline free memory in init_device after the CUDA context and before NCCL ([0.5.5]
+    # vllm/worker/worker.py:170-175; [0.6.5] :143-148): only the context is outside its budget, and in 0.6.4
+    # not even that (memory_constants.json switches v0_context_in_budget)
+    ctx_outside = (0.0 if sw.get("v0_context_in_budget") else pre["tp1"]) if engine == "V0" else ctx
     others = inp.other_gpu_usage_gib + sum(g * gpu.total_gib for g in inp.other_instances_gmu)
     free_start = gpu.total_gib - ctx - others
     max_gmu_free = max(0.0, free_start / gpu.total_gib)
@@ -918,24 +921,30 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         graphs_actual = 0.0
     # graphs are captured after the KV cache, outside the budget (V0; V1 until the estimate is
     # subtracted, 0.20.0): past the graphs' own uncertainty it is an OOM at capture, inside a risk
+    # the profile's activation peak is inside the budget but handed back before the KV cache is allocated
+    # (memory_profiling ends with gc.collect(); empty_cache(), [0.19.0] vllm/utils/mem_utils.py:265-267; V0
+    # determine_num_available_blocks likewise, [0.5.5] vllm/worker/worker.py:247-248): the capture can use it
+    # (as the sampler warm-up below does)
+    capture_room = outside + (0.0 if pinned is not None else s0.activation_gib * GIB)
+    capture_left = capture_room - graphs_actual
     late_close = False
     uc = constants("uncertainty", ver, engine)
     if not inp.enforce_eager and not est_graphs and graphs_actual > 0:
         g_band = 2 * float(uc.get("graphs_rel", 0.5)) * graphs_actual
-        if failure is None and head_after < -g_band:
+        if failure is None and capture_left < -g_band:
             failure = (
                 f"torch.OutOfMemoryError: CUDA out of memory during CUDA graph capture: {engine} captures graphs "
                 f"(~{graphs_actual / GIB:.2f} GiB) after the KV cache, "
                 "outside the gpu_memory_utilization budget, "
-                f"and only {outside / GIB:.2f} GiB is left outside it. Lower gpu_memory_utilization or use "
-                "--enforce-eager."
+                f"and only {capture_room / GIB:.2f} GiB is free then ({outside / GIB:.2f} GiB outside the budget "
+                "and the profile's activation, handed back). Lower gpu_memory_utilization or use --enforce-eager."
             )
             stage_fail = "cuda_graph_capture"
-        elif head_after < g_band + 0.25 * GIB:
-            late_close = failure is None and head_after < g_band
+        elif capture_left < g_band + 0.25 * GIB:
+            late_close = failure is None and capture_left < g_band
             risks.append(
-                f"{engine} CUDA graphs (~{graphs_actual / GIB:.2f} GiB) leave only {head_after / GIB:.2f} GiB "
-                "outside the budget (estimate)"
+                f"{engine} CUDA graphs (~{graphs_actual / GIB:.2f} GiB) leave only {capture_left / GIB:.2f} GiB "
+                "of the memory free after the KV cache (estimate)"
             )
     if failure is None and engine == "V1" and ver >= V("0.9.0") and stages[-1].num_blocks > 0:
         wc = constants("sampler_warmup", ver)
@@ -997,7 +1006,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         left_g, z_m = pinned.alloc_room_gib, pinned.uncertainty_gib
     elif stage_fail == "cuda_graph_capture":
         startup_check = False
-        need_g, left_g = graphs_actual / GIB, outside / GIB
+        need_g, left_g = graphs_actual / GIB, capture_room / GIB
         z_m = 2 * float(uc.get("graphs_rel", 0.5)) * need_g
     elif stage_fail == "sampler_warmup":
         startup_check = False

@@ -396,13 +396,15 @@ def test_no_length_fits_at_this_budget_lowers_it_too(work: Path) -> None:
 
 def test_vl214_fix_is_the_highest_utilization_with_room_after_the_kv_cache(work: Path) -> None:
     src = (
-        "vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.96 --max-num-seqs 64 "
+        # 0.97: the graphs then fit only within their uncertainty in what is outside the budget plus the
+        # activation the profile hands back
+        "vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0.97 --max-num-seqs 64 "
         "--max-model-len 46992 --kv-cache-dtype fp8\n"
     )
     (work / "run.sh").write_text(src)
     (f,) = [f for f in findings("run.sh", *L4_097) if f["code"] == "VL214"]
     (change,) = f["fix"]["changes"]
-    assert change["dest"] == "gpu_memory_utilization" and change["value"] < 0.96 and f["fix"]["unsafe"]
+    assert change["dest"] == "gpu_memory_utilization" and change["value"] < 0.97 and f["fix"]["unsafe"]
     run("fix", "--isolated", "--unsafe-fixes", "--select", "VL214", *L4_097, "run.sh")
     assert f"--gpu-memory-utilization {change['value']} " in (work / "run.sh").read_text()
     left = codes("run.sh", *L4_097)

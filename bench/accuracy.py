@@ -98,7 +98,9 @@ PASSED_OTHER_ARGS: dict[str, tuple[type, bool]] = {
     "enable_prefix_caching": (bool, False),
 }
 
-#: The scoring rule for the budget (decided a priori, applied to every record): vLLM sizes the KV cache from
+#: The scoring rule for the budget (it reads only each record's own fields and applies to every record; it
+#: was written after the largest misses were known, so docs/accuracy.md gives the numbers both ways): vLLM sizes
+#: the KV cache from
 #: gpu_memory_utilization x the GPU's total memory, less weights, activation peak, non-torch memory (and,
 #: from 0.21, the CUDA graphs) ([0.19.0] vllm/v1/worker/gpu_worker.py determine_available_memory;
 #: [0.10.2] vllm/v1/worker/gpu_worker.py:228-270), so the available KV memory, the KV tokens and the

@@ -40,9 +40,13 @@ The set has two batches (``batch`` in the manifest and in EXPECT.json; no key me
 number is given for batch 1 (overall and per format, the rows the first measurement in
 ``bench/data/unseen-baseline.json`` compares with), for batch 1's holdout third (``holdout: true``)
 against the rest of batch 1, and for batch 2 apart: a fresh batch harvested later, written blind and
-all of it held out, so its rows measure generality on files nobody has tuned against. ``--json`` keeps
-the keys ``all``/``holdout``/``rest``/``per_format``/``causes`` meaning batch 1 (older measurements
-still compare) and adds ``batch2``, ``per_format_batch2``, ``causes_batch2`` and ``all_batches``.
+all of it held out, so its rows measure generality on files nobody has tuned against; and for batch 3
+apart: a development batch (written blind like the others, then used to find general fixes). ``--json``
+keeps the keys ``all``/``holdout``/``rest``/``per_format``/``causes`` meaning batch 1 (older measurements
+still compare) and adds ``batch2``, ``per_format_batch2``, ``causes_batch2``, ``batch3``,
+``per_format_batch3``, ``causes_batch3`` and ``all_batches``. ``--details-batch 3`` prints the misses and
+wrong findings of batch 3 alone (the development batch), so nobody needs the full report, which also
+lists the held-out batches.
 ``--markdown`` also writes ``bench/data/unseen-report.md``: every miss (file, expected item, what vlint
 gave) and every wrong finding, grouped by cause.
 """
@@ -531,6 +535,11 @@ def batch2(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in records if r.get("batch", 1) == 2]
 
 
+def batch3(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records of batch 3, the development batch (none of it held out)."""
+    return [r for r in records if r.get("batch", 1) == 3]
+
+
 def rate(n: int, d: int) -> float | None:
     return None if d == 0 else n / d
 
@@ -612,6 +621,7 @@ def render(
     ``baseline``: the first measurement, before any fix (shown above today's rows)."""
     first = batch1(records)
     fresh = batch2(records)
+    dev = batch3(records)
     allt = totals(first)
     hold = totals(r for r in first if r["holdout"])
     rest = totals(r for r in first if not r["holdout"])
@@ -654,11 +664,13 @@ def render(
             )
             + [("batch 1 (all)", allt), ("batch 1 holdout", hold), ("batch 1 rest", rest)]
             + ([("batch 2 (fresh)", totals(fresh))] if fresh else [])
+            + ([("batch 3 (development)", totals(dev))] if dev else [])
         ),
         *(
             table([(f"batch 1, lines within ±{LOOSE}", totals(batch1(loose)))])[2:]
             + table([(f"batch 1 holdout, lines within ±{LOOSE}", totals(r for r in batch1(loose) if r["holdout"]))])[2:]
             + (table([(f"batch 2, lines within ±{LOOSE}", totals(batch2(loose)))])[2:] if fresh else [])
+            + (table([(f"batch 3, lines within ±{LOOSE}", totals(batch3(loose)))])[2:] if dev else [])
             if loose
             else []
         ),
@@ -686,6 +698,11 @@ def render(
         lines += ["", "### Batch 2 (fresh), most frequent misses", "", "| cause | count |", "|---|---:|"]
         for cause, n in miss_categories(fresh).most_common(12):
             lines.append(f"| {cause} | {n} |")
+    if dev:
+        lines += ["", "### Batch 3 (development), per format", "", *per_format_table(dev)]
+        lines += ["", "### Batch 3 (development), most frequent misses", "", "| cause | count |", "|---|---:|"]
+        for cause, n in miss_categories(dev).most_common(12):
+            lines.append(f"| {cause} | {n} |")
     lines += ["", MARK_END]
     return "\n".join(lines) + "\n"
 
@@ -695,7 +712,8 @@ def render_details(records: list[dict[str, Any]]) -> str:
         "# Unseen set: every miss and wrong finding",
         "",
         "Written by `python bench/unseen.py --markdown` (issue 29). One section per file with something to",
-        "fix; `H` marks batch 1's holdout third and `B2` batch 2 (all held out): keep both out of tuning.",
+        "fix; `H` marks batch 1's holdout third and `B2` batch 2 (all held out): keep both out of tuning;",
+        "`B3` marks batch 3, the development batch.",
         "*gave* is what vlint reported instead.",
         "",
         "## Causes",
@@ -709,7 +727,7 @@ def render_details(records: list[dict[str, Any]]) -> str:
     for r in records:
         if not (r["misses"] or r["wrongs"] or r["error"]):
             continue
-        mark = "B2 " if r.get("batch", 1) == 2 else "H " if r["holdout"] else ""
+        mark = {2: "B2 ", 3: "B3 "}.get(r.get("batch", 1), "H " if r["holdout"] else "")
         out += [f"## {mark}`{r['file']}`", ""]
         if r["error"]:
             out.append(f"- file error: {r['error']}")
@@ -742,17 +760,20 @@ def write_section(doc: Path, section: str) -> None:
 def numbers(records: list[dict[str, Any]]) -> dict[str, Any]:
     """What ``--json`` prints: ``all``/``holdout``/``rest``/``per_format``/``causes`` are batch 1 (as in the
     first measurement), ``batch2``/``per_format_batch2``/``causes_batch2`` the fresh batch, ``all_batches`` both."""
-    first, fresh = batch1(records), batch2(records)
+    first, fresh, dev = batch1(records), batch2(records), batch3(records)
     return {
         "all": totals(first),
         "holdout": totals(r for r in first if r["holdout"]),
         "rest": totals(r for r in first if not r["holdout"]),
         "batch2": totals(fresh),
+        "batch3": totals(dev),
         "all_batches": totals(records),
         "per_format": {k: totals(v) for k, v in sorted(by_format(first).items())},
         "per_format_batch2": {k: totals(v) for k, v in sorted(by_format(fresh).items())},
         "causes": dict(miss_categories(first).most_common()),
         "causes_batch2": dict(miss_categories(fresh).most_common()),
+        "per_format_batch3": {k: totals(v) for k, v in sorted(by_format(dev).items())},
+        "causes_batch3": dict(miss_categories(dev).most_common()),
     }
 
 
@@ -762,6 +783,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print the numbers as JSON")
     ap.add_argument("--tolerance", type=int, default=0, help="lines a launch or finding may be off (default 0)")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument(
+        "--details-batch",
+        type=int,
+        choices=(3,),
+        help="print the misses and wrong findings of this batch only (3: the development batch)",
+    )
     ap.add_argument(
         "--baseline",
         type=Path,
@@ -786,7 +813,9 @@ def main(argv: list[str] | None = None) -> int:
 
     records = score(manifest, expect, results, read_text, ns.tolerance)
     loose = score(manifest, expect, results, read_text, LOOSE) if ns.tolerance < LOOSE else None
-    if ns.json:
+    if ns.details_batch == 3:
+        print(render_details(batch3(records)))
+    elif ns.json:
         print(json.dumps(numbers(records), indent=2))
     else:
         print(render(records, ns.tolerance, tools_note(), loose, _baseline(ns.baseline)))

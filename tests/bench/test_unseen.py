@@ -186,6 +186,34 @@ def test_batch_2_is_counted_apart() -> None:
     assert "## B2 `docker-compose/b.yml`" in unseen.render_details(recs)
 
 
+def test_batch_3_is_for_development_and_apart_from_the_others() -> None:
+    manifest, expect = unseen.load_set()
+    dev = [e for e in manifest if e.get("batch", 1) == 3]
+    assert len(dev) >= 30 and len({e["repo"] for e in dev}) >= 20
+    earlier = {e["repo"].lower() for e in manifest if e.get("batch", 1) in (1, 2)}
+    for e in dev:
+        assert e["repo"].lower() not in earlier, e["repo"]
+        assert len(e["commit"]) == 40 and len(e["sha256"]) == 64 and e["via"] in ("fetch", "read_file")
+        x = expect["files"][e["file"]]
+        assert x["holdout"] is False and x["batch"] == 3, e["file"]
+    sets = {e["set"] for e in dev if e["set"]}
+    assert not sets & {e["set"] for e in manifest if e.get("batch", 1) != 3 and e["set"]}
+
+
+def test_batch_3_is_counted_apart() -> None:
+    exp = json.loads(json.dumps(EXPECT))
+    exp["files"]["docker-compose/b.yml"]["batch"] = 3
+    recs = unseen.score(MANIFEST, exp, RESULTS, {"shell/a.sh": SHELL, "docker-compose/b.yml": ""}.__getitem__)
+    n = unseen.numbers(recs)
+    assert (n["all"]["files"], n["batch2"]["files"], n["batch3"]["files"]) == (1, 0, 1)
+    assert set(n["per_format_batch3"]) == {"docker-compose"} and "causes_batch3" in n
+    md = unseen.render(recs)
+    assert "| batch 3 (development) | 1 |" in md and "### Batch 3 (development), per format" in md
+    assert "batch 2 (fresh)" not in md
+    assert "## B3 `docker-compose/b.yml`" in unseen.render_details(recs)
+    assert unseen.batch3(recs) == [r for r in recs if r["file"] == "docker-compose/b.yml"]
+
+
 def test_a_real_unit_end_to_end(tmp_path: Path) -> None:
     manifest, expect = unseen.load_set()
     missing = unseen.missing_files(manifest)

@@ -167,6 +167,13 @@ def max_model_len_unset(ctx: CheckContext) -> Iterator[Hit]:
         )
 
 
+#: what :func:`vlint.resolve.model_arch.derived_max_model_len` says when the config has no length key
+NO_LENGTH_KEY = "no length key"
+#: model origins whose facts are a transcription (the bundled catalog), not the model's own config.json
+#: (:func:`vlint.resolve.model_sources.find_model`; facts taken by the name are softened by the engine)
+RECORD_ORIGINS = ("catalog",)
+
+
 @check("memory.max_model_len_over_derived")
 def max_model_len_over_derived(ctx: CheckContext) -> Iterator[Hit]:
     """User max_model_len above what vLLM derives from config.json (vllm/config/model.py:2653-2683, 0.33.0)."""
@@ -181,6 +188,17 @@ def max_model_len_over_derived(ctx: CheckContext) -> Iterator[Hit]:
         return
     allow = str(dep.env.get("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "")).strip().lower() in ("1", "true")
     key = derived.why.split("config.json ", 1)[-1].split(" (", 1)[0] if "config.json" in derived.why else "config"
+    # vLLM's 2048 is what a config.json without any length key gives; a bundled record is a transcription
+    # that may have left the key out (e.g. "max_position_embeddings left out"), so the limit is only assumed
+    assumed = NO_LENGTH_KEY in derived.why and dep.model_origin in RECORD_ORIGINS
+    consequence = (
+        "vLLM only warns because VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set"
+        if allow
+        else "vLLM refuses to start"
+        if not assumed
+        else f"vLLM refuses to start if the model's own config.json has no length key either (inferred: the"
+        f" {dep.model_origin} record vlint has for it carries none, so vLLM's 2048 default was assumed)"
+    )
     yield Hit(
         s.value_site,
         {
@@ -189,11 +207,9 @@ def max_model_len_over_derived(ctx: CheckContext) -> Iterator[Hit]:
             "key": key,
             "allowed": allow,
             "model": dep.model,
-            "consequence": "vLLM only warns because VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set"
-            if allow
-            else "vLLM refuses to start",
+            "consequence": consequence,
         },
-        severity="warning" if allow else "error",
+        severity="warning" if allow or assumed else "error",
         fix=with_changes(
             Fix(
                 f"use --max-model-len {limit} or less (or extend the context with rope scaling via --hf-overrides)",

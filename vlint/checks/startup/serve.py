@@ -3,7 +3,9 @@ chat template, mutually exclusive spellings."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
@@ -104,8 +106,6 @@ def chat_template_missing(ctx: CheckContext) -> Iterator[Hit]:
     it must exist ([0.6.6.post1] vllm/entrypoints/chat_utils.py:608-627). vlint looks for it relative to the
     launch script (as for ``--config``), only inside the script's folder: a path with ``..``, an absolute
     path or ``~`` is not checked."""
-    from pathlib import Path, PurePosixPath
-
     dep = ctx.dep
     assert dep is not None
     s = dep.setting("chat_template")
@@ -120,6 +120,19 @@ def chat_template_missing(ctx: CheckContext) -> Iterator[Hit]:
         return
     if (Path(base) / rel).exists():
         return
+    elsewhere = _found_elsewhere(Path(base), dep.path, rel)
+    if elsewhere is not None:
+        # the working directory vLLM starts in is only inferred (the script's folder); the repository has
+        # the file under another folder, so the launch most likely runs from there: not a certain refusal
+        yield Hit(
+            s.full_span,
+            {"chat_template": tpl, "found_at": elsewhere},
+            message=f"--chat-template {tpl} is not next to {dep.path}, but the repository has {elsewhere}: vLLM"
+            " finds it only when started from the folder that holds it (inferred: vlint cannot know the working"
+            " directory, and refuses to start otherwise)",
+            severity="warning",
+        )
+        return
     yield Hit(
         s.full_span,
         {"chat_template": tpl},
@@ -128,6 +141,33 @@ def chat_template_missing(ctx: CheckContext) -> Iterator[Hit]:
             f"(looked for it next to {dep.path}, where vLLM would look when started from there)"
         ),
     )
+
+
+#: the most directory entries :func:`_found_elsewhere` reads (a huge checkout is not walked whole)
+ELSEWHERE_WALK_LIMIT = 20000
+
+
+def _found_elsewhere(base: Path, script: str, rel: PurePosixPath) -> str | None:
+    """Where else in the repository (the lint root: ``base`` less the folders of ``script``, the launch's
+    path relative to it) a file ending in ``rel`` is, relative to the root; None when nowhere, or when the
+    root cannot be told from the paths. ``.git`` and hidden folders are not walked."""
+    sp = PurePosixPath(script)
+    ups = len(sp.parts) - 1
+    if sp.is_absolute() or ups < 0 or (ups and tuple(base.parts[-ups:]) != sp.parts[:-1]):
+        return None
+    root = base.parents[ups - 1] if ups else base
+    seen = 0
+    for here, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        seen += len(dirs) + len(files)
+        if seen > ELSEWHERE_WALK_LIMIT:
+            return None
+        if rel.name in files:
+            cand = Path(here) / rel.name
+            found = PurePosixPath(cand.relative_to(root).as_posix())
+            if found.parts[-len(rel.parts) :] == rel.parts and cand.parent != base:
+                return found.as_posix()
+    return None
 
 
 # -- mutually exclusive spellings (VL035) ------------------------------------------------------------

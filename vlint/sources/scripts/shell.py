@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vlint.core.invocation import Fact, Invocation, Problem, Token
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record, replace
 from vlint.core.span import PositionMap, Span
 from vlint.sources import vllm_yaml
@@ -285,6 +286,7 @@ def extract_from_text(
         read_sourced=_sourced_reader(base_dir, read_file),
         script_file=script_file,
     )
+    ev.read_program = _program_reader(base_dir, read_file)
     result = SourceResult()
     nested_errors: list[SourceError] = []
     try:
@@ -316,6 +318,48 @@ def extract_from_text(
         line, _ = manifest.posmap.position(0)
         result.embedded.append(("kubernetes", "\n" * (line - 1) + manifest.text))
     return result
+
+
+def _program_reader(base_dir: Path, read_file: ReadFile) -> Callable[[str], str | None]:
+    """The text of a program file a command runs, below the script's folder: a relative path that does
+    not climb out of it, or an absolute one inside it (a container's folder is ``/`` or its working
+    directory, and its reader maps the path through the mounts). Anything else (``/opt/venv/bin/…``,
+    ``../x``, ``~``) is the machine's, not the repository's: not read, and not reported. None when it
+    cannot be read."""
+
+    def read(path: str) -> str | None:
+        norm = posixpath.normpath(path)
+        if norm.startswith("~") or "$" in norm or norm == ".." or norm.startswith("../"):
+            return None
+        full = base_dir / norm
+        if posixpath.isabs(norm) and not full.is_relative_to(base_dir):
+            return None
+        try:
+            return read_file(full).text
+        except (SourceError, OSError, ValueError):
+            return None
+
+    return read
+
+
+#: a line of a wrapper script that runs its own arguments as the command (``exec "$@"``, ``"$@"``)
+_FORWARDS_ARGS = lazy_compile(r'^[ \t]*(?:exec[ \t]+)?"\$(?:@|\{@\})"[ \t]*(?:#.*)?$', re.MULTILINE)
+
+
+def _forwarded_at(words: list[Word], i: int, ev: ShellEvaluator) -> int | None:
+    """Index of the first argument a wrapper script passes on as the command it runs: ``words[i]`` (or
+    ``bash words[i+1]``) is a script vlint can read that runs ``exec "$@"`` / ``"$@"`` on a line of its
+    own. None otherwise (an unreadable wrapper is not taken to forward: that would be a guess)."""
+    j = i
+    if words[j].text.rsplit("/", 1)[-1] in _SHELLS and j + 1 < len(words) and not words[j + 1].text.startswith("-"):
+        j += 1
+    w = words[j]
+    if w.unresolved or ev.read_program is None or j + 1 >= len(words) or ("/" not in w.text and j == i):
+        return None
+    text = ev.read_program(w.text)
+    if text is None or _FORWARDS_ARGS.search(text) is None:
+        return None
+    return j + 1
 
 
 def _sourced_reader(base_dir: Path, read_file: ReadFile) -> Callable[[str], str | None]:
@@ -384,6 +428,14 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
     if found is not None:
         program, entry, args_at = found
         return [_Launch(program, entry, words[args_at:], env, head=words[0])]
+    forwarded = _forwarded_at(words, i, ev) if depth < 3 else None
+    if forwarded is not None:
+        # ./wrap.sh vllm serve …, an entrypoint script ending in exec "$@": its arguments are the command
+        j = _skip_wrappers(words, forwarded, env)
+        inner = _entry(words, j) if j < len(words) else None
+        if inner is not None:
+            program, entry, args_at = inner
+            return [_Launch(program, entry, words[args_at:], env, head=words[0])]
     written = _written_script(words, i, ev)
     if written is not None and depth < 3:
         # runs a script this one wrote from a here-document (cat > run.sh << 'EOF' … ; bash run.sh)
@@ -536,6 +588,7 @@ def _launches_in_script(
     outer.update({k: _placed(w, ev.posmap) for k, w in env.items()})
     sub = ShellEvaluator(text, sub_map, env=sub_env, budget=ev.budget)
     sub.heredoc_files = ev.heredoc_files  # files the outer script wrote are there for the inner one
+    sub.read_program = ev.read_program
     sub.inherited = frozenset(id(v) for v in sub.vars.values())
     out: list[_Launch] = []
     try:

@@ -216,6 +216,9 @@ class ShellEvaluator:
         #: the text of a file ``source FILE`` / ``. FILE`` names (a path relative to the script's folder),
         #: None when it cannot be read (outside the lint root, missing): its assignments then stay unknown
         self._read_sourced = read_sourced
+        #: the text of a program file a command runs (``./wrap.sh``, ``/entrypoint.sh`` in a container), read
+        #: through the runner's reader; None when it cannot be read (set by the source that evaluates)
+        self.read_program: Callable[[str], str | None] | None = None
         self._depth = depth
         #: the file's expansion budget, shared with the files it sources and the scripts it runs
         self.budget = budget or current()

@@ -387,6 +387,10 @@ def _service(name: str, key: ScalarNode, svc: MappingNode, ctx: _Ctx) -> None:
     if cfg is not None:
         env.update(cfg.env)
         facts.update(image_facts(cfg.image, cfg.image_span, f"FROM {cfg.image_text} in {cfg.dockerfile.path}"))
+        # the image the service builds installs vLLM itself (FROM a CUDA or Python base): its pin is the release
+        pip = next((st.pip_vllm for st in cfg.stage.chain() if st.pip_vllm), None)
+        if pip is not None and "vllm_version" not in facts:
+            facts["vllm_version"] = Fact(pip[0], pip[1], f"pip install vllm=={pip[0]} in {cfg.dockerfile.path}")
         lost = lost_build_args(cfg.dockerfile, cfg.stage, build_args)
         if lost is not None:
             facts["lost_build_args"] = lost

@@ -454,8 +454,14 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
             # where the variable is written
             return _launches(replace(cmd, words=kept), ev, depth + 1, errors)
         if not any(w.unresolved for w in rest):
-            # eval joins its arguments with blanks and runs the result as a script
-            script = Word(" ".join(w.text for w in rest), rest[0].start, rest[-1].end, quoted=True)
+            # eval joins its arguments with blanks and runs the result as a script (one argument: itself,
+            # with where its value was assigned when it is one variable's)
+            one = rest[0] if len(rest) == 1 else None
+            script = (
+                replace(one, quoted=True)
+                if one is not None
+                else Word(" ".join(w.text for w in rest), rest[0].start, rest[-1].end, quoted=True)
+            )
         elif depth < 3:
             # known in part ($CMD built up with an `if` or an unknown $EXTRA): when its known words are
             # plain words, eval runs them as one command, the unknown ones left unknown
@@ -552,7 +558,13 @@ def _shell_c_script(words: list[Word], i: int) -> Word | None:
 def _launches_in_string(
     inner: Word, ev: ShellEvaluator, env: dict[str, Word], depth: int, errors: list[SourceError]
 ) -> list[_Launch]:
-    offsets = _char_offsets(inner, ev)
+    offsets = None
+    if inner.origin is not None:
+        # bash -c "$CMD" / eval "$CMD": the script is a variable's value; its characters are where the
+        # variable was assigned (CMD="vllm serve …" above), so the launch and its flags are placed there
+        offsets = _char_offsets(replace(inner, start=inner.origin[0], end=inner.origin[1], origin=None), ev)
+    if offsets is None:
+        offsets = _char_offsets(inner, ev)
     if offsets is not None:
         sub_map = PositionMap(ev.posmap.path, [(k, *ev.posmap.position(o)) for k, o in enumerate(offsets)])
     else:

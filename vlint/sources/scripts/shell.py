@@ -498,6 +498,8 @@ def _eval_words(rest: list[Word]) -> list[Word] | None:
                 continue
             parts = tuple((t, True) for t in w.text.split())
         for text, known in parts:
+            if known:
+                text = _dequoted(text)
             if known and _SHELL_SYNTAX.search(text):
                 return None
             out.append(
@@ -512,6 +514,15 @@ def _eval_words(rest: list[Word]) -> list[Word] | None:
                 )
             )
     return out
+
+
+#: one word that is a whole quoted string of plain text (``'0.0.0.0'``, ``"8000"``): eval removes the quotes
+_PLAIN_QUOTED = lazy_compile(r"""^(?:'[^']*'|"[^"$`\\]*")$""")
+
+
+def _dequoted(text: str) -> str:
+    """``text`` without its quotes when it is one plain quoted string (what eval's parse makes of it)."""
+    return text[1:-1] if _PLAIN_QUOTED.match(text) else text
 
 
 _SHELLS = {"bash", "sh", "zsh", "dash", "ksh"}

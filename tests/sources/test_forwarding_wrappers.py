@@ -67,6 +67,7 @@ def test_a_compose_entrypoint_script_that_forwards(work: Path) -> None:
     doc = report(".")
     (dep,) = launches(doc, "docker-compose.yml")
     assert dep["model"] == "Qwen/Qwen3-8B"
+    assert dep["lines"] == [4, 13]  # from the entrypoint wrapper to the command's last argument
     assert [f["line"] for f in doc["findings"] if f["code"] == "VL105"] == [13]
 
 

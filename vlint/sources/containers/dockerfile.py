@@ -326,6 +326,8 @@ def _collect(
                 env[name] = _restore(tok, originals, remap)
         inv.env = env
         inv.span = remap(launch_span)
+        if inv.head is not None:  # the word the command starts at (a wrapper's, a docker run's) in the argv
+            inv.head = remap(inv.head)
         inv.facts = {k: replace(f, span=remap(f.span)) if f.span is not None else f for k, f in inv.facts.items()}
         for k, f in c.facts.items():
             inv.facts.setdefault(k, f)

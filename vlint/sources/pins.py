@@ -17,6 +17,7 @@ project root (the nearest folder above with a ``pyproject.toml``, ``uv.lock``, `
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -142,8 +143,9 @@ def pin_in_file(name: str, text: str, path: Path) -> Pin | None:
 
 
 def _dependency_files(folder: Path) -> list[Path]:
-    try:
-        names = sorted(p.name for p in folder.iterdir() if p.is_file())
+    try:  # scandir: the entry types come with the listing (no stat per file, but for links)
+        with os.scandir(folder) as entries:
+            names = sorted(e.name for e in entries if e.is_file())
     except OSError:
         return []
     reqs = [n for n in names if n.startswith("requirements") and n.endswith(".txt")]

@@ -52,7 +52,7 @@ SOURCES: tuple[Source, ...] = (
     Source("helm-chart", sniffing.helm_chart, _lazy("vlint.sources.render.helm")),
     Source("kubernetes", sniffing.kubernetes, _lazy("vlint.sources.kube.kubernetes")),
     Source("helm", sniffing.helm, _lazy("vlint.sources.kube.helm")),
-    Source("template", sniffing.template, _lazy("vlint.sources.render.helm", "template_read")),
+    Source("template", sniffing.template, _lazy("vlint.sources.render.lone_template", "template_read")),
     Source("compose", sniffing.compose, _lazy("vlint.sources.containers.compose")),
     Source("github-actions", sniffing.github_actions, _lazy("vlint.sources.github_actions")),
     Source("skypilot", sniffing.skypilot, _lazy("vlint.sources.skypilot")),

@@ -183,7 +183,9 @@ def test_batch_2_is_counted_apart() -> None:
     assert set(n["per_format_batch2"]) == {"docker-compose"} and set(n["per_format"]) == {"shell"}
     md = unseen.render(recs)
     assert "| batch 2 (fresh) | 1 |" in md and "### Batch 2 (fresh), per format" in md
-    assert "## B2 `docker-compose/b.yml`" in unseen.render_details(recs)
+    details = unseen.render_details(recs)
+    assert "`docker-compose/b.yml`" not in details  # held out: counted by cause, never listed
+    assert "## Causes (held-out files, counted only)" in details
 
 
 def test_batch_3_is_for_development_and_apart_from_the_others() -> None:

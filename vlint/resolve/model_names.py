@@ -276,13 +276,20 @@ def _suffix_of(name: str, org: str) -> tuple[str, QuantSuffix] | None:
     tail = _CONTAINER.search(low)
     if tail is not None:
         low = low[: tail.start()]
-    for s in SUFFIXES:
-        if s.orgs and org.lower() not in s.orgs:
+    org_low = org.lower()
+    for s, rx in _suffix_patterns():
+        if s.orgs and org_low not in s.orgs:
             continue
-        m = re.search(rf"[-_.]{s.pattern}$", low)
+        m = rx.search(low)
         if m is not None and m.start() > 0:
             return _QAT.sub("", low[: m.start()]), s
     return None
+
+
+@cache
+def _suffix_patterns() -> tuple[tuple[QuantSuffix, re.Pattern[str]], ...]:
+    """Each suffix convention with its pattern at the end of a name, compiled once."""
+    return tuple((s, re.compile(rf"[-_.]{s.pattern}$")) for s in SUFFIXES)
 
 
 #: words that name a variant of the same weights' shapes: a chat/instruct fine-tune of a base model keeps

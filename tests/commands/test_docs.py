@@ -124,3 +124,13 @@ def test_readme_points_to_ci_docs() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "## Use in CI" in readme
     assert re.search(r"\(docs/guide\.md#ci-recipes\)", readme)
+
+
+def test_the_readme_sample_output_is_what_vlint_prints(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's "Sample output" block is `vlint examples/k8s` as it runs today (it once kept an older
+    memory model's figures)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```text\n$ vlint examples/k8s\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(ROOT)
+    r = CliRunner().invoke(main, ["examples/k8s"])
+    assert r.output.rstrip("\n") == block.rstrip("\n")

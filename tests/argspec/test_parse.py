@@ -600,3 +600,25 @@ def test_deprecated_flag_names_its_replacement_vl009() -> None:
     assert task.fix is not None and task.fix.label == "help" and not task.fix.changes
     logs = by["--disable-log-requests"]
     assert "nothing replaces it: request logging is off by default" in logs.message and logs.fix is None
+
+
+def _at(release: str, words: list[str]) -> ParsedArgs:
+    v = Version.parse(release)
+    if v not in bundled_versions():
+        pytest.skip(f"the vLLM {release} schema is not bundled")
+    toks = [Token(w, Span("s.sh", 1, k + 1)) for k, w in enumerate(words)]
+    return parse_invocation(Invocation("shell", "vllm serve", Span("s.sh", 1, 1), args=toks), load_spec(v))
+
+
+@pytest.mark.parametrize("release", ["0.8.5.post1", "0.9.2"])
+def test_0_8_5_to_0_9_read_a_dict_option_as_key_value_pairs(release: str) -> None:
+    """0.8.5-0.9.x's dict-typed JSON options take ``KEY=VALUE,…`` (oracle-recorded: vLLM accepts it)."""
+    p = _at(release, ["m", "--limit-mm-per-prompt", "image=2,video=1"])
+    assert codes(p) == [] and values(p)["limit_mm_per_prompt"] == {"image": 2, "video": 1}
+    assert "VL004" in codes(_at(release, ["m", "--limit-mm-per-prompt", "image=two"]))  # as nullable_kvs refuses
+
+
+def test_the_key_value_form_is_refused_from_0_10_and_by_dataclass_options() -> None:
+    assert "VL004" in codes(_at("0.10.2", ["m", "--limit-mm-per-prompt", "image=2"]))
+    p = _at("0.9.2", ["m", "--compilation-config", "3"])  # a config class's from_cli: a level, not pairs
+    assert "VL004" not in codes(p)

@@ -673,7 +673,7 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
                     const = convert("bool", const)
             _record(out, arg, const, option, it.span, None, it)
             continue
-        converted = _convert_values(arg, option, values, out)
+        converted = _convert_values(arg, option, values, out, kvs_fallback=_json_kvs_fallback(spec, arg))
         if converted is _INVALID:
             continue
         value_span = (
@@ -748,14 +748,36 @@ def _flag_value(arg: Argument, negated: bool) -> Any:
     return not negated
 
 
-def _convert_values(arg: Argument, option: str, values: list[_Item], out: ParsedArgs) -> Any:
+#: 0.8.5-0.9.x read a word that is not ``{…}`` as ``KEY=VALUE,…`` pairs (nullable_kvs, "will be removed in
+#: v0.10.0") for the options typed with their wrapper around json.loads — the dict-typed fields — not for those
+#: typed json.loads itself or a config class's from_cli / parse_dataclass (``-O3``): [0.8.5.post1]
+#: vllm/engine/arg_utils.py:51-60 (optional_type, used at :186), [0.9.2] :57-66 (parse_type, :254-256);
+#: 0.8.4 types --limit-mm-per-prompt nullable_kvs itself (:671, the schema's other:nullable_kvs) and 0.10.0's
+#: optional_type has no fallback (:76-84) — both ends read from the wheels, the releases between assumed alike
+JSON_KVS_FALLBACK = (V("0.8.5"), V("0.10.0"))
+_KVS_WRAPPERS = ("optional_type.<locals>._optional_type", "parse_type.<locals>._parse_type")
+#: the test vLLM's wrapper makes (``re.match("^{.*}$", val)``, no DOTALL)
+_JSON_BRACES = re.compile(r"^{.*}$")
+
+
+def _json_kvs_fallback(spec: ArgSpec, arg: Argument) -> bool:
+    lo, hi = JSON_KVS_FALLBACK
+    return arg.kind == "json" and arg.type_name.endswith(_KVS_WRAPPERS) and lo <= spec.version < hi
+
+
+def _convert_values(
+    arg: Argument, option: str, values: list[_Item], out: ParsedArgs, *, kvs_fallback: bool = False
+) -> Any:
     results: list[Any] = []
     for v in values:
         if v.unresolved:
             results.append(UNRESOLVED)
             continue
+        kind = arg.kind
+        if kvs_fallback and v.text not in ("", "None") and not _JSON_BRACES.match(v.text):
+            kind = "other:nullable_kvs"
         try:
-            value = convert(arg.kind, v.text, optional=arg.optional)
+            value = convert(kind, v.text, optional=arg.optional)
         except ArgValueError as e:
             out.issues.append(ArgIssue("VL004", v.span, f"argument {option}: {e}", {"option": option, "value": v.text}))
             return _INVALID

@@ -47,6 +47,8 @@ class Argument:
     help: str = ""
     group: str = ""
     positional: bool = False
+    #: the qualified name of the argparse ``type`` callable the generator read (``…parse_type.<locals>._parse_type``)
+    type_name: str = ""
 
     @property
     def takes_value(self) -> bool:
@@ -73,6 +75,7 @@ class Argument:
             help=d.get("help") or "",
             group=d.get("group") or "",
             positional=bool(d.get("positional")),
+            type_name=d.get("type_name") or "",
         )
 
 

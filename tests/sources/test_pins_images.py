@@ -354,6 +354,22 @@ def test_errors_resting_on_an_assumed_release_are_warnings(tmp_path: Path) -> No
     assert pinned["VL002"][0] == "error"
 
 
+def test_the_first_release_with_every_option_goes_by_the_flags_as_written(tmp_path: Path) -> None:
+    """``--disable-log-requests`` sets ``enable_log_requests`` from 0.10.1: reading the assumed release's
+    dests made 0.10.1 "the first release with every option", where the JSON option's KEY=VALUE form is
+    already refused; by the flags as written it is an older one, which takes it (a warning, not an error)."""
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
+    from vlint.run.lint import LintOptions, lint_paths
+
+    (tmp_path / "start.sh").write_text(
+        "vllm serve Qwen/Qwen2.5-7B-Instruct --limit-mm-per-prompt audio=1 --disable-log-requests\n"
+    )
+    report = lint_paths([tmp_path / "start.sh"], Engine(load_catalog()), LintOptions(root=tmp_path))
+    (f,) = [f for f in report.findings if f.code == "VL004"]
+    assert f.severity == "warning" and "assumed: the files name no release" in f.message
+
+
 def test_errors_resting_on_the_release_an_unpinned_install_takes_stay_errors(tmp_path: Path) -> None:
     """``pip install vllm`` with no version takes the newest release when it runs: vLLM's refusal there is
     real, so an error that rests on it stays an error and says where the release comes from. An exact pin

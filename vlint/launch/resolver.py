@@ -238,8 +238,14 @@ def _mark_release_assumed(dep: Deployment, opts: ResolveOptions, base_dir: Path 
 
     h = history()
     first = 0
-    for dest in dep.args.settings:
-        ranges = h.dests.get(dest)
+    for dest, setting in dep.args.settings.items():
+        # the option as written: a release names its dests its own way (--disable-log-requests sets
+        # enable_log_requests from 0.10.1), so the dest of the assumed release can be younger than the flag
+        written = setting.option
+        if written.startswith("--"):
+            written = "--" + written[2:].split("=", 1)[0].replace("_", "-")
+        ranges = h.options.get(written) if written.startswith("-") else None
+        ranges = ranges or h.dests.get(dest)
         if ranges:
             first = max(first, ranges[0][0])
     earliest = h.versions[first]

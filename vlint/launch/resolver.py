@@ -241,9 +241,9 @@ def _mark_release_assumed(dep: Deployment, opts: ResolveOptions, base_dir: Path 
     for dest, setting in dep.args.settings.items():
         # the option as written: a release names its dests its own way (--disable-log-requests sets
         # enable_log_requests from 0.10.1), so the dest of the assumed release can be younger than the flag
-        written = setting.option
+        written = setting.option.split("=", 1)[0].split(".", 1)[0]  # --json-arg.key: the option itself
         if written.startswith("--"):
-            written = "--" + written[2:].split("=", 1)[0].replace("_", "-")
+            written = "--" + written[2:].replace("_", "-")
         ranges = h.options.get(written) if written.startswith("-") else None
         ranges = ranges or h.dests.get(dest)
         if ranges:

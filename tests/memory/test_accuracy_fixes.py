@@ -3,9 +3,9 @@ path the term comes from, not a fit to the logs."""
 
 from __future__ import annotations
 
+from tests.memory.helpers import inputs
 from vlint.core.record import replace
 from vlint.core.version import V
-from vlint.hardware.gpus import lookup_gpu
 from vlint.memory import MemoryInputs, estimate_memory
 from vlint.memory.estimate import activation_terms
 from vlint.resolve.catalog import lookup_catalog
@@ -14,16 +14,7 @@ GIB = 2**30
 
 
 def _inp(model: str, version: str = "0.13.0", **kw) -> MemoryInputs:  # type: ignore[no-untyped-def]
-    base = dict(
-        arch=lookup_catalog(model),
-        gpu=lookup_gpu("H100"),
-        version=V(version),
-        max_model_len=8192,
-        max_num_seqs=256,
-        max_num_batched_tokens=8192,
-    )
-    base.update(kw)
-    return MemoryInputs(**base)
+    return inputs(model, version=version, **{"max_num_batched_tokens": 8192, **kw})
 
 
 def test_pooling_runner_drops_lm_head_and_sampler() -> None:

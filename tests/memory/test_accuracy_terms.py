@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import load_script
+from tests.memory.helpers import inputs
 from vlint.core.record import replace
 from vlint.core.version import V
 from vlint.hardware.gpus import lookup_gpu
@@ -18,17 +19,7 @@ from vlint.resolve.defaults import _tier
 def _hybrid(version: str = "0.26.0", **kw) -> MemoryInputs:  # type: ignore[no-untyped-def]
     # Qwen3.8-27B NVFP4 on one RTX 5090 at 8K context: a KV pool of ~30-90 blocks, fewer than the
     # default 256 sequences (the recipe's "1x RTX 5090" launch)
-    base = dict(
-        arch=lookup_catalog("Inferact/Qwen3.8-27B-NVFP4"),
-        gpu=lookup_gpu("RTX 5090"),
-        version=V(version),
-        max_model_len=8192,
-        kv_cache_dtype="fp8",
-        max_num_seqs=256,
-        max_num_batched_tokens=2048,
-    )
-    base.update(kw)
-    return MemoryInputs(**base)
+    return inputs("Inferact/Qwen3.8-27B-NVFP4", "RTX 5090", version, **{"kv_cache_dtype": "fp8", **kw})
 
 
 def test_mamba_block_check_needs_full_cuda_graphs():
@@ -118,12 +109,7 @@ def test_flashinfer_sampler_when_the_image_installs_it():
     from vlint.memory.estimate import sampler_bytes_per_element
     from vlint.sources.containers.images import parse_image, ships_flashinfer
 
-    base = MemoryInputs(
-        arch=lookup_catalog("Qwen/Qwen3-8B"),
-        gpu=lookup_gpu("H100"),
-        version=V("0.11.0"),
-        max_model_len=8192,
-    )
+    base = inputs("Qwen/Qwen3-8B", version="0.11.0")
     assert sampler_bytes_per_element(base)[1] == "pytorch_sort"  # a pip install: flashinfer is an extra
     assert sampler_bytes_per_element(replace(base, flashinfer_installed=True))[1] == "flashinfer"
     off = replace(base, flashinfer_installed=True, env={"VLLM_USE_FLASHINFER_SAMPLER": "0"})
@@ -168,14 +154,7 @@ def test_in_flight_bitsandbytes_is_double_quantized():
     n, k = 4096, 4096
     assert s.linear_bytes(n, k) == n * k / 2 + n * k / 64 + n * k / 64 / 256 * 4
     # h163: Llama-3.1-8B with --quantization bitsandbytes on an L4 (0.6.6.post1) logs 5.34 GiB
-    inp = MemoryInputs(
-        arch=lookup_catalog("meta-llama/Llama-3.1-8B-Instruct"),
-        gpu=lookup_gpu("L4"),
-        version=V("0.6.6.post1"),
-        engine="V0",
-        max_model_len=8192,
-        quantization="bitsandbytes",
-    )
+    inp = inputs("meta-llama/Llama-3.1-8B-Instruct", "L4", "0.6.6.post1", engine="V0", quantization="bitsandbytes")
     assert abs(estimate_memory(inp).weights_gib - 5.34) < 0.05
 
 
@@ -200,10 +179,10 @@ def test_qwen3_5_family_hybrid_block_matches_a_log():
     # that attention page size is >= mamba page size": with the float32 recurrent state; the model dtype
     # would give 400. Qwen3.8-27B has the same text layout.
     m = estimate_memory(
-        MemoryInputs(
-            arch=lookup_catalog("Qwen/Qwen3.8-27B"),
-            gpu=lookup_gpu("A100-SXM4-80GB"),
-            version=V("0.27.0"),
+        inputs(
+            "Qwen/Qwen3.8-27B",
+            "A100-SXM4-80GB",
+            "0.27.0",
             max_model_len=65536,
             tensor_parallel_size=2,
             gpu_memory_utilization=0.92,
@@ -245,13 +224,8 @@ def test_hybrid_kv_manager_from_0_9_1():
     # layers into 7 groups of 10 (one memory pool of 10 tensors) and logs num_blocks // 7 x 16 tokens
     # (:867-870); [0.9.0] has no grouping (every layer its own tensor). h228 (0.9.1, B200): 122.65 GiB /
     # (10 x 128 KiB) = 100,474 blocks -> 100,474 // 7 x 16 = 229,648 tokens, the logged figure
-    base = MemoryInputs(
-        arch=lookup_catalog("google/gemma-3-27b-it"),
-        gpu=lookup_gpu("B200"),
-        version=V("0.9.1"),
-        max_model_len=2048,
-        max_num_batched_tokens=16384,
-        max_num_seqs=1024,
+    base = inputs(
+        "google/gemma-3-27b-it", "B200", "0.9.1", max_model_len=2048, max_num_batched_tokens=16384, max_num_seqs=1024
     )
     grouped = estimate_memory(base)
     assert grouped.num_kv_groups == 7 and grouped.stages[0].bytes_per_block == 10 * 128 * 1024

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.memory.helpers import inputs
 from vlint.core.record import replace
 from vlint.core.version import V
 from vlint.hardware.gpus import lookup_gpu
@@ -19,17 +20,7 @@ GIB = 2**30
 
 
 def _inp(model: str = "Qwen/Qwen3-8B", version: str = "0.19.0", **kw) -> MemoryInputs:  # type: ignore[no-untyped-def]
-    base = dict(
-        arch=lookup_catalog(model),
-        gpu=lookup_gpu("H100"),
-        version=V(version),
-        max_model_len=8192,
-        gpu_memory_utilization=0.9,
-        max_num_seqs=1024,
-        max_num_batched_tokens=8192,
-    )
-    base.update(kw)
-    return MemoryInputs(**base)
+    return inputs(model, version=version, **{"max_num_seqs": 1024, "max_num_batched_tokens": 8192, **kw})
 
 
 # ---- sampler rows × vocab, per release range ------------------------------------------------------

@@ -31,6 +31,11 @@ CUDAGRAPH_MODE_SINCE = "0.10.2"
 CUDAGRAPH_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 
 
+def _refusal(dep: Deployment, dest: str, data: dict[str, Any], message: str) -> Hit:
+    """vLLM's refusal of the launch's ``dest`` setting, at where it is written."""
+    return Hit(dep.span_of(dest), data, message=_refuse(message))
+
+
 @check("startup.compilation_level_invalid")
 def compilation_level_invalid(ctx: CheckContext) -> Iterator[Hit]:
     dep = ctx.dep
@@ -40,13 +45,12 @@ def compilation_level_invalid(ctx: CheckContext) -> Iterator[Hit]:
     long_form = s is not None and s.option in ("--compilation-config", "-cc")  # -O3 / -O 3 are the shorthand
     bare = isinstance(raw, int | float) and not isinstance(raw, bool)
     if _since(dep, BARE_NUMBER_REFUSED_SINCE) and bare and long_form:
-        yield Hit(
-            dep.span_of("compilation_config"),
+        yield _refusal(
+            dep,
+            "compilation_config",
             {"value": raw},
-            message=_refuse(
-                f"argument --compilation-config/-cc: 1 validation error for CompilationConfig: Input should be an "
-                f"object (got {raw!r}; -O{raw} is the shorthand for a level)"
-            ),
+            f"argument --compilation-config/-cc: 1 validation error for CompilationConfig: Input should be an "
+            f"object (got {raw!r}; -O{raw} is the shorthand for a level)",
         )
         return
     cc = _json(dep, "compilation_config")
@@ -54,23 +58,21 @@ def compilation_level_invalid(ctx: CheckContext) -> Iterator[Hit]:
     if isinstance(level, str) and not level.strip().lstrip("-").isdigit():
         # CompilationConfig.level is an int: a name is refused in every release that has the key ("Input
         # should be a valid integer", 0.9.2; "invalid from_cli value", 0.6.6-0.8.5; vLLM's oracle data)
-        yield Hit(
-            dep.span_of("compilation_config"),
+        yield _refusal(
+            dep,
+            "compilation_config",
             {"level": level},
-            message=_refuse(
-                f"argument --compilation-config: 1 validation error for CompilationConfig level: Input should be a "
-                f"valid integer (got {level!r}; the mode names belong to 'mode' from 0.11)"
-            ),
+            f"argument --compilation-config: 1 validation error for CompilationConfig level: Input should be a "
+            f"valid integer (got {level!r}; the mode names belong to 'mode' from 0.11)",
         )
         return
     cg = cc.get("cudagraph_mode") if cc is not None else None
     if _since(dep, CUDAGRAPH_MODE_SINCE) and isinstance(cg, str) and cg.upper() not in CUDAGRAPH_MODES:
-        yield Hit(
-            dep.span_of("compilation_config"),
+        yield _refusal(
+            dep,
+            "compilation_config",
             {"cudagraph_mode": cg},
-            message=_refuse(
-                f"KeyError: '{cg.upper()}' (cudagraph_mode {cg!r} is no CUDAGraphMode: {', '.join(CUDAGRAPH_MODES)})"
-            ),
+            f"KeyError: '{cg.upper()}' (cudagraph_mode {cg!r} is no CUDAGraphMode: {', '.join(CUDAGRAPH_MODES)})",
         )
         return
     if not _since(dep, LEVELS_VALIDATED_SINCE):
@@ -79,34 +81,31 @@ def compilation_level_invalid(ctx: CheckContext) -> Iterator[Hit]:
     if isinstance(mode, str) and mode.upper() in MODE_NAMES:
         pass  # a CompilationMode name, any case: the "before" validator maps it to the enum
     elif isinstance(mode, str):
-        yield Hit(
-            dep.span_of("compilation_config"),
+        yield _refusal(
+            dep,
+            "compilation_config",
             {"mode": mode},
-            message=_refuse(
-                f"1 validation error for CompilationConfig mode: Invalid compilation mode: {mode}. Valid modes "
-                f"are: {', '.join(MODE_NAMES)}"
-            ),
+            f"1 validation error for CompilationConfig mode: Invalid compilation mode: {mode}. Valid modes "
+            f"are: {', '.join(MODE_NAMES)}",
         )
     elif mode is not None and (isinstance(mode, bool) or mode not in (0, 1, 2, 3)):
-        yield Hit(
-            dep.span_of("compilation_config"),
+        yield _refusal(
+            dep,
+            "compilation_config",
             {"mode": mode},
-            message=_refuse(
-                f"argument --compilation-config/-cc: 1 validation error for CompilationConfig mode: "
-                f"Input should be 0, 1, 2 or 3 (got {mode!r})"
-            ),
+            f"argument --compilation-config/-cc: 1 validation error for CompilationConfig mode: "
+            f"Input should be 0, 1, 2 or 3 (got {mode!r})",
         )
     level = _user(dep, "optimization_level")
     if level is not None and str(level).strip() not in ("0", "1", "2", "3"):
         s = dep.setting("optimization_level")
         written = s.option if s is not None else "--optimization-level"
-        yield Hit(
-            dep.span_of("optimization_level"),
+        yield _refusal(
+            dep,
+            "optimization_level",
             {"optimization_level": level},
-            message=_refuse(
-                f"1 validation error for VllmConfig optimization_level: Input should be 0, 1, 2 or 3 "
-                f"(got {str(level)!r} from {written})"
-            ),
+            f"1 validation error for VllmConfig optimization_level: Input should be 0, 1, 2 or 3 "
+            f"(got {str(level)!r} from {written})",
         )
 
 
@@ -149,30 +148,27 @@ def cudagraph_sizes_invalid(ctx: CheckContext) -> Iterator[Hit]:
         where_sizes = "compilation_config"
     is_int = isinstance(umax, int) and not isinstance(umax, bool)
     if is_int and umax < 1:
-        yield Hit(
-            dep.span_of(where_max),
+        yield _refusal(
+            dep,
+            where_max,
             {"max_cudagraph_capture_size": umax},
-            message=_refuse(
-                f"max_cudagraph_capture_size {umax}: Assertion failed, Maximum cudagraph size should be greater "
-                "than or equal to 1 when using cuda graph."
-            ),
+            f"max_cudagraph_capture_size {umax}: Assertion failed, Maximum cudagraph size should be greater "
+            "than or equal to 1 when using cuda graph.",
         )
         return
     if isinstance(sizes, list | tuple) and not sizes:
-        yield Hit(
-            dep.span_of(where_sizes),
+        yield _refusal(
+            dep,
+            where_sizes,
             {"cudagraph_capture_sizes": []},
-            message=_refuse(
-                "Assertion failed, cudagraph_capture_sizes should contain at least one element when using cuda graph."
-            ),
+            "Assertion failed, cudagraph_capture_sizes should contain at least one element when using cuda graph.",
         )
         return
     if is_int and isinstance(sizes, list | tuple) and all(isinstance(x, int) for x in sizes) and max(sizes) != umax:
-        yield Hit(
-            dep.span_of(where_max),
+        yield _refusal(
+            dep,
+            where_max,
             {"max_cudagraph_capture_size": umax, "cudagraph_capture_sizes": list(sizes)},
-            message=_refuse(
-                f"customized max_cudagraph_capture_size(={umax}) should be consistent with the max value of "
-                f"cudagraph_capture_sizes(={max(sizes)})"
-            ),
+            f"customized max_cudagraph_capture_size(={umax}) should be consistent with the max value of "
+            f"cudagraph_capture_sizes(={max(sizes)})",
         )

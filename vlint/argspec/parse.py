@@ -27,6 +27,7 @@ from vlint.argspec.issues import ArgIssue
 from vlint.argspec.spec import ArgSpec, Argument
 from vlint.argspec.values import ArgValueError, convert, human_readable_int
 from vlint.core.invocation import Entry, Invocation
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.core.span import Span
 from vlint.core.unresolved import UNRESOLVED
@@ -757,7 +758,7 @@ def _flag_value(arg: Argument, negated: bool) -> Any:
 JSON_KVS_FALLBACK = (V("0.8.5"), V("0.10.0"))
 _KVS_WRAPPERS = ("optional_type.<locals>._optional_type", "parse_type.<locals>._parse_type")
 #: the test vLLM's wrapper makes (``re.match("^{.*}$", val)``, no DOTALL)
-_JSON_BRACES = re.compile(r"^{.*}$")
+_JSON_BRACES = lazy_compile(r"^{.*}$")
 
 
 def _json_kvs_fallback(spec: ArgSpec, arg: Argument) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from functools import cached_property, lru_cache
 from typing import Any
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import record, replace
 
 #: formats and the kernels' container layout (for notes)
@@ -240,7 +241,7 @@ def _layer_matches(pattern: str, module: str) -> bool:
 
 #: letter words joined by single dots, optionally anchored at the end: as a regex after ``.*``, it
 #: cannot match across a layer's index (that takes a digit or two wildcards in a row)
-_LAYER_FREE_TAIL = re.compile(r"[A-Za-z_]+(?:\.[A-Za-z_]+)*\$?")
+_LAYER_FREE_TAIL = lazy_compile(r"[A-Za-z_]+(?:\.[A-Za-z_]+)*\$?")
 
 
 def _names_no_layer(pattern: str, style: str) -> bool:

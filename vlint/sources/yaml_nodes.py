@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.span import Span
 from vlint.sources.base import SourceError
 
@@ -111,7 +112,7 @@ def _compose_all(text: str, path: str) -> list[Node]:
         raise SourceError(f"YAML nesting deeper than Python can read in {path}") from None
 
 
-_INDENT = re.compile(r"^[ \t]*", re.M)
+_INDENT = lazy_compile(r"^[ \t]*", re.M)
 
 
 def _shallow(text: str) -> bool:

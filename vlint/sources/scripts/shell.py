@@ -382,7 +382,7 @@ def _sourced_reader(base_dir: Path, read_file: ReadFile) -> Callable[[str], str 
 
 #: one unquoted parameter expansion, maybe after literal text (``$KEY``, ``${KEY}``, ``${KEY:-x}``,
 #: ``--api-key=$KEY``): not ``$@``/``$*``/arrays/``${X:+words}``/command substitutions, not a default with blanks
-_ONE_EXPANSION = re.compile(r"^[^$\s\"'`\\]*\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*(?::?[-=?][^}\s$`]*)?\})$")
+_ONE_EXPANSION = lazy_compile(r"^[^$\s\"'`\\]*\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*(?::?[-=?][^}\s$`]*)?\})$")
 
 
 def _option_value(w: Word, before: Word | None) -> bool:
@@ -482,7 +482,7 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
 
 #: what makes eval's string more than one plain command (a list, a pipe, a redirect, quotes, a subshell,
 #: braces: a brace expansion, or a template action of a file not rendered yet)
-_SHELL_SYNTAX = re.compile(r"[;&|<>()'\"\\`${}]")
+_SHELL_SYNTAX = lazy_compile(r"[;&|<>()'\"\\`${}]")
 
 
 def _eval_words(rest: list[Word]) -> list[Word] | None:

@@ -7,6 +7,7 @@ parsed yields an error for that file only: every other file is still linted.
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -267,7 +268,18 @@ def _parallel(
     here, the few files that turn out to be read by a launch elsewhere are checked again as such."""
     _warm(engine, opts)
     more: dict[str, Any] = {"progress": opts.progress} if opts.progress is not None else {}
-    done = _map(lambda d: _extract_and_check(d, reader, engine, opts), found, jobs, send=_slim, cost=_file_size, **more)
+    # what is loaded now (catalogs, schemas, modules) outlives the pool: out of the collector's reach
+    # while it runs, so that neither this process (unpickling the workers' results) nor the workers
+    # (whose collections would otherwise touch, and so copy, every inherited page) scan it again — the
+    # use the gc module's documentation gives gc.freeze ("before a fork() call to make the gc
+    # copy-on-write friendly"); given back to the collector afterwards (a server lints again)
+    gc.freeze()
+    try:
+        done = _map(
+            lambda d: _extract_and_check(d, reader, engine, opts), found, jobs, send=_slim, cost=_file_size, **more
+        )
+    finally:
+        gc.unfreeze()
     linked_by = _linked_by((fr.path, linked) for (fr, _, _), linked, _ in done)
     checked = []
     for d, (item, _, has_config) in zip(found, done, strict=True):

@@ -12,11 +12,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+#: the pattern methods a use calls: once compiled, each is kept in a slot of its own, so that later
+#: calls reach the compiled pattern's method directly instead of through ``__getattr__``
+_METHODS = ("search", "match", "fullmatch", "sub", "subn", "split", "findall", "finditer")
+
 
 class LazyPattern:
     """A ``re.Pattern`` compiled when first used; it has every attribute of one."""
 
-    __slots__ = ("_compiled", "_flags", "_source")
+    __slots__ = ("_compiled", "_flags", "_source", *_METHODS)
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self._source = pattern
@@ -29,7 +33,17 @@ class LazyPattern:
         return self._compiled
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.compiled(), name)
+        # reached only for what is not set: an empty method slot (first use) or another attribute;
+        # never for this object's own slots (an instance being unpickled has none set yet)
+        if name.startswith("_"):
+            raise AttributeError(name)
+        value = getattr(self.compiled(), name)
+        if name in _METHODS:
+            setattr(self, name, value)
+        return value
+
+    def __reduce__(self) -> tuple[Any, tuple[str, int]]:
+        return (LazyPattern, (self._source, self._flags))
 
     def __repr__(self) -> str:
         return f"lazy_compile({self._source!r}, {self._flags!r})"

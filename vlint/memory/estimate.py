@@ -43,6 +43,7 @@ from vlint.memory.kv import (
     pp_partition,
     request_bytes,
 )
+from vlint.memory.warmup import sampler_warmup
 from vlint.memory.weights import loaded_weights, moe_split
 from vlint.resolve.model_arch import ModelArch, checkpoint_kv_cache_dtype, dtype_bytes
 
@@ -550,6 +551,7 @@ def _graph_sizes(inp: MemoryInputs) -> list[int]:
         max_num_batched_tokens=inp.max_num_batched_tokens,
         gpu=inp.gpu,
         num_speculative_tokens=inp.num_speculative_tokens,
+        architectures=inp.arch.architectures,
     )
     return sizes
 
@@ -946,30 +948,22 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
                 f"{engine} CUDA graphs (~{graphs_actual / GIB:.2f} GiB) leave only {capture_left / GIB:.2f} GiB "
                 "of the memory free after the KV cache (estimate)"
             )
-    if failure is None and engine == "V1" and ver >= V("0.9.0") and stages[-1].num_blocks > 0:
-        wc = constants("sampler_warmup", ver)
-        rows = inp.max_num_seqs
-        need = rows * a.vocab_size * wc["bytes_per_row_vocab"]
-        last = stages[-1]
-        room = (0.0 if pinned is not None else last.activation_gib * GIB) + head_after
-        band = wc.get("band_gib", 0.3) * GIB
-        if pinned is not None:  # the room is what the pinned KV leaves of an estimate, not of a budget
-            band += pinned.uncertainty_gib * GIB
-        need_g, room_g = need / GIB, room / GIB
-        if need > room + band:
-            failure = (
-                f"RuntimeError: CUDA out of memory occurred when warming up sampler with {rows} dummy "
-                "requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when "
-                "initializing the engine."
-            )
-            stage_fail = "sampler_warmup"
-        elif need > room - band:
-            late_close = True
-            risks.append(
-                f"sampler warm-up with {rows} dummy requests needs ~{need_g:.2f} GiB and ~{room_g:.2f} GiB "
-                "is left after the KV cache and CUDA graphs: it may OOM after the KV cache is allocated "
-                "(estimate)"
-            )
+    # the sampler warm-up after the KV cache and the graphs (vlint.memory.warmup): a risk, never an error
+    last = stages[-1]
+    warm_terms = activation_terms(inp, last.stage, pp, last.layers)
+    warm = sampler_warmup(
+        inp,
+        sampler_bytes=warm_terms.sampler,
+        path=warm_terms.sampler_path,
+        rows=warm_terms.rows,
+        room_bytes=(0.0 if pinned is not None else last.activation_gib * GIB) + head_after,
+        activation_gib=0.0 if pinned is not None else last.activation_gib,
+        graphs_outside_gib=0.0 if est_graphs else graphs_actual / GIB,
+        extra_band_gib=pinned.uncertainty_gib if pinned is not None else 0.0,
+    )
+    if failure is None and warm is not None and last.num_blocks > 0 and warm.at_risk:
+        late_close = True
+        risks.append(warm.risk())
     if mamba_blocks_checked(inp) and a.has_state_layers and failure is None and 0 < num_blocks < inp.max_num_seqs:
         failure = (
             f"ValueError: max_num_seqs ({inp.max_num_seqs}) exceeds available Mamba cache blocks "
@@ -1008,12 +1002,6 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         startup_check = False
         need_g, left_g = graphs_actual / GIB, capture_room / GIB
         z_m = 2 * float(uc.get("graphs_rel", 0.5)) * need_g
-    elif stage_fail == "sampler_warmup":
-        startup_check = False
-        wc = constants("sampler_warmup", ver)
-        need_g = inp.max_num_seqs * a.vocab_size * wc["bytes_per_row_vocab"] / GIB
-        left_g = stages[-1].activation_gib + head_after / GIB
-        z_m = float(wc.get("band_gib", 0.3)) + (pinned.uncertainty_gib if pinned is not None else 0.0)
     elif stage_fail == "mamba_blocks":
         need_g, left_g = inp.max_num_seqs * lay.bytes_per_block / GIB, num_blocks * lay.bytes_per_block / GIB
     elif engine == "V0":
@@ -1075,11 +1063,19 @@ def _pinned_kv(inp: MemoryInputs, stages: list[StageEstimate], free_start_gib: f
     ([0.33.0] vllm/v1/worker/gpu_worker.py:1012-1037). The band is the memory model's uncertainty of the
     terms subtracted (:func:`kv_uncertainty_gib`, graphs counted)."""
     pinned = float(inp.kv_cache_memory_bytes or 0) / GIB
-    sampler = sampler_band = 0.0
-    if inp.version >= V("0.9.0"):
-        wc = constants("sampler_warmup", inp.version)
-        sampler = inp.max_num_seqs * inp.arch.vocab_size * wc["bytes_per_row_vocab"] / GIB
-        sampler_band = float(wc.get("band_gib", 0.3))
+    last = stages[-1]
+    warm_terms = activation_terms(inp, last.stage, len(stages), last.layers)
+    warm = sampler_warmup(
+        inp,
+        sampler_bytes=warm_terms.sampler,
+        path=warm_terms.sampler_path,
+        rows=warm_terms.rows,
+        room_bytes=0.0,
+        activation_gib=0.0,
+        graphs_outside_gib=0.0,
+    )
+    # what the fit leaves the sampler warm-up: its need and its margin (vlint.memory.warmup)
+    sampler = warm.need_gib + warm.margin_gib if warm is not None else 0.0
     cands: list[PinnedKV] = []
     for st in stages:
         graphs = _cuda_graph(inp, st.layers, actual=True) / GIB
@@ -1099,7 +1095,7 @@ def _pinned_kv(inp: MemoryInputs, stages: list[StageEstimate], free_start_gib: f
             verdict = "fits"
         # the size to suggest clears the uncertainty and also leaves the sampler warm-up its room (after the
         # graphs, at startup, with that check's own band), so the fixed launch lints clean
-        fit_room = min(load - z, capture - sampler - sampler_band - z) * GIB - PINNED_KV_BUFFER_BYTES
+        fit_room = min(load - z, capture - sampler - z) * GIB - PINNED_KV_BUFFER_BYTES
         fit = max(0, int(fit_room // (1 << 20)) * (1 << 20))
         cands.append(PinnedKV(pinned, alloc, capture, load, fit, z, verdict, st.stage))
     # the rank with the worst verdict, then the least room (every rank allocates the same pinned size)

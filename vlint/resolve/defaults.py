@@ -13,7 +13,7 @@ Source summary: shared reference ``vllm-behavior.md`` §2.1–2.3, re-checked ag
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from vlint.core.record import record
@@ -329,6 +329,7 @@ def cudagraph_sizes(
     user_max: int | None = None,
     performance_mode: str | None = None,
     cuda_graph_sizes: list[int] | None = None,
+    architectures: Sequence[str] = (),
 ) -> tuple[list[int], str]:
     """The CUDA-graph capture sizes a version uses (empty for eager), per release:
 
@@ -343,8 +344,23 @@ def cudagraph_sizes(
       from 0.28)), step 8 below 256 and 16 above ([0.19.1] vllm/config/vllm.py:1389-1440);
     * sizes the user gives in compilation_config are used as given (deduplicated), by V0 too
       (``CompilationConfig.init_with_cudagraph_sizes`` keeps them: [0.7.3] vllm/config.py:3044-3056), filtered
-      to <= max_num_batched_tokens from 0.11.1.
+      to <= max_num_batched_tokens from 0.11.1;
+    * gpt-oss raises the default (:func:`model_capture_override`).
     """
+    override = model_capture_override(version, architectures, user_sizes, user_max, cuda_graph_sizes)
+    if override is not None and engine == "V1":
+        sizes, why = cudagraph_sizes(
+            version,
+            engine=engine,
+            max_num_seqs=max_num_seqs,
+            max_num_batched_tokens=max_num_batched_tokens,
+            gpu=gpu,
+            num_speculative_tokens=num_speculative_tokens,
+            user_max=override[0][0] if version >= V("0.11.1") else None,
+            performance_mode=performance_mode,
+            cuda_graph_sizes=None if version >= V("0.11.1") else override[0],
+        )
+        return sizes, f"{override[1]}; {why}"
     if user_sizes:
         # only the sizes vlint knows (an unresolved item of the list is left out)
         known = sorted({s for s in user_sizes if isinstance(s, int) and not isinstance(s, bool)})
@@ -388,6 +404,44 @@ def cudagraph_sizes(
         "step 8 below 256, step 16 above ([0.19.1] vllm/config/vllm.py:1389-1440)"
     )
     return sorted(set(sizes)), why
+
+
+#: architectures whose model config raises the default CUDA-graph capture sizes, and from which release
+GPT_OSS_CAPTURE_OVERRIDE_SINCE = "0.10.1"
+
+
+def model_capture_override(
+    version: Version,
+    architectures: Sequence[str],
+    user_sizes: list[int] | None,
+    user_max: int | None,
+    cuda_graph_sizes: list[int] | None,
+) -> tuple[list[int], str] | None:
+    """The capture sizes gpt-oss's model config sets when the launch leaves them to vLLM, as
+    ([max capture size] from 0.11.1, else the size list) and why; None when it does not apply.
+
+    ``GptOssForCausalLMConfig.verify_and_update_config``: 0.10.1-0.10.2 replaces a single
+    ``cuda_graph_sizes`` value below 1024 with ``[1, 2, 4] + range(8, 256, 8) + range(256, 1025, 16)``
+    ([0.10.1.1] / [0.10.2] vllm/model_executor/models/config.py:258-275 / :269-286); 0.11.0 does the same up
+    to 992 (81 graphs, [0.11.0] config.py:256-273); from 0.11.1, when neither cudagraph_capture_sizes nor
+    max_cudagraph_capture_size is set, max_cudagraph_capture_size = 1024 ([0.11.1] config.py:261-274,
+    [0.19.0] :119-133, [0.33.0] :549-562), which _set_cudagraph_sizes then caps at max_num_batched_tokens
+    only, not at 2 x max_num_seqs ([0.19.0] vllm/config/vllm.py:1389-1403). Logged: "Overriding max cuda
+    graph capture size to 1024 for performance." and 83 capture sizes to 1024 (r100, 0.19.0)."""
+    if "GptOssForCausalLM" not in architectures or version < V(GPT_OSS_CAPTURE_OVERRIDE_SINCE):
+        return None
+    why = "gpt-oss's model config raises the max capture size to {} (vllm/model_executor/models/config.py)"
+    if version >= V("0.11.1"):
+        if user_sizes or user_max:
+            return None
+        return [1024], why.format(1024)
+    if user_sizes:
+        return None
+    top = 992 if version >= V("0.11.0") else 1024
+    given = [x for x in (cuda_graph_sizes or []) if isinstance(x, int) and not isinstance(x, bool)]
+    if len(given) > 1 or (given and given[0] >= top):
+        return None
+    return [1, 2, 4, *range(8, 256, 8), *range(256, top + 1, 16)], why.format(top)
 
 
 def _compile_level(user: Mapping[str, object]) -> int | None:
@@ -756,6 +810,7 @@ def resolve_defaults(
             user_max=int(umax) if isinstance(umax, int) and not isinstance(umax, bool) and umax > 0 else None,
             performance_mode=str(perf) if perf else None,
             cuda_graph_sizes=list(cgs) if isinstance(cgs, (list, tuple)) else None,
+            architectures=arch.architectures if arch is not None else (),
         )
         origin: Origin = "user" if us else "default"
         put("cudagraph_capture_sizes", sizes, gwhy, origin)

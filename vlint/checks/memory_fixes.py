@@ -3,7 +3,7 @@ vLLM's startup arithmetic (:func:`vlint.memory.estimate_memory`) with the change
 
 * will not start (VL210): the largest ``max_model_len`` that fits (vLLM's own binary search), the
   smallest tensor-parallel size whose weights fit, the largest ``gpu_memory_utilization`` the free
-  memory allows, the largest ``max_num_seqs`` whose sampler warm-up fits;
+  memory allows, the largest ``max_num_seqs`` whose Mamba state blocks fit;
 * few concurrent requests (VL211) or a small KV cache (VL212): an fp8 KV cache (and the factor it
   gains), the tensor-parallel size that fits the context at ≥ 2× concurrency, or the longest
   ``max_model_len`` with 2× concurrency;
@@ -210,12 +210,11 @@ def will_not_start_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
             f"lower --gpu-memory-utilization to {best / 100:.2f} (V0 captures CUDA graphs outside the budget)",
             set_value(dep, "gpu_memory_utilization", best / 100),
         )
-    if stage in ("sampler_warmup", "mamba_blocks"):
+    if stage == "mamba_blocks":
         best = largest(1, base.max_num_seqs - 1, lambda n: _starts(base, max_num_seqs=n))
         if best is None:
             return None
-        why = "the sampler warms up with that many dummy requests" if stage == "sampler_warmup" else "Mamba blocks"
-        return _fix(f"lower --max-num-seqs to {best} ({why})", set_value(dep, "max_num_seqs", best))
+        return _fix(f"lower --max-num-seqs to {best} (Mamba blocks)", set_value(dep, "max_num_seqs", best))
     return None
 
 
@@ -273,7 +272,7 @@ def _lower_budget_and_fit(dep: Deployment, base: MemoryInputs) -> Fix | None:
     one), with the longest max_model_len that fits there."""
     probe = min(base.max_model_len, 256)
     first = estimate(base, max_model_len=probe)
-    if first is None or first.starts or first.failure_stage not in ("sampler_warmup", "cuda_graph_capture"):
+    if first is None or first.starts or first.failure_stage != "cuda_graph_capture":
         return None
     gmu = _highest_gmu(base, _clean, max_model_len=probe) or _highest_gmu(base, _clear, max_model_len=probe)
     if gmu is None:
@@ -283,7 +282,7 @@ def _lower_budget_and_fit(dep: Deployment, base: MemoryInputs) -> Fix | None:
         return None
     e = estimate(base, gpu_memory_utilization=gmu, max_model_len=fits)
     conc = f" at {e.max_concurrency:.2f}× concurrency" if e is not None else ""
-    why = "CUDA graphs" if first.failure_stage == "cuda_graph_capture" else "CUDA graphs and the sampler warm-up"
+    why = "CUDA graphs"
     what = f"lower --gpu-memory-utilization to {gmu:.2f}"
     changes = [set_value(dep, "gpu_memory_utilization", gmu)]
     if fits < base.max_model_len:

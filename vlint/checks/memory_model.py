@@ -110,16 +110,13 @@ def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
             "GPU with more memory",
             unsafe=True,
         )
-    elif stage in ("kv_cache_allocation", "cuda_graph_capture", "sampler_warmup") and m.pinned_kv is not None:
+    elif stage in ("kv_cache_allocation", "cuda_graph_capture") and m.pinned_kv is not None:
         # the pinned KV size leaves no room: lowering it is the fix (before any other setting's)
         yield Hit(dep.span_of("kv_cache_memory_bytes"), data, fix=pinned_kv_fix(dep, m))
         return
     elif stage == "startup_free_memory":
         span = dep.span_of("gpu_memory_utilization")
         fix = Fix(f"lower --gpu-memory-utilization to at most {m.max_gmu_free:.2f}", unsafe=True)
-    elif stage == "sampler_warmup":
-        span = dep.span_of("max_num_seqs", "gpu_memory_utilization")
-        fix = Fix("lower --max-num-seqs (the sampler warms up with that many dummy requests)", unsafe=True)
     elif stage == "cuda_graph_capture":
         span = dep.span_of("gpu_memory_utilization")
         fix = Fix(

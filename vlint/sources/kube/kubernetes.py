@@ -609,27 +609,71 @@ _KSERVE_FLAGS = {
 }
 
 
+@record(slots=True)
+class _KaitoWorkload:
+    """A KAITO object that runs an inference preset: a Workspace (``inference``/``resource`` at its top
+    level) or an InferenceSet (``spec.template.inference``/``.resource``, ``spec.replicas`` Workspaces of
+    that template: kaito-project/kaito api/v1alpha1/inferenceset_types.go:32-41,121-128 at 056b8280)."""
+
+    obj: MappingNode
+    inference: Node | None
+    resource: Node | None
+    kind: str
+
+
+def _kaito_workloads(objects: list[MappingNode]) -> list[_KaitoWorkload]:
+    """The file's KAITO Workspaces and InferenceSets that run on vLLM: KAITO's runtime is vLLM unless the
+    object's ``kaito.sh/runtime`` annotation says ``transformers`` (GetWorkspaceRuntimeName,
+    GetInferenceSetRuntimeName, api/v1beta1/labels.go:118-135,262-279; the vLLM feature gate is on by
+    default, pkg/featuregates/featuregates.go:28, at 056b8280)."""
+    out: list[_KaitoWorkload] = []
+    for obj in objects:
+        kind = scalar(get(obj, "kind")) or ""
+        if not (scalar(get(obj, "apiVersion")) or "").startswith("kaito.sh"):
+            continue
+        runtime = (scalar(get(obj, "metadata", "annotations", "kaito.sh/runtime")) or "").strip()
+        if runtime == "transformers":
+            continue
+        if kind == "Workspace":
+            out.append(_KaitoWorkload(obj, get(obj, "inference"), get(obj, "resource"), kind))
+        elif kind == "InferenceSet":
+            template = get(obj, "spec", "template")
+            out.append(_KaitoWorkload(obj, get(template, "inference"), get(template, "resource"), kind))
+    return [w for w in out if isinstance(w.inference, MappingNode)]
+
+
+def _kaito_facts(w: _KaitoWorkload, lines: LineIndex) -> Facts:
+    """What a KAITO workload states about its launch: the node's GPU from ``resource.instanceType``,
+    the Workspaces an InferenceSet runs (``spec.replicas``), and that KAITO picks the parallelism."""
+    facts = _kaito_instance(w.resource, lines, w.kind)
+    if w.kind == "InferenceSet":
+        _replicas(facts, get(w.obj, "spec", "replicas"), lines, "InferenceSet spec.replicas (Workspaces)")
+    return facts
+
+
 def _kaito_configs(f: _File, objects: list[MappingNode]) -> None:
     """KAITO inference parameters: a ConfigMap whose ``data.inference_config.yaml`` holds a ``vllm:``
     mapping, which KAITO's vLLM runtime passes to vLLM as engine arguments (each key a long option, as
-    in a ``--config`` file). A ``kaito.sh`` Workspace of the same file that names the ConfigMap
-    (``inference.config``) labels the launch with its preset. The preset's model is KAITO's: a preset in
-    KAITO's own table (``vlint/data/kaito_presets.json``, from its supported_models.yaml) names it, at the
-    preset's line; another stays unknown."""
+    in a ``--config`` file). A ``kaito.sh`` Workspace or InferenceSet of the same file that names the
+    ConfigMap (``inference.config``) labels the launch with its preset. The preset's model is KAITO's: a
+    preset in KAITO's own table (``vlint/data/kaito_presets.json``, from its supported_models.yaml) names
+    it, at the preset's line; another stays unknown. A workload whose preset runs without such a
+    ConfigMap of the file is a launch of its own (:func:`_kaito_preset_launch`)."""
     workspaces: dict[str, str] = {}
     nodes: dict[str, Facts] = {}
     presets: dict[str, tuple[str, Span, str]] = {}
-    for obj in objects:
-        if scalar(get(obj, "kind")) == "Workspace" and (scalar(get(obj, "apiVersion")) or "").startswith("kaito.sh"):
-            cm = scalar(get(obj, "inference", "config"))
-            if cm:
-                preset_node = get(obj, "inference", "preset", "name")
-                preset = scalar(preset_node)
-                workspaces[cm] = f"{_where(obj)} preset {preset or '?'}"
-                nodes[cm] = _kaito_instance(obj, f.lines)
-                model = kaito_preset_model(preset) if preset else None
-                if model is not None and preset_node is not None:
-                    presets[cm] = (model, f.lines.node_span(preset_node), preset or "")
+    workloads = _kaito_workloads(objects)
+    for w in workloads:
+        cm = scalar(get(w.inference, "config"))
+        if cm:
+            preset_node = get(w.inference, "preset", "name")
+            preset = scalar(preset_node)
+            workspaces[cm] = f"{_where(w.obj)} preset {preset or '?'}"
+            nodes[cm] = _kaito_facts(w, f.lines)
+            model = kaito_preset_model(preset) if preset else None
+            if model is not None and preset_node is not None:
+                presets[cm] = (model, f.lines.node_span(preset_node), preset or "")
+    read: set[str] = set()
     for obj in objects:
         if scalar(get(obj, "kind")) != "ConfigMap":
             continue
@@ -656,6 +700,7 @@ def _kaito_configs(f: _File, objects: list[MappingNode]) -> None:
         if not entries:
             continue
         name = scalar(get(obj, "metadata", "name")) or "?"
+        read.add(name)
         label = f"KAITO inference config ConfigMap/{name}" + (f" of {workspaces[name]}" if name in workspaces else "")
         if name in presets and not any(_norm_key(e.key) == "model" for e in entries):
             # KAITO's runtime gives vLLM the preset's weights: the model, where the Workspace names it
@@ -670,6 +715,42 @@ def _kaito_configs(f: _File, objects: list[MappingNode]) -> None:
         f.result.invocations.append(
             Invocation(source=NAME, program="config", span=span, config=config, label=label, facts=facts)
         )
+    for w in workloads:
+        if (scalar(get(w.inference, "config")) or "") not in read:
+            inv = _kaito_preset_launch(f, w)
+            if inv is not None:
+                f.result.invocations.append(inv)
+
+
+def _kaito_preset_launch(f: _File, w: _KaitoWorkload) -> Invocation | None:
+    """A KAITO preset run with no inference config of the file: KAITO's controller writes the whole
+    vLLM command (the preset's model, the parallelism it picks, its default inference config — the
+    ``inference-params-template`` ConfigMap of its chart, charts/kaito/workspace/templates/
+    inference-params.yaml at 056b8280 — or a ConfigMap elsewhere), so the argv is opaque: the model is
+    the launch, at the preset's line. A preset KAITO's table does not list is kept unresolved (its
+    model unknown, said so); a workload without a preset (``inference.template``, a pod spec of its own)
+    is not a preset launch."""
+    preset_node = get(w.inference, "preset", "name")
+    preset = scalar(preset_node)
+    if not preset or preset_node is None:
+        return None
+    span = f.lines.node_span(preset_node)
+    model = kaito_preset_model(preset)
+    if model is not None:
+        tok = Token(model, span)
+        how = f"model {model}: KAITO's preset {preset}"
+    else:
+        tok = Token(f"<KAITO preset {preset}>", span, unresolved=True)
+        how = f"KAITO preset {preset}, not in vlint's table of KAITO's presets"
+    cm = scalar(get(w.inference, "config"))
+    label = f"KAITO {_where(w.obj)} ({how}; KAITO writes the vLLM command"
+    label += f", with inference config ConfigMap/{cm}: no vllm settings of it in this file)" if cm else ")"
+    facts = _kaito_facts(w, f.lines)
+    suppress_fact(facts, [get(w.obj, "metadata")], f.lines, _where(w.obj))
+    facts.set("parallelism_by_runtime", True, span, _KAITO_PARALLELISM)
+    inv = Invocation(source=NAME, program="vllm serve", span=span, args=[tok], opaque_args=True)
+    finish(inv, _context(f, label, {}, facts))
+    return inv
 
 
 #: KAITO's controller, not the Workspace, sets the launch's parallelism (configureParallelism,
@@ -700,19 +781,19 @@ def kaito_preset_model(preset: str) -> str | None:
     return _kaito_presets().get(preset.strip().lower())
 
 
-def _kaito_instance(workspace: MappingNode, lines: LineIndex) -> Facts:
-    """``resource.instanceType`` of a KAITO Workspace (the VM size KAITO provisions, ``Standard_NC12s_v3``):
-    the GPU type and the node's GPU count from the instance table when it lists the size; a size it
-    does not list (or a placeholder, ``<your-vm-sku>``) states nothing."""
+def _kaito_instance(resource: Node | None, lines: LineIndex, kind: str = "Workspace") -> Facts:
+    """``resource.instanceType`` of a KAITO Workspace or InferenceSet template (the VM size KAITO
+    provisions, ``Standard_NC12s_v3``): the GPU type and the node's GPU count from the instance table
+    when it lists the size; a size it does not list (or a placeholder, ``<your-vm-sku>``) states nothing."""
     out = Facts()
-    node = get(workspace, "resource", "instanceType")
+    node = get(resource, "instanceType")
     text = scalar(node)
-    if text:
+    if text and node is not None:
         from vlint.hardware.instances import instance
 
         if instance(text) is not None:
             values = [(text, lines.node_span(node))]
-            instance_label_fact(out, "resource.instanceType", values, "Workspace", instance_key=True)
+            instance_label_fact(out, "resource.instanceType", values, kind, instance_key=True)
     return out
 
 

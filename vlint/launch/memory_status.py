@@ -214,12 +214,44 @@ def _model_status(dep: Deployment) -> MemoryStatus:
         if dep.invocation.program == "config":
             return MemoryStatus(None, "this config file names no model", "config_without_model")
         return MemoryStatus(None, "no model is named", "no_model")
+    stored = _stored_at(dep)
+    if stored:
+        return MemoryStatus(None, stored, "model_not_read")
     if dep.model_note.startswith("model folder"):
         return MemoryStatus(
             None, dep.model_note.removesuffix(": not read") + ", so its config.json is not read", "model_not_read"
         )
     note = f"; {dep.model_note}" if dep.model_note else ""
     return MemoryStatus(None, f"the model {dep.model} is unknown to vlint{note}", "model_unknown")
+
+
+#: storage a model is read from that vlint never opens, by URI scheme (KServe's storageUri schemes)
+_STORAGE = {
+    "oci": "an OCI image (a KServe modelcar)",
+    "s3": "S3 object storage",
+    "gs": "Cloud Storage",
+    "pvc": "a PersistentVolumeClaim",
+    "hdfs": "HDFS",
+    "webhdfs": "HDFS",
+    "az": "Azure Blob Storage",
+}
+
+
+def _stored_at(dep: Deployment) -> str:
+    """Why the model is not read when its files live in storage vlint does not open: the place the
+    launch's files come from (``model_location``: a KServe ``storageUri``, downloaded to the folder the
+    launch reads) or a model named by a storage URI itself (``gs://bucket/llama``); "" otherwise."""
+    fact = dep.invocation.facts.get("model_location")
+    model = dep.model or ""
+    uri = str(fact.value) if fact is not None else model if "://" in model else ""
+    scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""
+    if not scheme or scheme in ("http", "https", "hf"):
+        return ""
+    what = _STORAGE.get(scheme, f"{scheme}:// storage")
+    if fact is not None and uri != model:
+        where = fact.detail or "storage"
+        return f"the model at {model} comes from {where} {uri}, {what}, which vlint does not read"
+    return f"the model {uri} is in {what}, which vlint does not read"
 
 
 def summary_line(deployments: Iterable[Deployment]) -> str | None:

@@ -204,3 +204,56 @@ def test_a_model_in_object_storage_is_not_read(tmp_path: Path) -> None:
     write(tmp_path, {"b.sh": "vllm serve /models/private --max-model-len 4096\n"})
     (folder,) = _memory(tmp_path, "b.sh")
     assert "comes from" not in (folder.reason or "")  # no storage: the folder's own reason
+
+
+# -- the InferenceService's file linted without its runtime's: it checks the launch itself --------------
+def test_an_inference_service_linted_alone_checks_the_launch_with_the_runtime_beside(tmp_path: Path) -> None:
+    """pre-commit passes the changed file only: the InferenceService's file then builds the launch of the
+    two itself (the runtime's container, the predictor's GPUs and args), anchored at predictor.model, and
+    says nothing about being checked elsewhere."""
+    write(tmp_path, {"kserve/serving-runtime.yaml": RUNTIME, "kserve/inference-service.yaml": SERVICE})
+    findings, notes = lint_notes(tmp_path, "kserve/inference-service.yaml")
+    assert notes == []
+    (vl601,) = [f for f in findings if f.code == "VL601"]
+    assert vl601.context.startswith(
+        "predictor of InferenceService/llama-70b with ServingRuntime/vllm-runtime of kserve/serving-runtime.yaml"
+    )
+    assert (vl601.span.path, vl601.span.line) == ("kserve/inference-service.yaml", 15)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_launch_of_the_pair_is_checked_once_when_both_files_are_linted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    """In one process and in worker processes (where each file is checked before the links are known)."""
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
+    from vlint.run import lint as run_lint
+    from vlint.run.lint import LintOptions, lint_paths
+    from vlint.security.lint_root import LintRoot
+
+    monkeypatch.setattr(run_lint, "PARALLEL_MIN_FILES", 2)
+    write(tmp_path, {"kserve/serving-runtime.yaml": RUNTIME, "kserve/inference-service.yaml": SERVICE})
+    opts = LintOptions(root=tmp_path, lint_root=LintRoot(tmp_path.resolve()), jobs=jobs)
+    report = lint_paths([tmp_path / "kserve"], Engine(load_catalog()), opts)
+    launches = {fr.path: len(fr.deployments) for fr in report.files}
+    assert launches == {"kserve/inference-service.yaml": 0, "kserve/serving-runtime.yaml": 1}
+    assert [f.code for f in report.findings].count("VL601") == 1
+
+
+def test_the_inference_service_copy_is_anchored_at_its_model(tmp_path: Path) -> None:
+    from vlint.sources.base import SourceText
+    from vlint.sources.kube import kubernetes
+
+    write(tmp_path, {"k/runtime.yaml": RUNTIME, "k/isvc.yaml": SERVICE})
+
+    def read(p: Path) -> SourceText:
+        return SourceText(p.relative_to(tmp_path).as_posix(), p, p.read_text())
+
+    path = tmp_path / "k/isvc.yaml"
+    result = kubernetes.extract(SourceText("k/isvc.yaml", path, path.read_text()), read)
+    (inv,) = result.invocations
+    assert (inv.span.path, inv.span.line) == ("k/isvc.yaml", SERVICE.splitlines().index("    model:") + 1)
+    assert inv.also_in == str(tmp_path / "k/runtime.yaml") and "checked there" in inv.elsewhere_note
+    assert "--model=meta-llama/Llama-3.1-70B-Instruct" in [t.text for t in inv.args]
+    assert result.notes == []  # the note is the run's to give, when it lints the runtime's file too

@@ -149,6 +149,11 @@ class Invocation:
     #: the first word of a ``docker run …`` command, the list a Python script builds argv in.
     #: None: nothing before ``span``. Read through :meth:`lines`.
     head: Span | None = None
+    #: the same launch is built in that file too (its absolute path): one half of a pair of objects in
+    #: two files, a KServe InferenceService and the ServingRuntime it names. When that file is linted in
+    #: the same run (and reads this one), this copy is dropped and the file gets ``elsewhere_note``.
+    also_in: str = ""
+    elsewhere_note: str = ""
 
     def lines(self) -> tuple[int, int]:
         """The first and last line of this file the launch is written on: its head, anchor, argv words,

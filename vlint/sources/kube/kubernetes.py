@@ -113,8 +113,8 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
             f.merged_runtime[id(obj)] = runtime
     for obj in objects:
         service = scalar(get(obj, "kind")) == "InferenceService" and id(obj) not in f.merged_runtime
-        if service and _runtime_elsewhere_note(f, obj):
-            continue  # the launch of the two is made and checked with the runtime, in its file
+        if service and _runtime_elsewhere(f, obj):
+            continue  # the launch of the two, as the runtime's file makes it
         if id(obj) not in used:  # a runtime an InferenceService here uses is linted through it
             _extract_object(f, obj)
     _kaito_configs(f, objects)
@@ -915,11 +915,14 @@ def _with_runtime(f: _File, obj: MappingNode, spec: Node, runtime: MappingNode, 
 
 @record(slots=True)
 class _Linked:
-    """An object of another file of the same folder: its node, that file's lines and the path users see."""
+    """An object of another file of the same folder: its node, that file's lines and the path users see
+    (with that file and its objects, when it was read from one)."""
 
     obj: MappingNode
     lines: LineIndex
     path: str
+    src: SourceText | None = None
+    objects: list[MappingNode] = field(default_factory=list)
 
 
 #: sibling files read to link an InferenceService and the ServingRuntime it names (the folder's first ones)
@@ -984,7 +987,7 @@ def _sibling_objects(f: _File, kind: str, test: Callable[[MappingNode, list[Mapp
         objects = [obj for doc in docs.nodes for obj in _objects(doc, 0)]
         for obj in objects:
             if scalar(get(obj, "kind")) == kind and test(obj, objects):
-                out.append(_Linked(obj, lines, other.path))
+                out.append(_Linked(obj, lines, other.path, other, objects))
         if out:
             f.result.linked.append(here.parent / name)
             break
@@ -1027,9 +1030,11 @@ def _runtime_with_service(f: _File, obj: MappingNode, spec: Node, base: Facts, l
                 inv.args[i] = Token(t.text[: -len("/mnt/models")] + hf.text, hf.span)
 
 
-def _runtime_elsewhere_note(f: _File, obj: MappingNode) -> bool:
-    """An InferenceService whose ServingRuntime is in a file beside it: its launch is checked there (a
-    note; True)."""
+def _runtime_elsewhere(f: _File, obj: MappingNode) -> bool:
+    """An InferenceService whose ServingRuntime is in a file beside it (True): the launch KServe makes of
+    the two, as the runtime's file builds it (:func:`_runtime_with_service`), anchored at the predictor's
+    ``model``. The runtime's file checks it when the run lints that file too: this copy is then dropped
+    (``also_in``) and this file says where it is checked; linted alone, this file checks it."""
     name = scalar(get(obj, "spec", "predictor", "model", "runtime")) or ""
     fmt = (scalar(get(obj, "spec", "predictor", "model", "modelFormat", "name")) or "").lower()
     if fmt == "huggingface":
@@ -1040,13 +1045,30 @@ def _runtime_elsewhere_note(f: _File, obj: MappingNode) -> bool:
         )
     else:
         found = _sibling_objects(f, "ServingRuntime", lambda r, _objects: _auto_selects(r, obj))
-    if len(found) == 1 or (found and name):
-        how = f"ServingRuntime/{name}" if name else f"{_where(found[0].obj)} (auto-selected for its modelFormat)"
-        f.result.notes.append(
-            f"{_where(obj)} runs with {how} of {found[0].path}: the launch KServe makes of the two is checked there"
-        )
+    if not (len(found) == 1 or (found and name)):
+        return False
+    runtime = found[0]
+    how = f"ServingRuntime/{name}" if name else f"{_where(runtime.obj)} (auto-selected for its modelFormat)"
+    note = f"{_where(obj)} runs with {how} of {runtime.path}: the launch KServe makes of the two is checked there"
+    spec = get(runtime.obj, "spec")
+    if runtime.src is None or not isinstance(spec, MappingNode):
+        f.result.notes.append(note)
         return True
-    return False
+    there = _File(runtime.src, runtime.lines, f.read_file, SourceResult())
+    there.runtimes = [o for o in runtime.objects if _is_runtime(o)]
+    there.services = [svc for o in runtime.objects if (svc := read_service(o, runtime.lines)) is not None]
+    base = Facts()
+    suppress_fact(base, [get(runtime.obj, "metadata")], runtime.lines, _where(runtime.obj))
+    _runtime_with_service(there, runtime.obj, spec, base, _Linked(obj, f.lines, f.src.path))
+    predictor = get(obj, "spec", "predictor")
+    key = first_key(predictor, "model") if isinstance(predictor, MappingNode) else None
+    anchor = f.lines.node_span(key if key is not None else obj)
+    for inv in there.result.invocations:
+        inv.label = f"predictor of {_where(obj)} with {how} of {runtime.path}"
+        inv.span, inv.head = anchor, None
+        inv.also_in, inv.elsewhere_note = str(runtime.src.abspath), note
+        f.result.invocations.append(inv)
+    return True
 
 
 def _inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None:

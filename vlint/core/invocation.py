@@ -128,7 +128,8 @@ class Invocation:
     #: ``ray_worker_gpus`` (GPUs of a RayService's worker groups, all replicas together);
     #: ``image_entrypoint`` (the program, when the launch is arguments the image's own entry point runs);
     #: ``parallelism_by_runtime`` (KAITO: its controller picks TP/PP from the model's size; a memory
-    #: failure at the TP 1 vlint assumes is then a warning).
+    #: failure at the TP 1 vlint assumes is then a warning); ``settings_by_runtime`` (the platform writes the
+    #: whole command, a KAITO preset: findings that rest on vLLM's defaults are not the launch's, dropped).
     #: Inferences whose launch's errors are warnings that say so: ``example_env`` (compose values from an
     #: example ``.env``), ``linked_by_name`` (a file or object taken by its name or format for the code or
     #: runtime a config runs: a Ray Serve module beside the RayService, a KServe auto-selected runtime).

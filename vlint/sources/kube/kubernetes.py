@@ -748,6 +748,7 @@ def _kaito_preset_launch(f: _File, w: _KaitoWorkload) -> Invocation | None:
     facts = _kaito_facts(w, f.lines)
     suppress_fact(facts, [get(w.obj, "metadata")], f.lines, _where(w.obj))
     facts.set("parallelism_by_runtime", True, span, _KAITO_PARALLELISM)
+    facts.set("settings_by_runtime", "KAITO", span, _KAITO_SETTINGS)
     inv = Invocation(source=NAME, program="vllm serve", span=span, args=[tok], opaque_args=True)
     finish(inv, _context(f, label, {}, facts))
     return inv
@@ -759,6 +760,16 @@ def _kaito_preset_launch(f: _File, w: _KaitoWorkload) -> Invocation | None:
 #: count when it spreads the model over several nodes (pkg/workspace/inference/preset_inferences.go:196,247)
 _KAITO_PARALLELISM = (
     "KAITO sets --tensor-parallel-size/--pipeline-parallel-size itself from the model's size and the nodes' GPUs"
+)
+
+
+#: what KAITO's vLLM runtime picks at start for a preset it runs (presets/workspace/inference/vllm/
+#: inference_api.py at 056b8280: --gpu-memory-utilization from the GPU's free memory,
+#: get_max_gpu_memory_utilization; the longest sequence that fits found by probing, --kaito-max-probe-steps),
+#: beside the parallelism its controller sets (:data:`_KAITO_PARALLELISM`)
+_KAITO_SETTINGS = (
+    "KAITO writes the command: it sets the parallelism, the GPU memory utilization (from the free memory) and "
+    "probes the longest context that fits"
 )
 
 

@@ -57,6 +57,7 @@ from vlint.sources.kube.k8s_common import (
     scalar,
     scalar_text,
     shm_facts,
+    storage_facts,
     suppress_fact,
     template_problem,
     template_span,
@@ -382,6 +383,7 @@ def _container(
         )
     resource_facts(facts, get(c, "resources"), lines)
     shm_facts(facts, c, volumes, lines)
+    storage_facts(facts, c, volumes, lines)
     if truthy(get(c, "securityContext", "privileged")):
         facts.set("privileged", True, lines.node_span(get(c, "securityContext", "privileged")), "privileged container")
     image_node = get(c, "image")

@@ -89,3 +89,54 @@ def test_no_storage_reason_for_another_driver_or_another_path(tmp_path: Path, ch
 def test_a_model_below_the_mount_named_like_a_catalog_model_is_answered(tmp_path: Path) -> None:
     """Must not: the folder's name still names the model (an inference, as for any folder)."""
     assert _status(tmp_path, "/gcs-mount/Llama-3.1-8B-Instruct").answer is not None
+
+
+# -- a container that runs a script of its image -------------------------------------------------------
+LAUNCHER = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm-l4
+spec:
+  template:
+    spec:
+      containers:
+      - name: NAME
+        image: IMAGE
+        command: COMMAND
+"""
+
+
+def _notes(tmp_path: Path, name: str, image: str, command: str) -> tuple[list[str], int]:
+    (tmp_path / "d.yaml").write_text(LAUNCHER.replace("NAME", name).replace("IMAGE", image).replace("COMMAND", command))
+    opts = LintOptions(root=tmp_path, lint_root=LintRoot(tmp_path.resolve()))
+    report = lint_paths([tmp_path / "d.yaml"], Engine(load_catalog()), opts)
+    return list(report.files[0].notes), len(report.files[0].deployments)
+
+
+def test_a_vllm_container_running_a_script_of_its_image_says_it_is_not_read(tmp_path: Path) -> None:
+    notes, launches = _notes(
+        tmp_path,
+        "vllm-l4",
+        "example.com/artifact-vllm/vllm-server:0.1",
+        '["python3", "/root/scripts/launcher.py", "--model_gcs_uri=gs://b/m"]',
+    )
+    assert launches == 0
+    assert notes == [
+        "container vllm-l4 in Deployment/vllm-l4 runs python3 /root/scripts/launcher.py, a file of its image that "
+        "vlint cannot read: a vLLM launch it starts is not checked"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "image", "command"),
+    [
+        ("proxy", "nginx:1.27", '["/docker-entrypoint.sh"]'),  # nothing names vLLM
+        ("vllm", "vllm/vllm-openai:v0.10.2", '["python3", "-m", "vllm.entrypoints.openai.api_server"]'),  # vLLM
+        ("vllm", "example.com/vllm:1", '["python3", "launcher.py"]'),  # a relative path: maybe the repository's
+    ],
+)
+def test_no_script_note_for_other_containers_or_vllm_itself(
+    tmp_path: Path, name: str, image: str, command: str
+) -> None:
+    notes, _ = _notes(tmp_path, name, image, command)
+    assert not [n for n in notes if "a file of its image" in n]

@@ -885,6 +885,31 @@ def shell_script(argv: list[MappedText]) -> MappedText | None:
     return argv[i]
 
 
+#: interpreters a container's command runs a script file with
+_INTERPRETERS = _SHELLS | {"python", "python3"}
+
+
+def image_script(argv: list[MappedText]) -> str | None:
+    """The script file inside the image a container's command runs (``python3 /root/scripts/launcher.py
+    --flag``, ``/entrypoint.sh``: an absolute path), as written with its interpreter; None for anything
+    else (``sh -c``, ``-m module``, a program on the PATH, a relative path). Such a file is the image's:
+    vlint cannot read it."""
+    words = [w.text for w in argv]
+    if not words:
+        return None
+    i = 0
+    if words[0].rsplit("/", 1)[-1] in _INTERPRETERS:
+        i = 1
+        while i < len(words) and words[i].startswith("-") and words[i] not in ("-c", "-m"):
+            i += 1
+        if i >= len(words) or words[i] in ("-c", "-m"):
+            return None
+    script = words[i]
+    if "$" in script or not script.endswith((".py", ".sh")) or not script.startswith("/"):
+        return None  # a relative path may be the repository's (the shell source reads those it can)
+    return " ".join(words[: i + 1])
+
+
 def launches(argv: list[MappedText], ctx: LaunchContext, result: SourceResult) -> list[Invocation]:
     """The vLLM launches a container's argv (``command + args``) starts."""
     if not argv:

@@ -42,6 +42,7 @@ from vlint.sources.kube.k8s_common import (
     get,
     image_facts,
     image_launch,
+    image_script,
     instance_label_fact,
     int_value,
     is_vllm_template,
@@ -405,6 +406,12 @@ def _container(
     templated = [w for w in command + args if is_vllm_template(w.text)]
     if not found and templated:
         f.result.problems.append(template_problem(template_span(templated[0]), f"the command of {label}"))
+    script = image_script(command + args) if not found and not templated else None
+    if script is not None and "vllm" in f"{image or ''} {scalar(get(c, 'name')) or ''}".lower():
+        # a container named for vLLM that runs a script of its image: whatever that starts is not read
+        f.result.notes.append(
+            f"{label} runs {script}, a file of its image that vlint cannot read: a vLLM launch it starts is not checked"
+        )
     return found
 
 

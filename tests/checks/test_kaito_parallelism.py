@@ -45,3 +45,48 @@ def test_kaito_chosen_parallelism_makes_the_failure_a_warning(tmp_path: Path) ->
 def test_a_parallelism_the_config_sets_stays_an_error(tmp_path: Path) -> None:
     (f,) = _vl210(tmp_path, "\n      tensor-parallel-size: 1")
     assert f.severity == "error"
+
+
+PRESET_ONLY = """apiVersion: kaito.sh/v1beta1
+kind: Workspace
+metadata:
+  name: ws
+resource:
+  instanceType: "{sku}"
+inference:
+  preset:
+    name: {preset}
+"""
+
+
+def _findings(tmp_path: Path, text: str):
+    (tmp_path / "ws.yaml").write_text(text)
+    report = lint_paths([tmp_path / "ws.yaml"], Engine(load_catalog()), LintOptions(root=tmp_path))
+    return report.findings, report.files[0].deployments
+
+
+def test_a_preset_kaito_runs_alone_has_no_finding_on_defaults_kaito_replaces(tmp_path: Path) -> None:
+    """KAITO writes the whole command of a preset run without a config: TP from the node's GPUs (TP 2 on
+    two A100s for a 70B model), the GPU memory utilization and the longest context that fits; vLLM's
+    defaults at TP 1 are not this launch's, so their will-not-start is no finding. The memory model still
+    answers (at the defaults, for explain)."""
+    text = PRESET_ONLY.format(sku="Standard_NC48ads_A100_v4", preset="llama-3.3-70b-instruct")
+    findings, (dep,) = _findings(tmp_path, text)
+    assert [f.code for f in findings] == []
+    assert dep.memory is not None and not dep.memory.starts  # at TP 1: what KAITO would not run
+
+
+def test_a_config_launch_keeps_its_warning(tmp_path: Path) -> None:
+    """Must not: a launch whose settings a ConfigMap writes (KAITO picks only the parallelism) keeps the
+    will-not-start warning; a plain launch its error."""
+    (f,) = _vl210(tmp_path)
+    assert f.severity == "warning"
+    (tmp_path / "start.sh").write_text("vllm serve meta-llama/Llama-3.3-70B-Instruct\n")
+    report = lint_paths([tmp_path / "start.sh"], Engine(load_catalog()), LintOptions(root=tmp_path, resolve=_a100()))
+    assert [x.severity for x in report.findings if x.code == "VL210"] == ["error"]
+
+
+def _a100():
+    from vlint.launch.resolver import ResolveOptions
+
+    return ResolveOptions(gpu="A100-80GB")

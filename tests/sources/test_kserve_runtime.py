@@ -150,3 +150,110 @@ def test_an_auto_selected_runtime_in_a_file_beside(tmp_path: Path) -> None:
         "k/isvc.yaml: InferenceService/llama-70b runs with ServingRuntime/vllm-runtime (auto-selected for its "
         "modelFormat) of k/serving-runtime.yaml: the launch KServe makes of the two is checked there"
     ]
+
+
+# -- storage vlint does not read: a modelcar image, object storage -------------------------------------
+def _memory(tmp_path: Path, *names: str, models: dict[str, str] | None = None):
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
+    from vlint.launch.memory_status import memory_status
+    from vlint.launch.resolver import ResolveOptions
+    from vlint.run.lint import LintOptions, lint_paths
+    from vlint.security.lint_root import LintRoot
+
+    resolve = ResolveOptions(models=models or {})
+    opts = LintOptions(root=tmp_path, lint_root=LintRoot(tmp_path.resolve()), resolve=resolve)
+    report = lint_paths([tmp_path / n for n in names], Engine(load_catalog()), opts)
+    return [memory_status(d) for fr in report.files for d in fr.deployments]
+
+
+MODELCAR = "oci://quay.io/example/modelcar-catalog:some-private-model"
+
+
+def test_a_modelcar_the_tag_does_not_name_says_the_image_is_not_read(tmp_path: Path) -> None:
+    """KServe mounts a modelcar image's /models at /mnt/models: vlint cannot look into the image, and says
+    so (with the fix) instead of calling /mnt/models a folder outside the lint root."""
+    service = SERVICE.replace("hf://meta-llama/Llama-3.1-70B-Instruct", MODELCAR)
+    write(tmp_path, {"k/serving-runtime.yaml": RUNTIME, "k/isvc.yaml": service})
+    (status,) = _memory(tmp_path, "k/serving-runtime.yaml", "k/isvc.yaml")
+    assert (status.answer, status.kind) == (None, "model_not_read")
+    assert status.reason == (
+        f"the model at /mnt/models comes from storageUri {MODELCAR}, an OCI image (a KServe modelcar), "
+        "which vlint does not read"
+    )
+    # the storageUri is a key of [tool.vlint] models
+    (mapped,) = _memory(
+        tmp_path, "k/serving-runtime.yaml", "k/isvc.yaml", models={MODELCAR: "meta-llama/Llama-3.1-8B-Instruct"}
+    )
+    assert mapped.answer is not None
+
+
+def test_a_modelcar_tag_that_names_a_model_is_answered(tmp_path: Path) -> None:
+    """Must not: a tag naming a catalog model (llama-3.2-1b-instruct) gives its facts (an inference)."""
+    tagged = SERVICE.replace("hf://meta-llama/Llama-3.1-70B-Instruct", "oci://quay.io/x/modelcar:llama-3.2-1b-instruct")
+    write(tmp_path, {"k/serving-runtime.yaml": RUNTIME, "k/isvc.yaml": tagged})
+    (status,) = _memory(tmp_path, "k/serving-runtime.yaml", "k/isvc.yaml")
+    assert status.answer is not None
+
+
+def test_a_model_in_object_storage_is_not_read(tmp_path: Path) -> None:
+    write(tmp_path, {"a.sh": "vllm serve s3://bucket/models/private --max-model-len 4096\n"})
+    (status,) = _memory(tmp_path, "a.sh")
+    assert status.kind == "model_not_read"
+    assert status.reason == "the model s3://bucket/models/private is in S3 object storage, which vlint does not read"
+    write(tmp_path, {"b.sh": "vllm serve /models/private --max-model-len 4096\n"})
+    (folder,) = _memory(tmp_path, "b.sh")
+    assert "comes from" not in (folder.reason or "")  # no storage: the folder's own reason
+
+
+# -- the InferenceService's file linted without its runtime's: it checks the launch itself --------------
+def test_an_inference_service_linted_alone_checks_the_launch_with_the_runtime_beside(tmp_path: Path) -> None:
+    """pre-commit passes the changed file only: the InferenceService's file then builds the launch of the
+    two itself (the runtime's container, the predictor's GPUs and args), anchored at predictor.model, and
+    says nothing about being checked elsewhere."""
+    write(tmp_path, {"kserve/serving-runtime.yaml": RUNTIME, "kserve/inference-service.yaml": SERVICE})
+    findings, notes = lint_notes(tmp_path, "kserve/inference-service.yaml")
+    assert notes == []
+    (vl601,) = [f for f in findings if f.code == "VL601"]
+    assert vl601.context.startswith(
+        "predictor of InferenceService/llama-70b with ServingRuntime/vllm-runtime of kserve/serving-runtime.yaml"
+    )
+    assert (vl601.span.path, vl601.span.line) == ("kserve/inference-service.yaml", 15)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_launch_of_the_pair_is_checked_once_when_both_files_are_linted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    """In one process and in worker processes (where each file is checked before the links are known)."""
+    from vlint.engine.catalog import load_catalog
+    from vlint.engine.runner import Engine
+    from vlint.run import lint as run_lint
+    from vlint.run.lint import LintOptions, lint_paths
+    from vlint.security.lint_root import LintRoot
+
+    monkeypatch.setattr(run_lint, "PARALLEL_MIN_FILES", 2)
+    write(tmp_path, {"kserve/serving-runtime.yaml": RUNTIME, "kserve/inference-service.yaml": SERVICE})
+    opts = LintOptions(root=tmp_path, lint_root=LintRoot(tmp_path.resolve()), jobs=jobs)
+    report = lint_paths([tmp_path / "kserve"], Engine(load_catalog()), opts)
+    launches = {fr.path: len(fr.deployments) for fr in report.files}
+    assert launches == {"kserve/inference-service.yaml": 0, "kserve/serving-runtime.yaml": 1}
+    assert [f.code for f in report.findings].count("VL601") == 1
+
+
+def test_the_inference_service_copy_is_anchored_at_its_model(tmp_path: Path) -> None:
+    from vlint.sources.base import SourceText
+    from vlint.sources.kube import kubernetes
+
+    write(tmp_path, {"k/runtime.yaml": RUNTIME, "k/isvc.yaml": SERVICE})
+
+    def read(p: Path) -> SourceText:
+        return SourceText(p.relative_to(tmp_path).as_posix(), p, p.read_text())
+
+    path = tmp_path / "k/isvc.yaml"
+    result = kubernetes.extract(SourceText("k/isvc.yaml", path, path.read_text()), read)
+    (inv,) = result.invocations
+    assert (inv.span.path, inv.span.line) == ("k/isvc.yaml", SERVICE.splitlines().index("    model:") + 1)
+    assert inv.also_in == str(tmp_path / "k/runtime.yaml") and "checked there" in inv.elsewhere_note
+    assert "--model=meta-llama/Llama-3.1-70B-Instruct" in [t.text for t in inv.args]
+    assert result.notes == []  # the note is the run's to give, when it lints the runtime's file too

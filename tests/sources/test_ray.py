@@ -304,6 +304,24 @@ def test_no_launch_for_code_that_is_not_in_the_repository(tmp_path: Path) -> Non
         assert ray_app(tmp_path, text, **files).invocations == [], text
 
 
+def test_code_downloaded_from_a_remote_working_dir_is_said_not_read(tmp_path: Path) -> None:
+    """A remote working_dir: the application's code is not in the files, and the file says so (no launch:
+    what the code does with its env_vars is not known). A module of the repository gives no such note."""
+    remote = CUSTOM_APP.replace(
+        "        runtime_env:\n",
+        "        runtime_env:\n          working_dir: https://github.com/x/y/archive/master.zip\n",
+    ).replace("vllm_serve:deployment", "ray-operator.samples.vllm.serve:model")
+    result = ray_app(tmp_path, remote)
+    assert result.invocations == []
+    assert result.notes == [
+        "application mistral runs ray-operator.samples.vllm.serve:model from runtime_env.working_dir "
+        "https://github.com/x/y/archive/master.zip, code vlint does not read: a vLLM launch it starts is not checked"
+    ]
+    assert ray_app(tmp_path, CUSTOM_APP, vllm_serve=APP_MODULE).notes == []
+    builder = remote.replace("ray-operator.samples.vllm.serve:model", "ray.serve.llm:build_openai_app")
+    assert ray_app(tmp_path, builder).notes == []  # Ray's own builder: read as one
+
+
 def test_errors_resting_on_a_module_found_by_its_name_are_warnings(tmp_path: Path) -> None:
     """Without a working_dir the module beside the RayService is taken for the one the cluster's image
     imports (an inference): its errors there are warnings that say so; a working_dir names what Ray

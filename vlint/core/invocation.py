@@ -128,7 +128,8 @@ class Invocation:
     #: ``ray_worker_gpus`` (GPUs of a RayService's worker groups, all replicas together);
     #: ``image_entrypoint`` (the program, when the launch is arguments the image's own entry point runs);
     #: ``parallelism_by_runtime`` (KAITO: its controller picks TP/PP from the model's size; a memory
-    #: failure at the TP 1 vlint assumes is then a warning).
+    #: failure at the TP 1 vlint assumes is then a warning); ``settings_by_runtime`` (the platform writes the
+    #: whole command, a KAITO preset: findings that rest on vLLM's defaults are not the launch's, dropped).
     #: Inferences whose launch's errors are warnings that say so: ``example_env`` (compose values from an
     #: example ``.env``), ``linked_by_name`` (a file or object taken by its name or format for the code or
     #: runtime a config runs: a Ray Serve module beside the RayService, a KServe auto-selected runtime).
@@ -149,6 +150,11 @@ class Invocation:
     #: the first word of a ``docker run …`` command, the list a Python script builds argv in.
     #: None: nothing before ``span``. Read through :meth:`lines`.
     head: Span | None = None
+    #: the same launch is built in that file too (its absolute path): one half of a pair of objects in
+    #: two files, a KServe InferenceService and the ServingRuntime it names. When that file is linted in
+    #: the same run (and reads this one), this copy is dropped and the file gets ``elsewhere_note``.
+    also_in: str = ""
+    elsewhere_note: str = ""
 
     def lines(self) -> tuple[int, int]:
         """The first and last line of this file the launch is written on: its head, anchor, argv words,

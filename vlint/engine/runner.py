@@ -192,6 +192,8 @@ class Engine:
             out = self._soften_example_env(dep, out)
         if "linked_by_name" in dep.invocation.facts:
             out = self._soften_linked_by_name(dep, out)
+        if "settings_by_runtime" in dep.invocation.facts:
+            out = self._drop_runtime_defaults(dep, out, context)
         if dep.args.opaque:
             out = self._soften_opaque(dep, out, context)
         if dep.invocation.program in KEYWORD_PROGRAMS:
@@ -228,6 +230,26 @@ class Engine:
             "explain --set, to check for certain)"
         )
         return self._soften_resting(findings, with_unread_settings, dep, context, why, {"unread_words": unread})
+
+    def _drop_runtime_defaults(self, dep: Deployment, findings: list[Finding], context: str) -> list[Finding]:
+        """A platform that writes the launch's command line itself (a KAITO preset: the parallelism from
+        the model's size and the node's GPUs, the GPU memory utilization from the free memory, the
+        longest context that fits by probing) replaces vLLM's defaults at start: a finding that rests on
+        the default of an option the launch leaves unwritten is not this launch's, and is dropped. Which
+        findings rest on one is found, as for :meth:`_soften_opaque`, by linting the launch again with
+        those options unknown; the findings that recur stand. (A preset too large for the instance's
+        GPUs is refused by KAITO's webhook before anything runs: "Insufficient total GPU memory",
+        kaito-project/kaito api/v1beta1/workspace_validation.go:640-665 at 056b8280.)"""
+        from vlint.launch.resolver import with_unread_settings
+
+        codes = {f.code for f in findings}
+        if not codes:
+            return findings
+        standing = {
+            (f.code, f.span.line, f.span.column)
+            for f in self._deployment_findings(with_unread_settings(dep), context, codes)
+        }
+        return [f for f in findings if (f.code, f.span.line, f.span.column) in standing]
 
     def _soften_resting(
         self,

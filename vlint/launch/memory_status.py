@@ -207,19 +207,73 @@ def _model_status(dep: Deployment) -> MemoryStatus:
     if dep.model is None:
         s = dep.setting("model")
         if s is not None and s.value is UNRESOLVED:
-            return MemoryStatus(None, f"the model {s.raw or '(a variable)'} is not resolved", "model_unresolved")
+            raw = s.raw or "(a variable)"
+            return MemoryStatus(None, f"the model {raw} is not resolved{_partly(dep, raw)}", "model_unresolved")
         first = dep.invocation.args[0] if dep.invocation.args else None
         if first is not None and first.unresolved and not first.text.startswith("-"):
             return MemoryStatus(None, f"the model {first.text} is not resolved", "model_unresolved")
         if dep.invocation.program == "config":
             return MemoryStatus(None, "this config file names no model", "config_without_model")
         return MemoryStatus(None, "no model is named", "no_model")
+    stored = _stored_at(dep)
+    if stored:
+        return MemoryStatus(None, stored, "model_not_read")
     if dep.model_note.startswith("model folder"):
         return MemoryStatus(
             None, dep.model_note.removesuffix(": not read") + ", so its config.json is not read", "model_not_read"
         )
     note = f"; {dep.model_note}" if dep.model_note else ""
     return MemoryStatus(None, f"the model {dep.model} is unknown to vlint{note}", "model_unknown")
+
+
+def _partly(dep: Deployment, raw: str) -> str:
+    """What the launch's environment holds for a model written as one variable (``$(MODEL_URI)``,
+    ``${MODEL}``) that is itself not resolved (``gs://${BUCKET}/llama``: a placeholder filled before the
+    manifest is applied), so the reason shows what is known; "" otherwise."""
+    name = raw.removeprefix("$(").removesuffix(")") if raw.startswith("$(") else raw.lstrip("$").strip("{}")
+    tok = dep.invocation.env.get(name) if name.replace("_", "").isalnum() else None
+    if tok is None or not tok.text or "$" not in tok.text or tok.text in (raw, f"$({name})"):
+        return ""
+    return f": {name} is {tok.text}"
+
+
+#: storage a model is read from that vlint never opens, by URI scheme (KServe's storageUri schemes)
+_STORAGE = {
+    "oci": "an OCI image (a KServe modelcar)",
+    "s3": "S3 object storage",
+    "gs": "Cloud Storage",
+    "pvc": "a PersistentVolumeClaim",
+    "hdfs": "HDFS",
+    "webhdfs": "HDFS",
+    "az": "Azure Blob Storage",
+}
+
+
+def _stored_at(dep: Deployment) -> str:
+    """Why the model is not read when its files live in storage vlint does not open: the place the
+    launch's files come from (``model_location``: a KServe ``storageUri``, downloaded to the folder the
+    launch reads), a folder below a mount of object storage (``storage_mounts``: a Cloud Storage FUSE
+    volume) or a model named by a storage URI itself (``gs://bucket/llama``); "" otherwise."""
+    fact = dep.invocation.facts.get("model_location")
+    model = dep.model or ""
+    uri = str(fact.value) if fact is not None else model if "://" in model else ""
+    where = (fact.detail or "storage") if fact is not None else ""
+    mounts = dep.invocation.facts.get("storage_mounts")
+    mounted = ""
+    for mount, storage, how in mounts.value if mounts is not None and not uri else ():
+        if model == mount or model.startswith(mount + "/"):
+            rest = model[len(mount) :].strip("/")
+            uri, mounted = storage + (f"/{rest}" if rest else ""), how
+            break
+    scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""
+    if not scheme or scheme in ("http", "https", "hf"):
+        return ""
+    what = _STORAGE.get(scheme, f"{scheme}:// storage")
+    if mounted:
+        return f"the model at {model} is {uri} in {what}, mounted by {mounted}, which vlint does not read"
+    if where and uri != model:
+        return f"the model at {model} comes from {where} {uri}, {what}, which vlint does not read"
+    return f"the model {uri} is in {what}, which vlint does not read"
 
 
 def summary_line(deployments: Iterable[Deployment]) -> str | None:

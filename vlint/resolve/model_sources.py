@@ -94,9 +94,9 @@ def find_model(
        like a catalog model, a re-upload, a quantized checkpoint of a catalog model), an inference
        with confidence ``low`` and origin ``name``.
 
-    ``names`` are other names the launch gives its model (``--served-model-name``): a mapping or
-    ``--model-config`` entry may use them, and so may step 8, like ``locations`` (where the model's
-    files are downloaded from: a KServe ``storageUri``, never read). The user's own configuration
+    ``names`` are other names the launch gives its model (``--served-model-name``) and ``locations``
+    where the model's files are downloaded from (a KServe ``storageUri``, never read): a mapping or
+    ``--model-config`` entry may use either, and so may step 8. The user's own configuration
     (2, 3) is read where it points, outside the lint root too: that is the user's trust decision."""
     if not ref and not names and not locations and not (model_configs and ALL_LAUNCHES in model_configs):
         return ModelLookup(None)
@@ -116,7 +116,7 @@ def find_model(
             arch = _load_local(real, name=ref, root=root)
             if arch is not None:
                 return ModelLookup(arch, "local folder", via=str(named))
-    keys = _names(ref, named, names)
+    keys = _names(ref, named, [*names, *locations])  # a storageUri may be mapped too
     if model_configs:
         key = next((k for k in keys if k in model_configs), ALL_LAUNCHES if ALL_LAUNCHES in model_configs else None)
         if key is not None:

@@ -296,8 +296,14 @@ def _extract_and_check(
 ) -> tuple[tuple[FileResult, list[Finding], list[Secret]], list[Path], bool]:
     fr, sr, path = _extract(d.path, d.explicit, reader)
     linked = list(sr.linked) if sr is not None else []
-    has_config = sr is not None and any(inv.program == "config" for inv in sr.invocations)
+    # launches a linking file may check instead: a bare config file, a launch built in two files
+    has_config = sr is not None and any(inv.program == "config" or inv.also_in for inv in sr.invocations)
     return _check_file((fr, sr, path), {}, engine, opts), linked, has_config
+
+
+def _shown(path: str, opts: LintOptions) -> str:
+    """How the report names the file at ``path`` (as :attr:`FileResult.path` does)."""
+    return display_path(Path(path), opts.root)
 
 
 def _real(path: Path) -> Path:
@@ -347,6 +353,10 @@ def _check_file(
         if users:  # a --config file: checked by the launches that read it, every key included
             invocations = [i for i in invocations if i.program != "config"]
             problems = [p for p in problems if p.code != "VL051"]
+        covered = [i for i in invocations if i.also_in and _shown(i.also_in, opts) in (users or ())]
+        if covered:  # built in the linked file too, which this run lints: checked there
+            invocations = [i for i in invocations if i not in covered]
+            fr.notes = tuple(dict.fromkeys([*fr.notes, *(i.elsewhere_note for i in covered if i.elsewhere_note)]))
         kept = []
         for inv in invocations:
             words = len(inv.args) + len(inv.kwargs) + (len(inv.config.entries) if inv.config is not None else 0)

@@ -707,6 +707,12 @@ def extract_ray_serve(src: SourceText, read_file: ReadFile) -> SourceResult:
     one that cannot be read, yields nothing (the config's other launches stand)."""
     result = ray_serve.extract(src, read_file)
     for app in ray_serve.custom_applications(src):
+        if app.remote:
+            result.notes.append(
+                f"{app.label} runs {app.import_path} from runtime_env.working_dir {app.remote}, code vlint does "
+                "not read: a vLLM launch it starts is not checked"
+            )
+            continue
         path = src.abspath.parent / app.module
         try:
             module_src = read_file(path)

@@ -17,8 +17,8 @@ positions vlint maps back into the manifest. An application with a custom ``impo
 (``vllm_serve:deployment``) runs user code: :func:`custom_applications` lists them, with the module's
 file where the repository has it (beside the config, or under a local ``runtime_env.working_dir``) and
 the ``runtime_env.env_vars`` it runs with; :func:`vlint.sources.python_ast.extract_ray_serve` reads the
-launches of that module with those variables. A module that is not in the repository (a remote
-``working_dir``) yields no launch.
+launches of that module with those variables. A module that is not in the repository yields no
+launch (code downloaded from a remote ``working_dir``: a note says it is not read).
 """
 
 from __future__ import annotations
@@ -157,12 +157,15 @@ class CustomApp:
     #: ``runtime_env.working_dir`` names the folder Ray uploads (the module is certainly that file); else
     #: the module beside the config is taken for the one the cluster's image imports (an inference)
     uploaded: bool = False
+    #: the ``working_dir`` URL the code is downloaded from (nothing to read in the repository), else ""
+    remote: str = ""
 
 
 def custom_applications(src: SourceText) -> list[CustomApp]:
     """The applications of the file's Serve configs (a RayService's ``serveConfigV2`` included) whose
-    ``import_path`` is user code of a module path (``module.sub:attr``), with a working_dir that is not
-    a URL. Nothing is read here; :mod:`vlint.sources.python_ast` reads the module."""
+    ``import_path`` is user code of a module path (``module.sub:attr``): with a working_dir that is not a
+    URL (:mod:`vlint.sources.python_ast` reads the module), or downloaded from one (``remote``: nothing
+    to read, said so). Nothing is read here."""
     out: list[CustomApp] = []
     try:
         docs = load_yaml(src)
@@ -195,18 +198,22 @@ def _custom_app(app: Node, doc: YamlDoc, facts: dict[str, Fact]) -> CustomApp | 
     node = get(app, "import_path")
     path = str(plain(node) or "")
     module, _, attr = path.partition(":")
+    working = plain(get(app, "runtime_env", "working_dir"))
+    name = plain(get(app, "name")) or path
+    span = doc.span(node) if node is not None else doc.span(app)
+    if isinstance(working, str) and "://" in working and attr and not module.startswith("ray.") and " " not in path:
+        # the code is downloaded from the URL when Ray deploys the application (its folders may hold
+        # dashes: Ray imports below the unpacked archive)
+        return CustomApp(path, "", span, f"application {name}", {}, facts, uploaded=True, remote=working)
     if not attr or module.startswith("ray.") or not all(part.isidentifier() for part in module.split(".")):
         return None  # a builder of Ray's (read by _serve_config), or not a module path
-    working = plain(get(app, "runtime_env", "working_dir"))
     if working is not None and (not isinstance(working, str) or "://" in working or working.startswith("/")):
-        return None  # the code comes from elsewhere (a URL, a path on the cluster)
+        return None  # the code comes from elsewhere (a path on the cluster)
     prefix = (working.rstrip("/") + "/") if isinstance(working, str) and working not in ("", ".") else ""
     env: dict[str, Token] = {}
     for k, v in items(get(app, "runtime_env", "env_vars")):
         value = plain(v)
         env[str(k.value)] = Token("" if value is None else str(value), doc.span(k).to(doc.span(v)), value is None)
-    name = plain(get(app, "name")) or path
-    span = doc.span(node) if node is not None else doc.span(app)
     module_file = prefix + module.replace(".", "/") + ".py"
     return CustomApp(path, module_file, span, f"application {name}", env, facts, uploaded=isinstance(working, str))
 

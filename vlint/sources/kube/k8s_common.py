@@ -757,6 +757,14 @@ class Volume:
     size_limit: str | None = None
     size_span: Span | None = None
     kind: str = "other"
+    #: the storage the volume mounts, as a URI (``gs://bucket`` for a Cloud Storage FUSE volume), else ""
+    storage: str = ""
+
+
+#: CSI drivers that mount object storage: driver → (URI scheme, how users name the volume). Cloud Storage
+#: FUSE names its bucket in ``volumeAttributes.bucketName`` (cloud.google.com/kubernetes-engine/docs/how-to/
+#: persistent-volumes/cloud-storage-fuse-csi-driver-ephemeral: driver gcsfuse.csi.storage.gke.io)
+_STORAGE_DRIVERS = {"gcsfuse.csi.storage.gke.io": ("gs", "Cloud Storage FUSE")}
 
 
 def read_volumes(pod: Node | None, lines: LineIndex) -> dict[str, Volume]:
@@ -766,6 +774,10 @@ def read_volumes(pod: Node | None, lines: LineIndex) -> dict[str, Volume]:
         if not name:
             continue
         vol = Volume(name, lines.node_span(v))
+        driver = _STORAGE_DRIVERS.get(scalar(get(v, "csi", "driver")) or "")
+        bucket = scalar(get(v, "csi", "volumeAttributes", "bucketName"))
+        if driver is not None and bucket:
+            vol.kind, vol.storage = driver[1], f"{driver[0]}://{bucket}"
         empty = get(v, "emptyDir")
         if empty is not None:
             vol.kind = "emptyDir"
@@ -776,6 +788,24 @@ def read_volumes(pod: Node | None, lines: LineIndex) -> dict[str, Volume]:
                 vol.size_span = lines.node_span(size)
         out[name] = vol
     return out
+
+
+def storage_facts(out: Facts, container: Node | None, volumes: dict[str, Volume], lines: LineIndex) -> None:
+    """``storage_mounts``: the container's paths that mount object storage (``/gcs-mount`` from a Cloud
+    Storage FUSE volume), as (mount path, storage URI, how) — a model read below one is in that storage,
+    which vlint does not read (:mod:`vlint.launch.memory_status` says so)."""
+    found: list[tuple[str, str, str]] = []
+    first: Span | None = None
+    for m in items(get(container, "volumeMounts")):
+        vol = volumes.get(scalar(get(m, "name")) or "")
+        path = (scalar(get(m, "mountPath")) or "").rstrip("/")
+        if vol is None or not vol.storage or not path.startswith("/"):
+            continue
+        sub = (scalar(get(m, "subPath")) or "").strip("/")
+        found.append((path, vol.storage + (f"/{sub}" if sub else ""), f"volume {vol.name} ({vol.kind}) at {path}"))
+        first = first or lines.node_span(m)
+    if found:
+        out.set("storage_mounts", tuple(found), first, "volumeMounts of object storage")
 
 
 def shm_facts(out: Facts, container: Node | None, volumes: dict[str, Volume], lines: LineIndex) -> None:
@@ -853,6 +883,31 @@ def shell_script(argv: list[MappedText]) -> MappedText | None:
     if not has_c or i >= len(argv):
         return None
     return argv[i]
+
+
+#: interpreters a container's command runs a script file with
+_INTERPRETERS = _SHELLS | {"python", "python3"}
+
+
+def image_script(argv: list[MappedText]) -> str | None:
+    """The script file inside the image a container's command runs (``python3 /root/scripts/launcher.py
+    --flag``, ``/entrypoint.sh``: an absolute path), as written with its interpreter; None for anything
+    else (``sh -c``, ``-m module``, a program on the PATH, a relative path). Such a file is the image's:
+    vlint cannot read it."""
+    words = [w.text for w in argv]
+    if not words:
+        return None
+    i = 0
+    if words[0].rsplit("/", 1)[-1] in _INTERPRETERS:
+        i = 1
+        while i < len(words) and words[i].startswith("-") and words[i] not in ("-c", "-m"):
+            i += 1
+        if i >= len(words) or words[i] in ("-c", "-m"):
+            return None
+    script = words[i]
+    if "$" in script or not script.endswith((".py", ".sh")) or not script.startswith("/"):
+        return None  # a relative path may be the repository's (the shell source reads those it can)
+    return " ".join(words[: i + 1])
 
 
 def launches(argv: list[MappedText], ctx: LaunchContext, result: SourceResult) -> list[Invocation]:

@@ -42,6 +42,7 @@ from vlint.sources.kube.k8s_common import (
     get,
     image_facts,
     image_launch,
+    image_script,
     instance_label_fact,
     int_value,
     is_vllm_template,
@@ -57,6 +58,7 @@ from vlint.sources.kube.k8s_common import (
     scalar,
     scalar_text,
     shm_facts,
+    storage_facts,
     suppress_fact,
     template_problem,
     template_span,
@@ -113,8 +115,8 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
             f.merged_runtime[id(obj)] = runtime
     for obj in objects:
         service = scalar(get(obj, "kind")) == "InferenceService" and id(obj) not in f.merged_runtime
-        if service and _runtime_elsewhere_note(f, obj):
-            continue  # the launch of the two is made and checked with the runtime, in its file
+        if service and _runtime_elsewhere(f, obj):
+            continue  # the launch of the two, as the runtime's file makes it
         if id(obj) not in used:  # a runtime an InferenceService here uses is linted through it
             _extract_object(f, obj)
     _kaito_configs(f, objects)
@@ -382,6 +384,7 @@ def _container(
         )
     resource_facts(facts, get(c, "resources"), lines)
     shm_facts(facts, c, volumes, lines)
+    storage_facts(facts, c, volumes, lines)
     if truthy(get(c, "securityContext", "privileged")):
         facts.set("privileged", True, lines.node_span(get(c, "securityContext", "privileged")), "privileged container")
     image_node = get(c, "image")
@@ -403,6 +406,12 @@ def _container(
     templated = [w for w in command + args if is_vllm_template(w.text)]
     if not found and templated:
         f.result.problems.append(template_problem(template_span(templated[0]), f"the command of {label}"))
+    script = image_script(command + args) if not found and not templated else None
+    if script is not None and "vllm" in f"{image or ''} {scalar(get(c, 'name')) or ''}".lower():
+        # a container named for vLLM that runs a script of its image: whatever that starts is not read
+        f.result.notes.append(
+            f"{label} runs {script}, a file of its image that vlint cannot read: a vLLM launch it starts is not checked"
+        )
     return found
 
 
@@ -609,27 +618,71 @@ _KSERVE_FLAGS = {
 }
 
 
+@record(slots=True)
+class _KaitoWorkload:
+    """A KAITO object that runs an inference preset: a Workspace (``inference``/``resource`` at its top
+    level) or an InferenceSet (``spec.template.inference``/``.resource``, ``spec.replicas`` Workspaces of
+    that template: kaito-project/kaito api/v1alpha1/inferenceset_types.go:32-41,121-128 at 056b8280)."""
+
+    obj: MappingNode
+    inference: Node | None
+    resource: Node | None
+    kind: str
+
+
+def _kaito_workloads(objects: list[MappingNode]) -> list[_KaitoWorkload]:
+    """The file's KAITO Workspaces and InferenceSets that run on vLLM: KAITO's runtime is vLLM unless the
+    object's ``kaito.sh/runtime`` annotation says ``transformers`` (GetWorkspaceRuntimeName,
+    GetInferenceSetRuntimeName, api/v1beta1/labels.go:118-135,262-279; the vLLM feature gate is on by
+    default, pkg/featuregates/featuregates.go:28, at 056b8280)."""
+    out: list[_KaitoWorkload] = []
+    for obj in objects:
+        kind = scalar(get(obj, "kind")) or ""
+        if not (scalar(get(obj, "apiVersion")) or "").startswith("kaito.sh"):
+            continue
+        runtime = (scalar(get(obj, "metadata", "annotations", "kaito.sh/runtime")) or "").strip()
+        if runtime == "transformers":
+            continue
+        if kind == "Workspace":
+            out.append(_KaitoWorkload(obj, get(obj, "inference"), get(obj, "resource"), kind))
+        elif kind == "InferenceSet":
+            template = get(obj, "spec", "template")
+            out.append(_KaitoWorkload(obj, get(template, "inference"), get(template, "resource"), kind))
+    return [w for w in out if isinstance(w.inference, MappingNode)]
+
+
+def _kaito_facts(w: _KaitoWorkload, lines: LineIndex) -> Facts:
+    """What a KAITO workload states about its launch: the node's GPU from ``resource.instanceType``,
+    the Workspaces an InferenceSet runs (``spec.replicas``), and that KAITO picks the parallelism."""
+    facts = _kaito_instance(w.resource, lines, w.kind)
+    if w.kind == "InferenceSet":
+        _replicas(facts, get(w.obj, "spec", "replicas"), lines, "InferenceSet spec.replicas (Workspaces)")
+    return facts
+
+
 def _kaito_configs(f: _File, objects: list[MappingNode]) -> None:
     """KAITO inference parameters: a ConfigMap whose ``data.inference_config.yaml`` holds a ``vllm:``
     mapping, which KAITO's vLLM runtime passes to vLLM as engine arguments (each key a long option, as
-    in a ``--config`` file). A ``kaito.sh`` Workspace of the same file that names the ConfigMap
-    (``inference.config``) labels the launch with its preset. The preset's model is KAITO's: a preset in
-    KAITO's own table (``vlint/data/kaito_presets.json``, from its supported_models.yaml) names it, at the
-    preset's line; another stays unknown."""
+    in a ``--config`` file). A ``kaito.sh`` Workspace or InferenceSet of the same file that names the
+    ConfigMap (``inference.config``) labels the launch with its preset. The preset's model is KAITO's: a
+    preset in KAITO's own table (``vlint/data/kaito_presets.json``, from its supported_models.yaml) names
+    it, at the preset's line; another stays unknown. A workload whose preset runs without such a
+    ConfigMap of the file is a launch of its own (:func:`_kaito_preset_launch`)."""
     workspaces: dict[str, str] = {}
     nodes: dict[str, Facts] = {}
     presets: dict[str, tuple[str, Span, str]] = {}
-    for obj in objects:
-        if scalar(get(obj, "kind")) == "Workspace" and (scalar(get(obj, "apiVersion")) or "").startswith("kaito.sh"):
-            cm = scalar(get(obj, "inference", "config"))
-            if cm:
-                preset_node = get(obj, "inference", "preset", "name")
-                preset = scalar(preset_node)
-                workspaces[cm] = f"{_where(obj)} preset {preset or '?'}"
-                nodes[cm] = _kaito_instance(obj, f.lines)
-                model = kaito_preset_model(preset) if preset else None
-                if model is not None and preset_node is not None:
-                    presets[cm] = (model, f.lines.node_span(preset_node), preset or "")
+    workloads = _kaito_workloads(objects)
+    for w in workloads:
+        cm = scalar(get(w.inference, "config"))
+        if cm:
+            preset_node = get(w.inference, "preset", "name")
+            preset = scalar(preset_node)
+            workspaces[cm] = f"{_where(w.obj)} preset {preset or '?'}"
+            nodes[cm] = _kaito_facts(w, f.lines)
+            model = kaito_preset_model(preset) if preset else None
+            if model is not None and preset_node is not None:
+                presets[cm] = (model, f.lines.node_span(preset_node), preset or "")
+    read: set[str] = set()
     for obj in objects:
         if scalar(get(obj, "kind")) != "ConfigMap":
             continue
@@ -656,6 +709,7 @@ def _kaito_configs(f: _File, objects: list[MappingNode]) -> None:
         if not entries:
             continue
         name = scalar(get(obj, "metadata", "name")) or "?"
+        read.add(name)
         label = f"KAITO inference config ConfigMap/{name}" + (f" of {workspaces[name]}" if name in workspaces else "")
         if name in presets and not any(_norm_key(e.key) == "model" for e in entries):
             # KAITO's runtime gives vLLM the preset's weights: the model, where the Workspace names it
@@ -670,6 +724,43 @@ def _kaito_configs(f: _File, objects: list[MappingNode]) -> None:
         f.result.invocations.append(
             Invocation(source=NAME, program="config", span=span, config=config, label=label, facts=facts)
         )
+    for w in workloads:
+        if (scalar(get(w.inference, "config")) or "") not in read:
+            inv = _kaito_preset_launch(f, w)
+            if inv is not None:
+                f.result.invocations.append(inv)
+
+
+def _kaito_preset_launch(f: _File, w: _KaitoWorkload) -> Invocation | None:
+    """A KAITO preset run with no inference config of the file: KAITO's controller writes the whole
+    vLLM command (the preset's model, the parallelism it picks, its default inference config — the
+    ``inference-params-template`` ConfigMap of its chart, charts/kaito/workspace/templates/
+    inference-params.yaml at 056b8280 — or a ConfigMap elsewhere), so the argv is opaque: the model is
+    the launch, at the preset's line. A preset KAITO's table does not list is kept unresolved (its
+    model unknown, said so); a workload without a preset (``inference.template``, a pod spec of its own)
+    is not a preset launch."""
+    preset_node = get(w.inference, "preset", "name")
+    preset = scalar(preset_node)
+    if not preset or preset_node is None:
+        return None
+    span = f.lines.node_span(preset_node)
+    model = kaito_preset_model(preset)
+    if model is not None:
+        tok = Token(model, span)
+        how = f"model {model}: KAITO's preset {preset}"
+    else:
+        tok = Token(f"<KAITO preset {preset}>", span, unresolved=True)
+        how = f"KAITO preset {preset}, not in vlint's table of KAITO's presets"
+    cm = scalar(get(w.inference, "config"))
+    label = f"KAITO {_where(w.obj)} ({how}; KAITO writes the vLLM command"
+    label += f", with inference config ConfigMap/{cm}: no vllm settings of it in this file)" if cm else ")"
+    facts = _kaito_facts(w, f.lines)
+    suppress_fact(facts, [get(w.obj, "metadata")], f.lines, _where(w.obj))
+    facts.set("parallelism_by_runtime", True, span, _KAITO_PARALLELISM)
+    facts.set("settings_by_runtime", "KAITO", span, _KAITO_SETTINGS)
+    inv = Invocation(source=NAME, program="vllm serve", span=span, args=[tok], opaque_args=True)
+    finish(inv, _context(f, label, {}, facts))
+    return inv
 
 
 #: KAITO's controller, not the Workspace, sets the launch's parallelism (configureParallelism,
@@ -678,6 +769,16 @@ def _kaito_configs(f: _File, objects: list[MappingNode]) -> None:
 #: count when it spreads the model over several nodes (pkg/workspace/inference/preset_inferences.go:196,247)
 _KAITO_PARALLELISM = (
     "KAITO sets --tensor-parallel-size/--pipeline-parallel-size itself from the model's size and the nodes' GPUs"
+)
+
+
+#: what KAITO's vLLM runtime picks at start for a preset it runs (presets/workspace/inference/vllm/
+#: inference_api.py at 056b8280: --gpu-memory-utilization from the GPU's free memory,
+#: get_max_gpu_memory_utilization; the longest sequence that fits found by probing, --kaito-max-probe-steps),
+#: beside the parallelism its controller sets (:data:`_KAITO_PARALLELISM`)
+_KAITO_SETTINGS = (
+    "KAITO writes the command: it sets the parallelism, the GPU memory utilization (from the free memory) and "
+    "probes the longest context that fits"
 )
 
 
@@ -700,19 +801,19 @@ def kaito_preset_model(preset: str) -> str | None:
     return _kaito_presets().get(preset.strip().lower())
 
 
-def _kaito_instance(workspace: MappingNode, lines: LineIndex) -> Facts:
-    """``resource.instanceType`` of a KAITO Workspace (the VM size KAITO provisions, ``Standard_NC12s_v3``):
-    the GPU type and the node's GPU count from the instance table when it lists the size; a size it
-    does not list (or a placeholder, ``<your-vm-sku>``) states nothing."""
+def _kaito_instance(resource: Node | None, lines: LineIndex, kind: str = "Workspace") -> Facts:
+    """``resource.instanceType`` of a KAITO Workspace or InferenceSet template (the VM size KAITO
+    provisions, ``Standard_NC12s_v3``): the GPU type and the node's GPU count from the instance table
+    when it lists the size; a size it does not list (or a placeholder, ``<your-vm-sku>``) states nothing."""
     out = Facts()
-    node = get(workspace, "resource", "instanceType")
+    node = get(resource, "instanceType")
     text = scalar(node)
-    if text:
+    if text and node is not None:
         from vlint.hardware.instances import instance
 
         if instance(text) is not None:
             values = [(text, lines.node_span(node))]
-            instance_label_fact(out, "resource.instanceType", values, "Workspace", instance_key=True)
+            instance_label_fact(out, "resource.instanceType", values, kind, instance_key=True)
     return out
 
 
@@ -834,11 +935,14 @@ def _with_runtime(f: _File, obj: MappingNode, spec: Node, runtime: MappingNode, 
 
 @record(slots=True)
 class _Linked:
-    """An object of another file of the same folder: its node, that file's lines and the path users see."""
+    """An object of another file of the same folder: its node, that file's lines and the path users see
+    (with that file and its objects, when it was read from one)."""
 
     obj: MappingNode
     lines: LineIndex
     path: str
+    src: SourceText | None = None
+    objects: list[MappingNode] = field(default_factory=list)
 
 
 #: sibling files read to link an InferenceService and the ServingRuntime it names (the folder's first ones)
@@ -903,7 +1007,7 @@ def _sibling_objects(f: _File, kind: str, test: Callable[[MappingNode, list[Mapp
         objects = [obj for doc in docs.nodes for obj in _objects(doc, 0)]
         for obj in objects:
             if scalar(get(obj, "kind")) == kind and test(obj, objects):
-                out.append(_Linked(obj, lines, other.path))
+                out.append(_Linked(obj, lines, other.path, other, objects))
         if out:
             f.result.linked.append(here.parent / name)
             break
@@ -946,9 +1050,11 @@ def _runtime_with_service(f: _File, obj: MappingNode, spec: Node, base: Facts, l
                 inv.args[i] = Token(t.text[: -len("/mnt/models")] + hf.text, hf.span)
 
 
-def _runtime_elsewhere_note(f: _File, obj: MappingNode) -> bool:
-    """An InferenceService whose ServingRuntime is in a file beside it: its launch is checked there (a
-    note; True)."""
+def _runtime_elsewhere(f: _File, obj: MappingNode) -> bool:
+    """An InferenceService whose ServingRuntime is in a file beside it (True): the launch KServe makes of
+    the two, as the runtime's file builds it (:func:`_runtime_with_service`), anchored at the predictor's
+    ``model``. The runtime's file checks it when the run lints that file too: this copy is then dropped
+    (``also_in``) and this file says where it is checked; linted alone, this file checks it."""
     name = scalar(get(obj, "spec", "predictor", "model", "runtime")) or ""
     fmt = (scalar(get(obj, "spec", "predictor", "model", "modelFormat", "name")) or "").lower()
     if fmt == "huggingface":
@@ -959,13 +1065,30 @@ def _runtime_elsewhere_note(f: _File, obj: MappingNode) -> bool:
         )
     else:
         found = _sibling_objects(f, "ServingRuntime", lambda r, _objects: _auto_selects(r, obj))
-    if len(found) == 1 or (found and name):
-        how = f"ServingRuntime/{name}" if name else f"{_where(found[0].obj)} (auto-selected for its modelFormat)"
-        f.result.notes.append(
-            f"{_where(obj)} runs with {how} of {found[0].path}: the launch KServe makes of the two is checked there"
-        )
+    if not (len(found) == 1 or (found and name)):
+        return False
+    runtime = found[0]
+    how = f"ServingRuntime/{name}" if name else f"{_where(runtime.obj)} (auto-selected for its modelFormat)"
+    note = f"{_where(obj)} runs with {how} of {runtime.path}: the launch KServe makes of the two is checked there"
+    spec = get(runtime.obj, "spec")
+    if runtime.src is None or not isinstance(spec, MappingNode):
+        f.result.notes.append(note)
         return True
-    return False
+    there = _File(runtime.src, runtime.lines, f.read_file, SourceResult())
+    there.runtimes = [o for o in runtime.objects if _is_runtime(o)]
+    there.services = [svc for o in runtime.objects if (svc := read_service(o, runtime.lines)) is not None]
+    base = Facts()
+    suppress_fact(base, [get(runtime.obj, "metadata")], runtime.lines, _where(runtime.obj))
+    _runtime_with_service(there, runtime.obj, spec, base, _Linked(obj, f.lines, f.src.path))
+    predictor = get(obj, "spec", "predictor")
+    key = first_key(predictor, "model") if isinstance(predictor, MappingNode) else None
+    anchor = f.lines.node_span(key if key is not None else obj)
+    for inv in there.result.invocations:
+        inv.label = f"predictor of {_where(obj)} with {how} of {runtime.path}"
+        inv.span, inv.head = anchor, None
+        inv.also_in, inv.elsewhere_note = str(runtime.src.abspath), note
+        f.result.invocations.append(inv)
+    return True
 
 
 def _inference_service(f: _File, obj: Node, spec: Node, base: Facts) -> None:

@@ -459,11 +459,15 @@ def _match_option(it: _Item, spec: ArgSpec, out: ParsedArgs) -> tuple[Argument, 
             return arg, negated, full, explicit
         if len(matches) > 1:
             shown = ", ".join(matches[:6]) + (", …" if len(matches) > 6 else "")
+            # a flag the release removed that is now a prefix of several options: argparse refuses it as
+            # ambiguous, and the cause (and the fix) is the removal, so VL002 owns it, never VL006 as well
+            removed = removed_option_issue(name, written, spec, it.span, now_ambiguous=matches)
             out.issues.append(
-                ArgIssue(
+                removed
+                or ArgIssue(
                     "VL006",
                     it.span,
-                    f"ambiguous option: {written} could match {shown}" + _former_flag_note(name, spec),
+                    f"ambiguous option: {written} could match {shown}",
                     {"option": written, "matches": matches},
                 )
             )
@@ -524,10 +528,14 @@ def unique_suggestion(name: str, spec: ArgSpec) -> str | None:
     return option
 
 
-def unknown_option_issue(
-    name: str, written: str, spec: ArgSpec, span: Span, *, from_config: bool = False, suggest: bool = True
-) -> ArgIssue:
-    """VL002 (removed), VL003 (newer than the target) or VL001 (never existed), from the bundled history."""
+def removed_option_issue(
+    name: str, written: str, spec: ArgSpec, span: Span, *, now_ambiguous: list[str] | None = None
+) -> ArgIssue | None:
+    """VL002 when ``name`` was an option of a release before the target, from the bundled history; None
+    when it never was. ``now_ambiguous``: the target's options ``name`` is now a prefix of, so argparse
+    refuses it with "ambiguous option" (its _parse_optional, after _get_option_tuples found several)
+    rather than "unrecognized arguments"; ``--device`` (last in 0.9.2) on 0.31.0+, where --device-ids
+    and --device-memory-utilization both start with it ([0.33.0] vllm/engine/arg_utils.py:1195, :1390)."""
     from vlint.argspec.history import history
     from vlint.argspec.replacements import replacement_for
 
@@ -535,26 +543,45 @@ def unknown_option_issue(
     present = h.present_in(name)
     target = spec.version
     before = [v for v in present if v < target]
-    after = [v for v in present if v > target]
-    if before:
-        last = before[-1]
-        gone = next((v for v in h.versions if v > last and v not in present), target)
-        advice = replacement_for(name)
-        msg = f"unrecognized arguments: {written}: removed in vLLM {gone} (last seen in {last})"
-        if advice:
-            msg += f"; use {advice}"
-        return ArgIssue(
-            "VL002",
-            span,
-            msg,
-            {
-                "option": written,
-                "removed_in": str(gone),
-                "last_in": str(last),
-                "replacement": advice,
-                "target": str(target),
-            },
+    if not before:
+        return None
+    last = before[-1]
+    gone = next((v for v in h.versions if v > last and v not in present), target)
+    advice = replacement_for(name)
+    if now_ambiguous:
+        shown = ", ".join(now_ambiguous[:6]) + (", …" if len(now_ambiguous) > 6 else "")
+        msg = (
+            f"ambiguous option: {written}: removed in vLLM {gone} (last seen in {last}); "
+            f"now an ambiguous prefix of {shown}"
         )
+    else:
+        msg = f"unrecognized arguments: {written}: removed in vLLM {gone} (last seen in {last})"
+    if advice:
+        msg += f"; use {advice}"
+    data: dict[str, Any] = {
+        "option": written,
+        "removed_in": str(gone),
+        "last_in": str(last),
+        "replacement": advice,
+        "target": str(target),
+    }
+    if now_ambiguous:
+        data["matches"] = now_ambiguous
+    return ArgIssue("VL002", span, msg, data)
+
+
+def unknown_option_issue(
+    name: str, written: str, spec: ArgSpec, span: Span, *, from_config: bool = False, suggest: bool = True
+) -> ArgIssue:
+    """VL002 (removed), VL003 (newer than the target) or VL001 (never existed), from the bundled history."""
+    from vlint.argspec.history import history
+
+    removed = removed_option_issue(name, written, spec, span)
+    if removed is not None:
+        return removed
+    present = history().present_in(name)
+    target = spec.version
+    after = [v for v in present if v > target]
     if after:
         first = after[0]
         msg = f"unrecognized arguments: {written}: not available before vLLM {first} (checking against {target})"

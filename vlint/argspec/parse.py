@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from vlint.argspec import config_expand, dynamo
-from vlint.argspec.fixes import abbreviation_fix, deprecated_flag_fix, removed_flag_fix, typo_fix
+from vlint.argspec.fixes import abbreviation_fix, deprecated_flag_fix, json_value_fix, removed_flag_fix, typo_fix
 from vlint.argspec.issues import ArgIssue
 from vlint.argspec.spec import ArgSpec, Argument
 from vlint.argspec.values import ArgValueError, convert, human_readable_int
@@ -701,7 +701,7 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
                     const = convert("bool", const)
             _record(out, arg, const, option, it.span, None, it)
             continue
-        converted = _convert_values(arg, option, values, out, kvs_fallback=_json_kvs_fallback(spec, arg))
+        converted = _convert_values(arg, option, values, out, spec, kvs_fallback=_json_kvs_fallback(spec, arg))
         if converted is _INVALID:
             continue
         value_span = (
@@ -793,8 +793,40 @@ def _json_kvs_fallback(spec: ArgSpec, arg: Argument) -> bool:
     return arg.kind == "json" and arg.type_name.endswith(_KVS_WRAPPERS) and lo <= spec.version < hi
 
 
+def _invalid_value_issue(arg: Argument, option: str, v: _Item, e: ArgValueError, spec: ArgSpec) -> ArgIssue:
+    """VL004 for a word the argument's type refuses, in vLLM's words. The dict options typed with vLLM's
+    wrapper around json.loads say "Value … cannot be converted to <function loads …>" (the wrapper turns
+    the JSON error into an ArgumentTypeError: [0.33.0] vllm/engine/arg_utils.py:161-170, used at :420;
+    the oracle's records of 0.33.0, e.g. --mm-processor-kwargs '{bad'); json.loads itself, "invalid loads
+    value". ``KEY=VALUE`` pairs there, after the fallback that read them is gone (:data:`JSON_KVS_FALLBACK`),
+    get the JSON object they meant and a fix that writes it."""
+    wrapped = arg.kind == "json" and arg.type_name.endswith(_KVS_WRAPPERS)
+    message = f"argument {option}: " + (f"Value {v.text} cannot be converted to json.loads" if wrapped else str(e))
+    data: dict[str, Any] = {"option": option, "value": v.text}
+    fix = None
+    if wrapped and spec.version >= JSON_KVS_FALLBACK[1] and "=" in v.text:
+        try:
+            pairs = convert("other:nullable_kvs", v.text)
+        except ArgValueError:
+            pairs = None
+        if pairs:
+            message += (
+                f" (KEY=VALUE pairs were read here only before vLLM {JSON_KVS_FALLBACK[1]}, whose parser dropped"
+                f" that fallback; write JSON: {json.dumps(pairs)})"
+            )
+            data["json"] = pairs
+            fix = json_value_fix(v.span, arg.dest, option, pairs, v.text, v.origin)
+    return ArgIssue("VL004", v.span, message, data, fix=fix)
+
+
 def _convert_values(
-    arg: Argument, option: str, values: list[_Item], out: ParsedArgs, *, kvs_fallback: bool = False
+    arg: Argument,
+    option: str,
+    values: list[_Item],
+    out: ParsedArgs,
+    spec: ArgSpec,
+    *,
+    kvs_fallback: bool = False,
 ) -> Any:
     results: list[Any] = []
     for v in values:
@@ -807,7 +839,7 @@ def _convert_values(
         try:
             value = convert(kind, v.text, optional=arg.optional)
         except ArgValueError as e:
-            out.issues.append(ArgIssue("VL004", v.span, f"argument {option}: {e}", {"option": option, "value": v.text}))
+            out.issues.append(_invalid_value_issue(arg, option, v, e, spec))
             return _INVALID
         # vLLM's optional_type turns "None" into None before argparse checks the choices; 0.9-era parsers list
         # the Literal's None as the string 'None', so None is not among them and argparse refuses it

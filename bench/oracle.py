@@ -553,7 +553,9 @@ def launch_files(rec: dict[str, Any]) -> dict[str, str]:
     if model and not case.get("model_flag"):
         words.append("./model")
     words += [sub(a) for a in case.get("argv", [])]
-    lines = ["#!/bin/sh"]
+    # the harness runs vLLM from this folder (run_case: os.chdir(tmp)); the script says so, as a launch
+    # script that relies on its folder must (a relative --config or --chat-template is opened from there)
+    lines = ["#!/bin/sh", 'cd "$(dirname "$0")"']
     for k, v in (case.get("env") or {}).items():
         lines.append(f"export {k}={_shell_quote(str(v))}")
     lines.append(" ".join(_shell_quote(w) for w in words))

@@ -618,6 +618,31 @@ def test_0_8_5_to_0_9_read_a_dict_option_as_key_value_pairs(release: str) -> Non
     assert "VL004" in codes(_at(release, ["m", "--limit-mm-per-prompt", "image=two"]))  # as nullable_kvs refuses
 
 
+def test_key_value_pairs_on_0_33_are_refused_in_vllms_words_with_the_json_they_meant() -> None:
+    """0.33.0 types --limit-mm-per-prompt parse_type(json.loads) ([0.33.0] vllm/engine/arg_utils.py:161-170,
+    :420; MultiModalDummyOptions is a dict subclass, :331-333) and nothing before argparse rewrites
+    ``KEY=VALUE`` (vllm/utils/argparse_utils.py parse_args): argparse stops with "Value audio=1 cannot be
+    converted to <function loads …>", as the oracle records for --mm-processor-kwargs '{bad'."""
+    p = _at("0.33.0", ["m", "--limit-mm-per-prompt", "audio=1"])
+    (issue,) = p.issues
+    assert issue.code == "VL004"
+    assert issue.message.startswith("argument --limit-mm-per-prompt: Value audio=1 cannot be converted to json.loads")
+    assert 'write JSON: {"audio": 1}' in issue.message and issue.data["json"] == {"audio": 1}
+    assert issue.fix is not None and issue.fix.unsafe
+    (change,) = issue.fix.changes
+    assert (change.action, change.value, change.spans) == ("set", {"audio": 1}, (Span("s.sh", 1, 3),))
+
+
+def test_a_word_that_is_not_key_value_pairs_gets_no_json_hint() -> None:
+    (issue,) = _at("0.33.0", ["m", "--limit-mm-per-prompt", "audio"]).issues
+    assert issue.code == "VL004" and "write JSON" not in issue.message and issue.fix is None
+    (issue,) = _at("0.33.0", ["m", "--limit-mm-per-prompt", "audio=one"]).issues  # not int values: not pairs
+    assert issue.fix is None
+    # an option typed json.loads itself keeps argparse's own wording
+    (issue,) = _at("0.33.0", ["m", "--allowed-origins", "http://a"]).issues
+    assert issue.message == "argument --allowed-origins: invalid loads value: 'http://a'" and issue.fix is None
+
+
 def test_the_key_value_form_is_refused_from_0_10_and_by_dataclass_options() -> None:
     assert "VL004" in codes(_at("0.10.2", ["m", "--limit-mm-per-prompt", "image=2"]))
     p = _at("0.9.2", ["m", "--compilation-config", "3"])  # a config class's from_cli: a level, not pairs

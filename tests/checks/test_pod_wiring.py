@@ -4,15 +4,20 @@ up): the cases the rule files do not show."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
+from vlint.checks.deployment_pod import _service_hit
 from vlint.commands.rule_pages import run_case
 from vlint.core.finding import Finding
 from vlint.core.rule import RuleCase
+from vlint.core.span import Span
 from vlint.engine.catalog import load_catalog
+from vlint.engine.runner import Engine
+from vlint.run.lint import LintOptions, lint_paths
 from vlint.sources.kube.k8s_common import LineIndex, compose_documents
-from vlint.sources.kube.pod_wiring import read_service, same_namespace
+from vlint.sources.kube.pod_wiring import ServiceEnv, read_service, same_namespace
 
 CATALOG = load_catalog()
 
@@ -118,6 +123,37 @@ def test_vllm_service_crashes_the_launch() -> None:
     assert f.severity == "error"
     assert "appears to be a URI" in f.message
     assert f.data["variable"] == "VLLM_PORT" and f.data["value"] == "tcp://<cluster IP>:8000"
+
+
+def test_the_finding_is_at_the_services_name_and_names_the_container() -> None:
+    """The Service's name is the cause and the fix; the container it breaks is in the message and is the
+    finding's context (the related location text, JSON and SARIF carry)."""
+    (f,) = _findings("VL611", _deploy())
+    assert (f.span.line, f.span.column) == (3, 18)  # metadata: {name: vllm}
+    assert f.context.startswith("container vllm in Deployment/llm at line ")
+    assert f"in container vllm in Deployment/llm (line {f.data['container_line']})" in f.message
+    assert f.data["service_line"] == 3 and f.data["container_line"] > 3
+
+
+def test_one_service_breaking_two_workloads_gives_a_finding_for_each() -> None:
+    text = _deploy() + "---\n" + _deploy().split("---\n", 1)[1].replace("{name: llm}", "{name: llm2}")
+    found = _findings("VL611", text)
+    assert [f.span.line for f in found] == [3, 3]
+    assert {f.context.split(" at line")[0] for f in found} == {
+        "container vllm in Deployment/llm",
+        "container vllm in Deployment/llm2",
+    }
+
+
+def test_a_service_of_another_file_leaves_the_finding_at_the_container(tmp_path: Path) -> None:
+    """A Service the file does not hold (a rendered chart's): no line of the user's to point at."""
+    (tmp_path / "deploy.yaml").write_text(_deploy().split("---\n", 1)[1])
+    report = lint_paths([tmp_path / "deploy.yaml"], Engine(CATALOG), LintOptions(root=tmp_path))
+    (dep,) = report.files[0].deployments
+    svc = ServiceEnv("vllm", None, Span("rendered/chart.yaml", 3, 17), (("VLLM_PORT", "tcp://<cluster IP>:8000"),))
+    hit = _service_hit(dep, svc)
+    assert hit is not None and hit.span == dep.invocation.span
+    assert "in this container" in (hit.message or "") and hit.data["service_line"] is None
 
 
 def test_before_0_9_the_error_is_the_int_conversion() -> None:

@@ -76,6 +76,36 @@ def test_removed_flag_as_an_abbreviation_is_noted(fake_history: history_mod.Hist
     assert "was its own option until vLLM 0.10.2" in issues[0][1]
 
 
+def test_removed_flag_now_an_ambiguous_prefix_is_vl002_alone(fake_history: history_mod.History) -> None:
+    """argparse refuses ``--device`` as ambiguous once --device-ids and --device-memory-utilization both
+    start with it ([0.33.0] vllm/engine/arg_utils.py:1195, :1390); the removal is the cause: one VL002."""
+    fake_history.options["--device"] = [[0, 0]]
+    issues = _issues(_spec("0.33.0", "--device-ids", "--device-memory-utilization"), "--device", "cpu")
+    assert [c for c, _ in issues] == ["VL002"]
+    assert issues[0][1] == (
+        "ambiguous option: --device: removed in vLLM 0.17.1 (last seen in 0.10.2); "
+        "now an ambiguous prefix of --device-ids, --device-memory-utilization"
+    )
+
+
+def test_removed_ambiguous_flag_gets_the_removal_fix(fake_history: history_mod.History) -> None:
+    fake_history.options["--device"] = [[0, 0]]
+    inv = Invocation(
+        source="t", program="vllm serve", span=S, args=[Token(w, S) for w in ("m", "--device=cpu", "--device-ids", "1")]
+    )
+    parsed = parse_invocation(inv, _spec("0.33.0", "--device-ids", "--device-memory-utilization"))
+    assert [i.code for i in parsed.issues] == ["VL002"]
+    assert parsed.issues[0].data["matches"] == ["--device-ids", "--device-memory-utilization"]
+    assert parsed.issues[0].fix is not None and "remove --device" in parsed.issues[0].fix.description
+    assert parsed.value("device_ids") == 1  # parsing goes on after it
+
+
+def test_ambiguous_prefix_that_never_was_a_flag_stays_vl006(fake_history: history_mod.History) -> None:
+    issues = _issues(_spec("0.33.0", "--device-ids", "--device-memory-utilization"), "--devi", "cpu")
+    assert [c for c, _ in issues] == ["VL006"]
+    assert "was its own option" not in issues[0][1] and "removed" not in issues[0][1]
+
+
 # -- VL016 where the release is pinned in another file --------------------------------------------
 
 

@@ -11,6 +11,7 @@ because the behaviour it asked for is gone.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -156,4 +157,18 @@ def removed_flag_fix(
         why = f"removed in vLLM {removed_in}; nothing replaces it"
     return Fix(
         f"remove {option} ({why})", span, None, unsafe=not safe, changes=(remove_words(option, spans, target=target),)
+    )
+
+
+def json_value_fix(span: Span, dest: str, option: str, value: dict[str, Any], written: str, origin: str) -> Fix:
+    """VL004: a dict option written as ``KEY=VALUE`` pairs, which only vLLM 0.8.5-0.9.x's fallback read, on a
+    release that reads JSON alone: write the same pairs as a JSON object. Unsafe: the launch refused so
+    far, and the value takes effect for the first time."""
+    text = json.dumps(value)
+    return Fix(
+        f"write {written} as JSON: {text}",
+        span,
+        None,
+        unsafe=True,
+        changes=(SettingChange(dest, "set", value, option, (span,), target=_target(origin)),),
     )

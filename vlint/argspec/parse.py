@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from vlint.argspec import config_expand, dynamo
-from vlint.argspec.fixes import abbreviation_fix, deprecated_flag_fix, removed_flag_fix, typo_fix
+from vlint.argspec.fixes import abbreviation_fix, deprecated_flag_fix, json_value_fix, removed_flag_fix, typo_fix
 from vlint.argspec.issues import ArgIssue
 from vlint.argspec.spec import ArgSpec, Argument
 from vlint.argspec.values import ArgValueError, convert, human_readable_int
@@ -459,11 +459,15 @@ def _match_option(it: _Item, spec: ArgSpec, out: ParsedArgs) -> tuple[Argument, 
             return arg, negated, full, explicit
         if len(matches) > 1:
             shown = ", ".join(matches[:6]) + (", …" if len(matches) > 6 else "")
+            # a flag the release removed that is now a prefix of several options: argparse refuses it as
+            # ambiguous, and the cause (and the fix) is the removal, so VL002 owns it, never VL006 as well
+            removed = removed_option_issue(name, written, spec, it.span, now_ambiguous=matches)
             out.issues.append(
-                ArgIssue(
+                removed
+                or ArgIssue(
                     "VL006",
                     it.span,
-                    f"ambiguous option: {written} could match {shown}" + _former_flag_note(name, spec),
+                    f"ambiguous option: {written} could match {shown}",
                     {"option": written, "matches": matches},
                 )
             )
@@ -524,10 +528,14 @@ def unique_suggestion(name: str, spec: ArgSpec) -> str | None:
     return option
 
 
-def unknown_option_issue(
-    name: str, written: str, spec: ArgSpec, span: Span, *, from_config: bool = False, suggest: bool = True
-) -> ArgIssue:
-    """VL002 (removed), VL003 (newer than the target) or VL001 (never existed), from the bundled history."""
+def removed_option_issue(
+    name: str, written: str, spec: ArgSpec, span: Span, *, now_ambiguous: list[str] | None = None
+) -> ArgIssue | None:
+    """VL002 when ``name`` was an option of a release before the target, from the bundled history; None
+    when it never was. ``now_ambiguous``: the target's options ``name`` is now a prefix of, so argparse
+    refuses it with "ambiguous option" (its _parse_optional, after _get_option_tuples found several)
+    rather than "unrecognized arguments"; ``--device`` (last in 0.9.2) on 0.31.0+, where --device-ids
+    and --device-memory-utilization both start with it ([0.33.0] vllm/engine/arg_utils.py:1195, :1390)."""
     from vlint.argspec.history import history
     from vlint.argspec.replacements import replacement_for
 
@@ -535,26 +543,45 @@ def unknown_option_issue(
     present = h.present_in(name)
     target = spec.version
     before = [v for v in present if v < target]
-    after = [v for v in present if v > target]
-    if before:
-        last = before[-1]
-        gone = next((v for v in h.versions if v > last and v not in present), target)
-        advice = replacement_for(name)
-        msg = f"unrecognized arguments: {written}: removed in vLLM {gone} (last seen in {last})"
-        if advice:
-            msg += f"; use {advice}"
-        return ArgIssue(
-            "VL002",
-            span,
-            msg,
-            {
-                "option": written,
-                "removed_in": str(gone),
-                "last_in": str(last),
-                "replacement": advice,
-                "target": str(target),
-            },
+    if not before:
+        return None
+    last = before[-1]
+    gone = next((v for v in h.versions if v > last and v not in present), target)
+    advice = replacement_for(name)
+    if now_ambiguous:
+        shown = ", ".join(now_ambiguous[:6]) + (", …" if len(now_ambiguous) > 6 else "")
+        msg = (
+            f"ambiguous option: {written}: removed in vLLM {gone} (last seen in {last}); "
+            f"now an ambiguous prefix of {shown}"
         )
+    else:
+        msg = f"unrecognized arguments: {written}: removed in vLLM {gone} (last seen in {last})"
+    if advice:
+        msg += f"; use {advice}"
+    data: dict[str, Any] = {
+        "option": written,
+        "removed_in": str(gone),
+        "last_in": str(last),
+        "replacement": advice,
+        "target": str(target),
+    }
+    if now_ambiguous:
+        data["matches"] = now_ambiguous
+    return ArgIssue("VL002", span, msg, data)
+
+
+def unknown_option_issue(
+    name: str, written: str, spec: ArgSpec, span: Span, *, from_config: bool = False, suggest: bool = True
+) -> ArgIssue:
+    """VL002 (removed), VL003 (newer than the target) or VL001 (never existed), from the bundled history."""
+    from vlint.argspec.history import history
+
+    removed = removed_option_issue(name, written, spec, span)
+    if removed is not None:
+        return removed
+    present = history().present_in(name)
+    target = spec.version
+    after = [v for v in present if v > target]
     if after:
         first = after[0]
         msg = f"unrecognized arguments: {written}: not available before vLLM {first} (checking against {target})"
@@ -674,7 +701,7 @@ def _argparse(items: list[_Item], spec: ArgSpec, out: ParsedArgs, *, allow_posit
                     const = convert("bool", const)
             _record(out, arg, const, option, it.span, None, it)
             continue
-        converted = _convert_values(arg, option, values, out, kvs_fallback=_json_kvs_fallback(spec, arg))
+        converted = _convert_values(arg, option, values, out, spec, kvs_fallback=_json_kvs_fallback(spec, arg))
         if converted is _INVALID:
             continue
         value_span = (
@@ -766,8 +793,40 @@ def _json_kvs_fallback(spec: ArgSpec, arg: Argument) -> bool:
     return arg.kind == "json" and arg.type_name.endswith(_KVS_WRAPPERS) and lo <= spec.version < hi
 
 
+def _invalid_value_issue(arg: Argument, option: str, v: _Item, e: ArgValueError, spec: ArgSpec) -> ArgIssue:
+    """VL004 for a word the argument's type refuses, in vLLM's words. The dict options typed with vLLM's
+    wrapper around json.loads say "Value … cannot be converted to <function loads …>" (the wrapper turns
+    the JSON error into an ArgumentTypeError: [0.33.0] vllm/engine/arg_utils.py:161-170, used at :420;
+    the oracle's records of 0.33.0, e.g. --mm-processor-kwargs '{bad'); json.loads itself, "invalid loads
+    value". ``KEY=VALUE`` pairs there, after the fallback that read them is gone (:data:`JSON_KVS_FALLBACK`),
+    get the JSON object they meant and a fix that writes it."""
+    wrapped = arg.kind == "json" and arg.type_name.endswith(_KVS_WRAPPERS)
+    message = f"argument {option}: " + (f"Value {v.text} cannot be converted to json.loads" if wrapped else str(e))
+    data: dict[str, Any] = {"option": option, "value": v.text}
+    fix = None
+    if wrapped and spec.version >= JSON_KVS_FALLBACK[1] and "=" in v.text:
+        try:
+            pairs = convert("other:nullable_kvs", v.text)
+        except ArgValueError:
+            pairs = None
+        if pairs:
+            message += (
+                f" (KEY=VALUE pairs were read here only before vLLM {JSON_KVS_FALLBACK[1]}, whose parser dropped"
+                f" that fallback; write JSON: {json.dumps(pairs)})"
+            )
+            data["json"] = pairs
+            fix = json_value_fix(v.span, arg.dest, option, pairs, v.text, v.origin)
+    return ArgIssue("VL004", v.span, message, data, fix=fix)
+
+
 def _convert_values(
-    arg: Argument, option: str, values: list[_Item], out: ParsedArgs, *, kvs_fallback: bool = False
+    arg: Argument,
+    option: str,
+    values: list[_Item],
+    out: ParsedArgs,
+    spec: ArgSpec,
+    *,
+    kvs_fallback: bool = False,
 ) -> Any:
     results: list[Any] = []
     for v in values:
@@ -780,7 +839,7 @@ def _convert_values(
         try:
             value = convert(kind, v.text, optional=arg.optional)
         except ArgValueError as e:
-            out.issues.append(ArgIssue("VL004", v.span, f"argument {option}: {e}", {"option": option, "value": v.text}))
+            out.issues.append(_invalid_value_issue(arg, option, v, e, spec))
             return _INVALID
         # vLLM's optional_type turns "None" into None before argparse checks the choices; 0.9-era parsers list
         # the Literal's None as the string 'None', so None is not among them and argparse refuses it

@@ -51,6 +51,12 @@ def _service_hit(dep: Deployment, svc: ServiceEnv) -> Hit | None:
     # (and none in the message, which reads the same for the manifest and for the overlay rendering it)
     line = svc.span.line if svc.span.path == dep.invocation.span.path else None
     where = f"Service/{svc.name}"
+    # the Service's name is the cause and the fix (a name that does not start with `vllm`): the finding is
+    # there when the file has it; the container it breaks is named in the message and is the finding's
+    # context (a rendered Service has no line of the user's: the container then)
+    anchor = svc.span if line is not None else dep.invocation.span
+    inv = dep.invocation
+    target = f"{inv.label} (line {inv.span.line})" if line is not None and inv.label else "this container"
     fix = Fix(
         f"set `enableServiceLinks: false` in the pod spec, or rename {where} to a name that does not start with `vllm`"
     )
@@ -58,6 +64,7 @@ def _service_hit(dep: Deployment, svc: ServiceEnv) -> Hit | None:
         "service": svc.name,
         "namespace": svc.namespace or "default",
         "service_line": line,
+        "container_line": inv.span.line,
         "variables": sorted(given),
         "vllm_version": str(dep.version),
         "vllm_version_reason": dep.version_reason,
@@ -71,10 +78,10 @@ def _service_hit(dep: Deployment, svc: ServiceEnv) -> Hit | None:
             else f"\"ValueError: invalid literal for int() with base 10: '{value}'\""
         )
         return Hit(
-            dep.invocation.span,
+            anchor,
             {**data, "variable": "VLLM_PORT", "value": value, "verdict": "crash"},
             message=(
-                f"{where} makes the kubelet set VLLM_PORT={value} in this container (service links are on): vLLM "
+                f"{where} makes the kubelet set VLLM_PORT={value} in {target} (service links are on): vLLM "
                 f"reads VLLM_PORT as the integer port for its internal communication and stops at startup with "
                 f"{said}{maybe}"
             ),
@@ -85,10 +92,10 @@ def _service_hit(dep: Deployment, svc: ServiceEnv) -> Hit | None:
     if clashes:
         shown = ", ".join(f"{n}={given[n]}" for n in clashes)
         return Hit(
-            dep.invocation.span,
+            anchor,
             {**data, "variable": clashes[0], "value": given[clashes[0]], "verdict": "overrides"},
             message=(
-                f"{where} makes the kubelet set {shown} in this container (service links are on), and vLLM "
+                f"{where} makes the kubelet set {shown} in {target} (service links are on), and vLLM "
                 f"{dep.version} reads {'these variables' if len(clashes) > 1 else 'that variable'} as its own setting"
                 f"{maybe}: a port read as an integer fails on a tcp:// address"
             ),
@@ -101,10 +108,10 @@ def _service_hit(dep: Deployment, svc: ServiceEnv) -> Hit | None:
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     if dep.value("fail_on_environ_validation") is True:
         return Hit(
-            dep.invocation.span,
+            anchor,
             {**data, "variable": names[0], "value": given[names[0]], "verdict": "validation fails"},
             message=(
-                f"{where} makes the kubelet set {shown} in this container (service links are on); with "
+                f"{where} makes the kubelet set {shown} in {target} (service links are on); with "
                 '--fail-on-environ-validation vLLM stops at startup with "ValueError: Unknown vLLM environment '
                 f'variable detected: …" on the first of them{maybe}'
             ),
@@ -112,10 +119,10 @@ def _service_hit(dep: Deployment, svc: ServiceEnv) -> Hit | None:
             fix=fix,
         )
     return Hit(
-        dep.invocation.span,
+        anchor,
         {**data, "variable": names[0], "value": given[names[0]], "verdict": "warnings"},
         message=(
-            f"{where} makes the kubelet set {shown} in this container (service links are on): from {WARNS_SINCE} "
+            f"{where} makes the kubelet set {shown} in {target} (service links are on): from {WARNS_SINCE} "
             f"vLLM logs 'Unknown vLLM environment variable detected' for each of the {len(names)} at startup "
             f"(checked against vLLM {dep.version})"
         ),

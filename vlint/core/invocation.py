@@ -134,6 +134,10 @@ class Invocation:
     #: example ``.env``), ``linked_by_name`` (a file or object taken by its name or format for the code or
     #: runtime a config runs: a Ray Serve module beside the RayService, a KServe auto-selected runtime).
     #: ``vllm_unpinned_install`` (:data:`UNPINNED_FACT`): an unpinned ``pip install vllm`` beside the launch.
+    #: Shell sources add where the launch runs, for the relative paths vLLM opens: ``workdir`` (the folder the
+    #: script moves to itself, ``cd "$(dirname "$0")"``: relative to its folder, or absolute), else
+    #: ``workdir_assumed`` (the folder its relative ``cd``s lead to from wherever it is started; absent: its
+    #: own folder, assumed), and ``created_paths`` (``sources.scripts.workdir.Created``: what it wrote before).
     facts: dict[str, Fact] = field(default_factory=dict)
     #: ``OPENAI_API_SERVER`` (also Ray Serve LLM), ``LLM_CLASS``, or ``ENGINE_CONTEXT`` (Python
     #: ``EngineArgs``/``AsyncEngineArgs``, which ``*.from_engine_args`` start in that context)

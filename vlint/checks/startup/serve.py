@@ -4,6 +4,7 @@ chat template, mutually exclusive spellings."""
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 from vlint.checks import CheckContext, Hit, check
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import V
+from vlint.sources.scripts.workdir import created_match
 
 if TYPE_CHECKING:
     pass
@@ -103,9 +105,12 @@ def lora_modules_malformed(ctx: CheckContext) -> Iterator[Hit]:
 @check("startup.chat_template_missing")
 def chat_template_missing(ctx: CheckContext) -> Iterator[Hit]:
     """``validate_chat_template``: a value without Jinja characters (``{``, ``}``, newline) is a path, and
-    it must exist ([0.6.6.post1] vllm/entrypoints/chat_utils.py:608-627). vlint looks for it relative to the
-    launch script (as for ``--config``), only inside the script's folder: a path with ``..``, an absolute
-    path or ``~`` is not checked."""
+    it must exist ([0.6.6.post1] vllm/entrypoints/chat_utils.py:608-627; [0.33.0]
+    vllm/entrypoints/common/cli_args.py:539 calls it, vllm/entrypoints/chat_utils.py has the test). A
+    relative path is opened from the folder vLLM runs in: an error only where the script moves there
+    itself (the ``workdir`` fact: ``cd "$(dirname "$0")"``) and writes no such file; where that folder is
+    only assumed (``workdir_assumed``: the folder the script is started from) or the script fills a folder
+    that may hold it, a warning that says so. A path with ``..``, an absolute path or ``~`` is not checked."""
     dep = ctx.dep
     assert dep is not None
     s = dep.setting("chat_template")
@@ -118,27 +123,56 @@ def chat_template_missing(ctx: CheckContext) -> Iterator[Hit]:
     rel = PurePosixPath(tpl)
     if rel.is_absolute() or tpl.startswith("~") or ".." in rel.parts or "$" in tpl:
         return
-    if (Path(base) / rel).exists():
+    facts = dep.invocation.facts
+    if "image" in facts:
+        return  # `docker run IMAGE …` in the script: the path is the container's, not the repository's
+    known = facts.get("workdir")
+    folder = known or facts.get("workdir_assumed")
+    wd = str(folder.value) if folder is not None else ""
+    if posixpath.isabs(wd) or wd.split("/", 1)[0] == "..":
+        return  # a folder outside the repository: what it holds at run time is not known
+    where = posixpath.normpath(posixpath.join(wd, tpl))
+    if (Path(base) / where).exists():
         return
+    created = facts.get("created_paths")
+    made = created_match(created.value, where) if created is not None else None
+    if made is not None and not made.folder:
+        return  # the script writes that very file before the launch (wget -O, cp, > …)
+    at = posixpath.normpath(posixpath.join(posixpath.dirname(dep.path), where))  # where the repository would have it
     elsewhere = _found_elsewhere(Path(base), dep.path, rel)
-    if elsewhere is not None:
-        # the working directory vLLM starts in is only inferred (the script's folder); the repository has
-        # the file under another folder, so the launch most likely runs from there: not a certain refusal
+    data = {"chat_template": tpl, "working_dir": wd, "working_dir_known": known is not None}
+    if made is not None:
         yield Hit(
             s.full_span,
-            {"chat_template": tpl, "found_at": elsewhere},
-            message=f"--chat-template {tpl} is not next to {dep.path}, but the repository has {elsewhere}: vLLM"
-            " finds it only when started from the folder that holds it (inferred: vlint cannot know the working"
-            " directory, and refuses to start otherwise)",
+            {**data, "created_by": made.how, "created_line": made.line},
+            message=f"--chat-template {tpl} is not in the repository (no {at}), but the script fills {made.path}/"
+            f" before the launch ({made.how}, line {made.line}), which may hold it (assumed: vLLM refuses to"
+            " start if it does not)",
             severity="warning",
         )
         return
+    if known is None:
+        # the folder the script is started from is not written anywhere: the file may be there at run time
+        # (a template the user keeps beside the script's caller), and vLLM refuses only if it is not
+        found = f"; the repository has {elsewhere}" if elsewhere is not None else ""
+        yield Hit(
+            s.full_span,
+            {**data, "found_at": elsewhere},
+            message=f"--chat-template {tpl} is not in the repository (no {at}){found}: vLLM opens it relative"
+            " to the folder it is started from, which the script does not set (assumed: its own folder; it never"
+            ' moves there with cd "$(dirname "$0")"), and refuses to start if it is not there',
+            severity="warning",
+        )
+        return
+    line = known.span.line if known.span is not None else None
+    moved = f"the folder the script moves to with cd{f' at line {line}' if line else ''}"
+    found = f"; the repository has it at {elsewhere}" if elsewhere is not None else ""
     yield Hit(
         s.full_span,
-        {"chat_template": tpl},
+        {**data, "found_at": elsewhere},
         message=_refuse(
             f"The supplied chat template string ({tpl}) appears path-like, but doesn't exist! "
-            f"(looked for it next to {dep.path}, where vLLM would look when started from there)"
+            f"(looked for {at}: {moved}{found})"
         ),
     )
 

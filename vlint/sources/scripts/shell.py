@@ -31,6 +31,7 @@ from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, 
 from vlint.sources.containers.images import default_entrypoint, image_vllm_version, parse_image
 from vlint.sources.scripts.shell_eval import Command, HeredocFile, ShellEvaluator, Var, Word
 from vlint.sources.scripts.shell_lexer import Arith, Lexer, Param, ShellSyntaxError
+from vlint.sources.scripts.workdir import created_match
 from vlint.sources.sniffing import shell as sniff  # noqa: F401 - re-exported: callers use shell.sniff
 
 NAME = "shell"
@@ -611,6 +612,8 @@ def _launches_in_script(
     outer.update({k: _placed(w, ev.posmap) for k, w in env.items()})
     sub = ShellEvaluator(text, sub_map, env=sub_env, budget=ev.budget)
     sub.heredoc_files = ev.heredoc_files  # files the outer script wrote are there for the inner one
+    sub.cwd, sub.workdir, sub.workdir_span = ev.cwd, ev.workdir, ev.workdir_span  # it starts where the outer is
+    sub.created = list(ev.created)
     sub.read_program = ev.read_program
     sub.inherited = frozenset(id(v) for v in sub.vars.values())
     out: list[_Launch] = []
@@ -923,8 +926,25 @@ def _to_invocation(
         inv.facts["shell_unset"] = Fact(tuple(sorted(ev.unset)), span, "unset by the script before the launch")
     for key, (value, word, detail) in launch.facts.items():
         inv.facts[key] = Fact(value, _placed(word, posmap).span if word is not None else None, detail)
+    _working_dir_facts(inv, ev)
     _attach_config(inv, ev, base_dir, read_file)
     return inv
+
+
+def _working_dir_facts(inv: Invocation, ev: ShellEvaluator) -> None:
+    """Where the launch runs, for the relative paths vLLM opens (``--chat-template``, ``--config``):
+    ``workdir`` when the script sets it (relative to its folder, or absolute), else ``workdir_assumed``
+    (its folder, as the ``cd``s lead: the folder the script is started from is not written anywhere; none
+    for the folder itself);
+    ``created_paths``: the files and folders it wrote before (:mod:`vlint.sources.scripts.workdir`)."""
+    if "image" in inv.facts:
+        return  # `docker run IMAGE …`: vLLM runs in the container, from the image's folder, not the script's
+    if ev.workdir is not None:
+        inv.facts["workdir"] = Fact(ev.workdir, ev.workdir_span, "the folder the script moves to")
+    elif ev.cwd:  # none: the script's own folder, assumed
+        inv.facts["workdir_assumed"] = Fact(ev.cwd, None, "the folder the script is started from is not known")
+    if ev.created:
+        inv.facts["created_paths"] = Fact(tuple(ev.created), None, "written by the script before the launch")
 
 
 def _config_name_ok(inv: Invocation, ref: Token) -> bool:
@@ -1023,16 +1043,35 @@ def _attach_config(inv: Invocation, ev: ShellEvaluator, base_dir: Path, read_fil
             return
         if not _config_name_ok(inv, ref):
             return
-        if e.message == "no such file" and not Path(ref.text).is_absolute():
+        made = created_match(ev.created, posixpath.join(ev.cwd, ref.text))
+        if made is not None and e.message == "no such file":
+            inv.problems.append(
+                Problem(
+                    "VL010",
+                    ref.span,
+                    f"config file {ref.text} is written by the script ({made.how}, line {made.line}), not in the "
+                    "repository; its settings are not checked",
+                    {"config": ref.text},
+                )
+            )
+        elif e.message == "no such file" and not Path(ref.text).is_absolute():
             # inside the repository and not there: vLLM's open() fails and it stops (VL038); an absolute
-            # path may be mounted at run time (VL010 below)
+            # path may be mounted at run time (VL010 below). open() resolves a relative path against the
+            # folder vLLM runs in: certain only where the script moves there itself (``workdir``)
+            assumed = "workdir" not in inv.facts
             inv.problems.append(
                 Problem(
                     "VL038",
                     ref.span,
-                    f"vLLM will not start: FileNotFoundError: [Errno 2] No such file or directory: '{ref.text}' "
+                    f"--config {ref.text} is not in the repository where the script's folder would have it"
+                    + (f" ({ev.cwd}/)" if ev.cwd else "")
+                    + ": vLLM stops (FileNotFoundError) unless the folder the script is started from holds it"
+                    ' (assumed: the script\'s own folder; it never moves there with cd "$(dirname "$0")")'
+                    if assumed
+                    else f"vLLM will not start: FileNotFoundError: [Errno 2] No such file or directory: '{ref.text}' "
                     "(vLLM logs 'Unable to read the config file' and stops)",
-                    {"config": ref.text},
+                    {"config": ref.text, "working_dir": ev.cwd, "working_dir_known": not assumed},
+                    severity="warning" if assumed else None,
                 )
             )
         elif e.line is None:

@@ -35,6 +35,7 @@ from vlint.sources.scripts.shell_lexer import (
     _is_assignment_name,
     lex,
 )
+from vlint.sources.scripts.workdir import Created, created_by, script_folder_path
 
 
 @record(slots=True)
@@ -239,6 +240,14 @@ class ShellEvaluator:
         #: the working folder relative to the script's own ("" = the script's folder; an absolute
         #: path after ``cd /abs``): where relative ``--config`` paths and here-document files are
         self.cwd = ""
+        #: ``cwd`` when the script itself establishes it (a ``cd`` from its own path, ``cd "$(dirname "$0")"``,
+        #: or to an absolute folder, and the relative ``cd``s after that); None while the folder is the one
+        #: the script is started from, which the file does not say (:mod:`vlint.sources.scripts.workdir`)
+        self.workdir: str | None = None
+        #: the ``cd`` that established ``workdir``
+        self.workdir_span: Span | None = None
+        #: what the script wrote so far (files and folders), in order
+        self.created: list[Created] = []
         self._words_left = MAX_EXPANDED_WORDS
         #: a function header was read: the next opener starts its body
         self._function_next = False
@@ -743,8 +752,11 @@ class ShellEvaluator:
             if first in ("source", ".") and len(words) >= 2:
                 self._source(words[1])
                 continue
-            if first in ("cd", "pushd") and not conditional:
-                self._change_dir(words[1:])
+            if first in ("cd", "pushd", "popd"):
+                if conditional or first == "popd":
+                    self.workdir = None  # it may not run, or goes back to a folder not tracked
+                else:
+                    self._change_dir(words[0], words[1:])
             if first == "unset":
                 for w in words[1:]:
                     lit = w.literal()
@@ -767,6 +779,7 @@ class ShellEvaluator:
             if first in ("shift", "getopts") or (first == "set" and any(w.literal() == "--" for w in words[1:])):
                 self._positional_moved = True  # $1 is no longer the script's first argument (or its default)
             expanded = self.expand_all(words)
+            self._record_created(expanded, rc)
             heredocs = [r.heredoc for r in rc.redirects if r.heredoc]
             if heredocs:
                 self._record_heredoc_files(expanded, rc, heredocs)
@@ -833,18 +846,54 @@ class ShellEvaluator:
             self.vars.pop(name, None)
             self.unset.add(name)
 
-    def _change_dir(self, args: list[RawWord]) -> None:
-        """``cd DIR`` with a known DIR moves ``cwd``; an unknown one (``cd "$(dirname "$0")"``, the
-        usual way to go to the script's own folder) leaves it where it was."""
+    def _change_dir(self, cd: RawWord, args: list[RawWord]) -> None:
+        """``cd DIR`` with a known DIR moves ``cwd``; so does one built from the script's own path
+        (``cd "$(dirname "$0")"/..``), which also makes it certain (``workdir``). Another unknown one
+        leaves ``cwd`` where it was, and the working folder unknown."""
         targets = [w for w in args if (w.literal() or "") not in ("-L", "-P", "-e", "-@")]
         if len(targets) != 1:
+            self.workdir = None  # `cd` alone goes to $HOME
+            return
+        raw = self.text[targets[0].start : targets[0].end]
+        own = script_folder_path(raw, self._unknown_var_texts()) if self._script_file and "$" in raw else None
+        if own is not None:
+            self.cwd = self.workdir = own
+            self.workdir_span = self.posmap.span(cd.start, targets[0].end)
             return
         fields = self.expand(targets[0])
         if len(fields) != 1 or fields[0].unresolved or fields[0].text in ("", "-") or fields[0].text.startswith("~"):
+            self.workdir = None
             return
         self.cwd = posixpath.normpath(posixpath.join(self.cwd, fields[0].text))
         if self.cwd == ".":
             self.cwd = ""
+        if posixpath.isabs(self.cwd) or self.workdir is not None:
+            self.workdir = self.cwd
+            self.workdir_span = self.posmap.span(cd.start, targets[0].end)
+
+    def _unknown_var_texts(self) -> dict[str, str]:
+        """The source text of each variable assigned one value vlint cannot compute (``SCRIPT_DIR`` set
+        from ``$(cd "$(dirname "$0")" && pwd)``)."""
+        return {
+            name: var.words[0][0]
+            for name, var in self.vars.items()
+            if var.value is None and var.words is not None and len(var.words) == 1
+        }
+
+    def _record_created(self, words: list[Word], rc: RawCommand) -> None:
+        """The files and folders the command writes (:func:`created_by`), kept in ``created``."""
+        redirects: list[str] = []
+        for r in rc.redirects:
+            if r.op in (">", ">>", ">|", "&>", "&>>") and r.target is not None:
+                t = self.expand(r.target)
+                if len(t) == 1 and not t[0].unresolved:
+                    redirects.append(t[0].text)
+        if not words and not redirects:
+            return
+        found = created_by([(w.text, not w.unresolved) for w in words], redirects, self.cwd, 0)
+        if found:
+            line = self.posmap.position(words[0].start if words else rc.words[0].start if rc.words else 0)[0]
+            self.created += [Created(c.path, c.folder, c.how, line) for c in found]
 
     def _set_options(self, args: list[str]) -> None:
         """``set -a`` / ``set -o allexport`` export every later assignment; ``set +a`` stops it."""

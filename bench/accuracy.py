@@ -615,6 +615,9 @@ def prepare(rec: dict[str, Any], models: dict[str, ModelArch] | None = None) -> 
         # method and, for a separate draft model, its catalog facts (as feature_inputs reads a launch)
         user["speculative_config"] = dict(spec)
         features["spec_method"] = str(spec["method"])
+        if isinstance(spec.get("num_speculative_tokens"), int):
+            # resolve_defaults keeps no speculative_config (a launch's Deployment does): its depth as logged
+            features["num_speculative_tokens"] = int(spec["num_speculative_tokens"])
         if isinstance(spec.get("model"), str):
             features["draft_arch"] = lookup_catalog(spec["model"])
     for key in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):

@@ -109,7 +109,9 @@ def test_auto_dtype_on_a_gpu_without_bfloat16() -> None:
 
 def test_prefix_caching_default_of_hybrid_and_state_only_models() -> None:
     """vLLM's is_prefix_caching_supported: hybrid (attention + Mamba/linear attention) models off before
-    0.26.0 and on from it ([0.19.1]/[0.25.1]/[0.26.0] vllm/config/model.py), state-only models off."""
+    0.26.0 ([0.19.1]/[0.25.1] vllm/config/model.py); supported from 0.26.0 but opt-in in 0.26 and 0.27
+    ([0.26.0] vllm/engine/arg_utils.py:2518-2522, [0.27.1] :2602-2606), on by default from 0.28.0 ([0.28.0]
+    :2650); state-only models off."""
 
     from vlint.core.record import replace
     from vlint.resolve.model_arch import MAMBA
@@ -121,7 +123,9 @@ def test_prefix_caching_default_of_hybrid_and_state_only_models() -> None:
         out = resolve_defaults(V(version), gpu=None, usage_context="OPENAI_API_SERVER", arch=arch, user={})
         return out["enable_prefix_caching"].value
 
-    assert [pc(hybrid, v) for v in ("0.12.0", "0.19.1", "0.25.1", "0.26.0", "0.33.0")] == [
+    assert [pc(hybrid, v) for v in ("0.12.0", "0.19.1", "0.25.1", "0.26.0", "0.27.1", "0.28.0", "0.33.0")] == [
+        False,
+        False,
         False,
         False,
         False,

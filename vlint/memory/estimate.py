@@ -32,6 +32,7 @@ from vlint.memory.kv import (
     MLA,
     KVLayout,
     LayerSpec,
+    StateCache,
     attention_block_size_for_hybrid,
     build_layout,
     estimate_max_model_len,
@@ -205,6 +206,136 @@ def sparse_mla_cache_dtype(inp: MemoryInputs) -> str | None:
 INDEXER_SKIP_SINCE = "0.24.0"
 
 
+#: hybrid architectures whose model class supports the "all" Mamba cache mode (SupportsMambaPrefixCaching:
+#: [0.13.0] / [0.19.0] / [0.31.0] vllm/model_executor/models/{bamba,falcon_h1,granitemoehybrid,jamba,
+#: nemotron_h,zamba2}.py; Bamba no longer from 0.28.0); Gated DeltaNet models (Qwen3-Next, Qwen3.5/3.6)
+#: never declare it. The mode itself is gone from 0.32.0 (``MambaCacheMode = Literal["align", "none"]``,
+#: [0.32.0] vllm/config/cache.py)
+MAMBA_PREFIX_CACHING_ARCHS = frozenset(
+    {
+        "NemotronHForCausalLM",
+        "FalconH1ForCausalLM",
+        "GraniteMoeHybridForCausalLM",
+        "JambaForCausalLM",
+        "Zamba2ForCausalLM",
+        "BambaForCausalLM",
+    }
+)
+#: releases that shape the Mamba cache mode (vllm/model_executor/models/config.py MambaModelConfig):
+#: from 0.12.0 prefix caching keeps one page per block on models that support it and is turned off on the
+#: others ([0.13.0] :289-309); from 0.15.0 the "all"/"align"/"none" modes, prefix caching picking "all" where
+#: supported and "align" elsewhere ([0.15.1] :332-380, [0.26.0] :558-602); from 0.28.0 "align" by default
+#: ([0.28.0] :602-629, vllm-project/vllm#50991); from 0.32.0 no "all" mode
+MAMBA_BLOCK_PER_BLOCK_SINCE = "0.12.0"
+MAMBA_MODES_SINCE = "0.15.0"
+MAMBA_ALIGN_DEFAULT_SINCE = "0.28.0"
+MAMBA_ALL_MODE_UNTIL = "0.32.0"
+
+
+def mamba_cache_mode(inp: MemoryInputs) -> str:
+    """The Mamba cache mode vLLM runs a hybrid launch with: "none" (one state per request), "align" (the
+    state at the last block boundary and the running one) or "all" (one state per block, like attention)."""
+    a, ver = inp.arch, inp.version
+    if inp.engine != "V1" or not a.has_state_layers or not inp.enable_prefix_caching:
+        return "none"
+    supports = bool(MAMBA_PREFIX_CACHING_ARCHS.intersection(a.architectures)) and ver < V(MAMBA_ALL_MODE_UNTIL)
+    if ver < V(MAMBA_BLOCK_PER_BLOCK_SINCE):
+        return "none"
+    if ver < V(MAMBA_MODES_SINCE):
+        return "all" if supports else "none"
+    user = str(inp.mamba_cache_mode or "none").lower()
+    if user == "none":
+        user = "align" if ver >= V(MAMBA_ALIGN_DEFAULT_SINCE) or not supports else "all"
+    return "align" if user == "all" and not supports else user
+
+
+#: the release from which a Mamba2 mixer (Nemotron-H …) exports a prefill checkpoint in the "align" mode:
+#: one more page per request (``num_prefill_checkpoint_blocks=1``, [0.32.0]
+#: vllm/model_executor/layers/mamba/mamba_mixer2.py; [0.33.0] :1106-1117; :1135-1141 of
+#: vllm/v1/kv_cache_interface.py); Gated DeltaNet layers do so from 0.33.0 when FlashInfer runs their prefill
+#: (on Hopper always; on Blackwell only with CUDA 13, which vlint does not know), keeping blocks on a
+#: 64-token grid ([0.33.0] vllm/model_executor/layers/mamba/gdn/qwen_gdn_linear_attn.py:148-215, 690-748;
+#: FLASHINFER_GDN_CHECKPOINT_ALIGNMENT, vllm/v1/attention/backends/gdn_attn.py:34)
+MAMBA2_CHECKPOINT_SINCE = "0.32.0"
+GDN_CHECKPOINT_SINCE = "0.33.0"
+GDN_CHECKPOINT_ALIGNMENT = 64
+#: speculative positions: the conv state of a Gated DeltaNet layer keeps ``kernel - 1 + num_spec`` positions
+#: in every release that has one ([0.10.2] vllm/model_executor/layers/mamba/mamba_utils.py:185-191), of a
+#: Nemotron-H / Mamba2 layer from 0.17.0 ([0.17.0] :136-145, vllm/model_executor/models/nemotron_h.py), of
+#: the other Mamba2 hybrids (Granite-4.0-H, Falcon-H1, Zamba2) by 0.33.0 (not in [0.25.1]); a request holds
+#: ``num_speculative_blocks`` more state pages from 0.15.0 ([0.15.1] vllm/v1/kv_cache_interface.py
+#: MambaSpec.max_memory_usage_bytes; in the "all" mode from 0.27.0, [0.27.1])
+MAMBA2_SPEC_CONV_SINCE = {"NemotronHForCausalLM": "0.17.0", "Mamba2ForCausalLM": "0.17.0"}
+MAMBA2_SPEC_CONV_OTHERS_SINCE = "0.33.0"
+SPEC_STATE_BLOCKS_SINCE = "0.15.0"
+SPEC_STATE_BLOCKS_ALL_MODE_SINCE = "0.27.0"
+
+
+def _gdn_checkpoints(inp: MemoryInputs) -> bool:
+    cc = inp.gpu.cc_major_minor
+    return inp.arch.state_family == "gdn" and inp.version >= V(GDN_CHECKPOINT_SINCE) and cc is not None and cc[0] == 9
+
+
+def state_cache(inp: MemoryInputs) -> StateCache:
+    """How the release keeps one request's Mamba/linear states: the speculative conv positions and the
+    pages per request of the cache mode."""
+    a, ver = inp.arch, inp.version
+    if not a.has_state_layers:
+        return StateCache()
+    nspec = max(0, int(inp.num_speculative_tokens or 0))
+    conv = 0
+    if nspec and a.state_family == "gdn":
+        conv = nspec
+    elif nspec and a.state_family == "mamba2":
+        since = next((MAMBA2_SPEC_CONV_SINCE[x] for x in a.architectures if x in MAMBA2_SPEC_CONV_SINCE), None)
+        conv = nspec if ver >= V(since or MAMBA2_SPEC_CONV_OTHERS_SINCE) else 0
+    spec_blocks = nspec if ver >= V(SPEC_STATE_BLOCKS_SINCE) else 0
+    mode = mamba_cache_mode(inp)
+    if mode == "all":
+        return StateCache(conv, spec_blocks if ver >= V(SPEC_STATE_BLOCKS_ALL_MODE_SINCE) else 0, True)
+    if mode == "align":
+        ckpt = 1 if (a.state_family == "mamba2" and ver >= V(MAMBA2_CHECKPOINT_SINCE)) or _gdn_checkpoints(inp) else 0
+        return StateCache(conv, 2 + spec_blocks + ckpt)
+    return StateCache(conv, 1 + spec_blocks)
+
+
+def _state_note(inp: MemoryInputs) -> str:
+    st, mode = state_cache(inp), mamba_cache_mode(inp)
+    pages = f"one per block + {st.pages}" if st.per_block else str(st.pages)
+    spec = f", conv state + {st.conv_positions} speculative positions" if st.conv_positions else ""
+    cc = inp.gpu.cc_major_minor
+    gdn_align = mode == "align" and inp.arch.state_family == "gdn" and inp.version >= V(GDN_CHECKPOINT_SINCE)
+    if gdn_align and cc is not None and cc[0] in (10, 12):
+        spec += (
+            " (the Triton GDN prefill assumed: with a CUDA 13 runtime FlashInfer runs it and adds a checkpoint "
+            "page per request on a 64-token block grid)"
+        )
+    return f"; Mamba cache mode {mode!r}: {pages} state page(s) per request{spec}"
+
+
+#: from 0.20.0 the block alignment is the attention backend's smallest kernel block (16 for FlashAttention,
+#: FlashInfer and Triton) or the configured block size when larger ([0.26.0] vllm/platforms/interface.py:875-882);
+#: before, 16 ([0.19.0] vllm/model_executor/models/config.py:217-218)
+HYBRID_ALIGN_TO_BLOCK_SINCE = "0.20.0"
+#: Mamba1 has no chunk: vLLM uses 1024 ([0.19.0] vllm/config/model.py:1339-1344)
+MAMBA1_CHUNK = 1024
+
+
+def hybrid_block_size(inp: MemoryInputs, specs: list[LayerSpec]) -> int:
+    """The attention block size of a hybrid (attention + Mamba/linear) launch: enlarged until one attention
+    page holds a state (:func:`vlint.memory.kv.attention_block_size_for_hybrid`)."""
+    bs = int(inp.block_size)
+    if inp.engine != "V1" or not any(s.kind == "mamba" for s in specs):
+        return bs
+    align = max(16, bs) if inp.version >= V(HYBRID_ALIGN_TO_BLOCK_SINCE) else 16
+    if mamba_cache_mode(inp) == "align" and _gdn_checkpoints(inp):
+        align = math.lcm(align, GDN_CHECKPOINT_ALIGNMENT)
+    chunk = None
+    if mamba_cache_mode(inp) == "all":
+        chunk = inp.mamba_block_size or inp.arch.mamba_chunk_size or MAMBA1_CHUNK
+    return attention_block_size_for_hybrid(specs, bs, align, chunk=chunk)
+
+
 def stage_specs(
     inp: MemoryInputs,
     layer_range: tuple[int, int],
@@ -225,6 +356,7 @@ def stage_specs(
         kv_cache_dtype=cache_dtype,
         treat_windowed_as_full=not hybrid_mgr,
         indexer_skips=inp.version >= V(INDEXER_SKIP_SINCE),
+        state=state_cache(inp),
     )
     if draft_arch is not None:
         specs = specs + layer_specs(
@@ -743,10 +875,9 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
     for i, n in enumerate(parts):
         specs = stage_specs(inp, (start, start + n), kv_b, model_b, hybrid_mgr, draft_arch if i == pp - 1 else None)
         start += n
-        bs = inp.block_size
-        if any(s.kind == "mamba" for s in specs) and engine == "V1":
-            bs = attention_block_size_for_hybrid(specs, bs)
-        lay = build_layout(specs, bs, hybrid_manager=hybrid_mgr, context_parallel=context_parallel(inp))
+        lay = build_layout(
+            specs, hybrid_block_size(inp, specs), hybrid_manager=hybrid_mgr, context_parallel=context_parallel(inp)
+        )
         layouts.append(lay)
         act, anotes = _activation(inp, i, pp, n)
         if engine == "V0" and tp > 1 and i == pp - 1:
@@ -782,6 +913,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
         assumptions.append(
             f"hybrid KV: {lay.num_groups} groups of {lay.group_size} layers, block {lay.block_size} tokens"
             + (f", {lay.padding_layers} padding layers" if lay.padding_layers else "")
+            + (_state_note(inp) if a.has_state_layers and engine == "V1" else "")
         )
     if a.is_mla:
         notes.append("MLA latent cache is replicated on every TP rank (not divided by TP)")
@@ -1157,7 +1289,9 @@ def max_model_len_that_fits(inp: MemoryInputs, *, upper: int | None = None) -> i
             draft_kv_arch(draft) if draft is not None else None,
         )
         start += n
-        lay = build_layout(specs, inp.block_size, hybrid_manager=hybrid, context_parallel=context_parallel(inp))
+        lay = build_layout(
+            specs, hybrid_block_size(inp, specs), hybrid_manager=hybrid, context_parallel=context_parallel(inp)
+        )
         avail = est.stages[i].available_kv_gib * GIB
         if not lay.bytes_per_block:
             continue
@@ -1196,6 +1330,8 @@ def inputs_from_resolved(
         max_num_batched_tokens=int(val("max_num_batched_tokens", 2048)),
         enable_chunked_prefill=bool(val("enable_chunked_prefill", True)),
         enable_prefix_caching=bool(val("enable_prefix_caching", True)),
+        mamba_cache_mode=val("mamba_cache_mode"),
+        mamba_block_size=int(val("mamba_block_size") or 0) or None,
         kv_cache_dtype=str(val("kv_cache_dtype", "auto") or "auto"),
         block_size=int(val("block_size", 16) or 16),
         enforce_eager=bool(val("enforce_eager", False)),

@@ -43,6 +43,9 @@ class DraftEstimate:
     weights_bytes: float = 0.0  # per TP rank
     layers: int = 0  # drafter attention layers that get KV pages
     arch: ModelArch | None = None  # shape of those layers
+    #: the drafter's layers are full-attention layers of ``arch``'s attention shape (an MTP module or an EAGLE
+    #: head built on the target's shape), whatever kinds the target's own layers have
+    full_attention: bool = False
     notes: list[str] = field(default_factory=list)
 
 
@@ -92,6 +95,8 @@ def draft_estimate(inp: MemoryInputs) -> DraftEstimate | None:
         est.weights_bytes = w / tp
         est.layers = n_layers
         est.arch = shape
+        # EAGLE heads are Llama decoder layers: full attention ([0.25.1] vllm/model_executor/models/llama_eagle.py)
+        est.full_attention = d is None
         est.notes.append(
             f"{method} drafter: {n_layers} decoder layer(s) of {'its config' if d else 'the target shape'} "
             f"{w / 2**30:.2f} GiB, shares the target's embeddings"
@@ -114,6 +119,10 @@ def draft_estimate(inp: MemoryInputs) -> DraftEstimate | None:
         est.weights_bytes = n * ((per - routed) / tp + routed * share)
         est.layers = n
         est.arch = a
+        # an MTP module's decoder layer is full attention even on a hybrid target (Qwen3.5/3.6:
+        # layer_type="full_attention", [0.25.1] vllm/model_executor/models/qwen3_5_mtp.py:105-111; Qwen3-Next
+        # likewise, qwen3_next_mtp.py), so its KV joins the full-attention group
+        est.full_attention = True
         est.notes.append(
             f"MTP: {n} extra decoder layer(s) of the checkpoint loaded ({n * per / 2**30:.2f} GiB), "
             "sharing embeddings and lm_head"
@@ -135,7 +144,7 @@ def draft_kv_arch(est: DraftEstimate) -> ModelArch | None:
     if est.arch is None or est.layers <= 0:
         return None
     src = est.arch
-    kinds = tuple(t for t in src.layer_types if t not in ("no_kv",))[: est.layers]
+    kinds = () if est.full_attention else tuple(t for t in src.layer_types if t not in ("no_kv",))[: est.layers]
     if len(kinds) < est.layers:
         kinds = kinds + (FULL,) * (est.layers - len(kinds))
     return replace(src, num_layers=est.layers, layer_types=kinds, name=f"{src.name} (drafter)")

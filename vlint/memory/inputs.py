@@ -33,6 +33,8 @@ class MemoryInputs:
     max_num_batched_tokens: int = 2048
     enable_chunked_prefill: bool = True
     enable_prefix_caching: bool = True
+    mamba_cache_mode: str | None = None  # --mamba-cache-mode as given (None: the release picks it)
+    mamba_block_size: int | None = None  # --mamba-block-size as given
     kv_cache_dtype: str = "auto"
     block_size: int = 16
     enforce_eager: bool = False

@@ -7,6 +7,8 @@ Mirrors ``vllm/v1/kv_cache_interface.py`` (page sizes, per-request memory) and
 
 from __future__ import annotations
 
+import math
+
 from vlint.core.memo import BoundedMemo
 from vlint.core.record import field, record
 from vlint.resolve.model_arch import (
@@ -58,11 +60,16 @@ class LayerSpec:
     kind: str  # FULL, SLIDING, CHUNKED, MLA, MAMBA (incl. linear attention)
     bytes_per_token: float = 0.0  # attention kinds
     window: int | None = None  # sliding window / attention chunk
-    state_bytes: float = 0.0  # Mamba/linear: bytes per request per layer
+    state_bytes: float = 0.0  # Mamba/linear: bytes of one state (one page before padding) per layer
+    #: Mamba/linear: pages one request holds (``MambaSpec.max_memory_usage_bytes``: 1 + speculative
+    #: blocks in the "none" cache mode, 2 + speculative (+ a prefill checkpoint) in "align"), or, with
+    #: ``state_per_block`` (the "all" mode), the pages it holds beyond one per block of its length
+    state_pages: int = 1
+    state_per_block: bool = False
 
     @property
-    def key(self) -> tuple[str, float, int | None, float]:
-        return (self.kind, self.bytes_per_token, self.window, self.state_bytes)
+    def key(self) -> tuple[str, float, int | None, float, int, bool]:
+        return (self.kind, self.bytes_per_token, self.window, self.state_bytes, self.state_pages, self.state_per_block)
 
 
 def pp_partition(num_layers: int, pp: int) -> list[int]:
@@ -86,6 +93,17 @@ def indexer_key_bytes(arch: ModelArch) -> float:
     return float(hd + hd // 128 * 4)
 
 
+@record(frozen=True)
+class StateCache:
+    """How a release keeps one request's Mamba/linear-attention states (see
+    ``vlint.memory.estimate.state_cache``): ``conv_positions`` extra conv positions per state (the
+    speculative tokens), ``pages`` pages per request (or, with ``per_block``, pages beyond one per block)."""
+
+    conv_positions: int = 0
+    pages: int = 1
+    per_block: bool = False
+
+
 #: layer_specs' answers by their arguments: the same launch is sized on ~11 reference GPUs, with the
 #: same layers each time
 _SPECS: BoundedMemo[tuple[LayerSpec, ...]] = BoundedMemo()
@@ -101,20 +119,23 @@ def layer_specs(
     kv_cache_dtype: str | None,
     treat_windowed_as_full: bool,
     indexer_skips: bool = False,
+    state: StateCache | None = None,
 ) -> list[LayerSpec]:
     """KV specs of the layers ``[start, end)`` on one TP rank. ``indexer_skips``: the release builds no
     sparse-attention indexer on the layers an IndexCache config skips (see ``ModelArch.has_indexer``).
-    Equal specs are one object, so that sums over layers can compute each distinct spec once."""
-
-    def build() -> tuple[LayerSpec, ...]:
-        built = _layer_specs(
-            arch, layer_range, tp, kv_bytes, model_dtype_bytes, kv_cache_dtype, treat_windowed_as_full, indexer_skips
-        )
-        canon: dict[tuple[str, float, int | None, float], LayerSpec] = {}
-        return tuple(canon.setdefault(spec.key, spec) for spec in built)
+    ``state``: how the release keeps Mamba/linear-attention states (default: one page per request, no
+    speculative positions). Equal specs are one object, so that sums over layers can compute each distinct
+    spec once."""
+    st = state or StateCache()
 
     key = (arch, layer_range, tp, kv_bytes, model_dtype_bytes, kv_cache_dtype, treat_windowed_as_full, indexer_skips)
-    hit = _SPECS.get(key, build)
+
+    def build() -> tuple[LayerSpec, ...]:
+        built = _layer_specs(*key, st)
+        canon: dict[tuple[str, float, int | None, float, int, bool], LayerSpec] = {}
+        return tuple(canon.setdefault(spec.key, spec) for spec in built)
+
+    hit = _SPECS.get((*key, st), build)
     return list(hit)
 
 
@@ -127,6 +148,7 @@ def _layer_specs(
     kv_cache_dtype: str | None,
     treat_windowed_as_full: bool,
     indexer_skips: bool,
+    st: StateCache,
 ) -> list[LayerSpec]:
     specs: list[LayerSpec] = []
     start, end = layer_range
@@ -134,10 +156,18 @@ def _layer_specs(
         if kind == NO_KV or kind in CACHELESS_ATTENTION:
             continue
         if kind in (MAMBA, LINEAR):
-            conv = arch.state_conv_elems / tp
+            # the conv state keeps kernel - 1 + num_speculative_tokens positions
+            conv = (arch.state_conv_elems + st.conv_positions * arch.state_conv_width) / tp
             ssm = arch.state_ssm_elems / tp
             sb = arch.state_ssm_dtype_bytes or model_dtype_bytes
-            specs.append(LayerSpec(MAMBA, state_bytes=conv * model_dtype_bytes + ssm * sb))
+            specs.append(
+                LayerSpec(
+                    MAMBA,
+                    state_bytes=conv * model_dtype_bytes + ssm * sb,
+                    state_pages=st.pages,
+                    state_per_block=st.per_block,
+                )
+            )
             continue
         if arch.is_mla:
             # vllm/model_executor/layers/attention/mla_attention.py:1371-1397: 1 head of
@@ -201,9 +231,16 @@ class KVLayout:
         return self._per_token
 
 
-def attention_block_size_for_hybrid(specs: list[LayerSpec], block_size: int, alignment: int = 16) -> int:
-    """Attention block size vLLM picks so an attention page holds at least one Mamba page
-    (HybridAttentionMambaModelConfig.verify_and_update_config)."""
+def attention_block_size_for_hybrid(
+    specs: list[LayerSpec], block_size: int, alignment: int = 16, *, chunk: int | None = None
+) -> int:
+    """Attention block size vLLM picks so an attention page holds at least one Mamba page: the smallest
+    multiple of ``alignment`` whose page covers the state (``alignment × cdiv(mamba page, alignment × attention
+    bytes per token)``); in the "all" Mamba cache mode a multiple of ``lcm(chunk, alignment)`` covering as
+    many tokens as the state is worth (``chunk``: the user's mamba_block_size, else the model's Mamba chunk).
+    Never below ``block_size`` ([0.19.0] vllm/model_executor/models/config.py:241-289; from 0.20.0
+    Platform._align_hybrid_block_size, [0.26.0] vllm/platforms/interface.py:764-909, whose alignment is
+    ``max(the backend's smallest kernel block, block_size)``: the caller passes it)."""
     att = [s for s in specs if s.kind != MAMBA]
     mam = [s for s in specs if s.kind == MAMBA]
     if not att or not mam:
@@ -212,7 +249,11 @@ def attention_block_size_for_hybrid(specs: list[LayerSpec], block_size: int, ali
     mamba_page = max(s.state_bytes for s in mam)
     if per_tok <= 0:
         return block_size
-    bs = alignment * ceil_div(int(mamba_page), int(alignment * per_tok))
+    if chunk:
+        step = math.lcm(int(chunk), int(alignment))
+        bs = step * ceil_div(ceil_div(int(mamba_page), int(per_tok)), step)
+    else:
+        bs = alignment * ceil_div(int(mamba_page), int(alignment * per_tok))
     return max(block_size, bs)
 
 
@@ -286,19 +327,33 @@ def spec_max_tokens(spec: LayerSpec, max_model_len: int, in_flight_tokens: int) 
 
 
 def spec_request_bytes(
-    spec: LayerSpec, max_model_len: int, block_size: int, in_flight_tokens: int, context_parallel: int = 1
+    spec: LayerSpec,
+    max_model_len: int,
+    block_size: int,
+    in_flight_tokens: int,
+    context_parallel: int = 1,
+    page: float | None = None,
 ) -> float:
     """``max_memory_usage_bytes`` of one layer for one request of ``max_model_len``: a
     full-attention layer keeps ``cdiv(max_model_len, dcp × pcp)`` tokens per rank
-    ([0.19.1] vllm/v1/kv_cache_interface.py:112-121)."""
+    ([0.19.1] vllm/v1/kv_cache_interface.py:112-121); a Mamba layer its ``state_pages`` pages of its page
+    (``page``: the page it is padded to, the layout's unified page; [0.26.0] vllm/v1/kv_cache_interface.py:709-718)."""
     if spec.kind == MAMBA:
-        return spec.state_bytes
-    page = block_size * spec.bytes_per_token
+        mpage = max(spec.state_bytes, page or 0.0)
+        if spec.state_per_block:
+            return (ceil_div(max_model_len, block_size) + spec.state_pages) * mpage
+        return spec.state_pages * mpage
+    attn_page = block_size * spec.bytes_per_token
     w = spec_max_tokens(spec, max_model_len, in_flight_tokens)
     if w is not None:
         extra = 1 if spec.kind == SLIDING else 0
-        return (ceil_div(w, block_size) + extra) * page
-    return ceil_div(ceil_div(max_model_len, max(1, context_parallel)), block_size) * page
+        return (ceil_div(w, block_size) + extra) * attn_page
+    return ceil_div(ceil_div(max_model_len, max(1, context_parallel)), block_size) * attn_page
+
+
+def _state_page(lay: KVLayout) -> float | None:
+    """The page a Mamba state is padded to in ``lay``: the unified page of a hybrid layout."""
+    return None if lay.uniform else lay.page_bytes
 
 
 def request_bytes(lay: KVLayout, max_model_len: int, in_flight_tokens: int) -> float:
@@ -307,9 +362,10 @@ def request_bytes(lay: KVLayout, max_model_len: int, in_flight_tokens: int) -> f
     total: float = 0
     last: LayerSpec | None = None
     value = 0.0
+    page = _state_page(lay)
     for s in lay.specs:
         if s is not last:
-            value = spec_request_bytes(s, max_model_len, lay.block_size, in_flight_tokens, lay.context_parallel)
+            value = spec_request_bytes(s, max_model_len, lay.block_size, in_flight_tokens, lay.context_parallel, page)
             last = s
         total += value
     return total
@@ -321,22 +377,24 @@ def blocks_per_request(lay: KVLayout, max_model_len: int, in_flight_tokens: int)
         return ceil_div(max_model_len, lay.block_size)
     total = 0
     for spec, _n in lay.groups:
-        total += ceil_div(
-            int(spec_request_bytes(spec, max_model_len, lay.block_size, in_flight_tokens, lay.context_parallel)),
-            int(lay.page_bytes) or 1,
+        need = spec_request_bytes(
+            spec, max_model_len, lay.block_size, in_flight_tokens, lay.context_parallel, lay.page_bytes
         )
+        total += ceil_div(int(need), int(lay.page_bytes) or 1)
     return total
 
 
 def max_concurrency(lay: KVLayout, num_blocks: int, max_model_len: int, in_flight_tokens: int) -> float:
-    """``get_max_concurrency_for_kv_cache_config`` ([0.19.1] vllm/v1/core/kv_cache_utils.py:802)."""
+    """``get_max_concurrency_for_kv_cache_config`` ([0.19.1] vllm/v1/core/kv_cache_utils.py:802; [0.26.0]
+    :937-955): the blocks over ``cdiv(group size × Σ over groups of one spec's max_memory_usage_bytes, page ×
+    group size)``, i.e. every group's pages of one request."""
     if lay.bytes_per_block <= 0:
         return 0.0
     if lay.uniform:
         per_req = request_bytes(lay, max_model_len, in_flight_tokens)
         return num_blocks / max(1, ceil_div(int(per_req), int(lay.bytes_per_block)))
     per_layer_sum = sum(
-        spec_request_bytes(spec, max_model_len, lay.block_size, in_flight_tokens, lay.context_parallel)
+        spec_request_bytes(spec, max_model_len, lay.block_size, in_flight_tokens, lay.context_parallel, lay.page_bytes)
         for spec, _ in lay.groups
     )
     return num_blocks / max(1, ceil_div(int(per_layer_sum), int(lay.page_bytes) or 1))
@@ -352,7 +410,10 @@ def kv_tokens(
     engine: str,
 ) -> int:
     """The 'GPU KV cache size: N tokens' figure of a version (before the group-aware figure it is
-    multiplied by the context-parallel ranks, [0.19.1] vllm/v1/core/kv_cache_utils.py:1307-1316)."""
+    multiplied by the context-parallel ranks, [0.19.1] vllm/v1/core/kv_cache_utils.py:1307-1316): V0
+    blocks × block size; V1 before 0.21 ``num_blocks // num_groups × block_size`` ([0.20.0]
+    vllm/v1/core/kv_cache_utils.py:1694); from 0.21 ``int(max_concurrency × max_model_len)`` ([0.26.0]
+    vllm/v1/core/kv_cache_utils.py:1819-1829, 2169-2177)."""
     if engine == "V0":
         return num_blocks * lay.block_size
     if lay.uniform and not group_aware:
@@ -388,6 +449,7 @@ __all__ = [
     "MLA",
     "KVLayout",
     "LayerSpec",
+    "StateCache",
     "attention_block_size_for_hybrid",
     "blocks_per_request",
     "build_layout",

@@ -54,6 +54,9 @@ MNS_LOWERED_SINCE = V("0.10.1")
 #: ([0.14.1] vllm/config/model.py:175 Field(ge=-1), vllm/engine/arg_utils.py:2121 human_readable_int_or_auto);
 #: before, -1 is taken literally
 MML_AUTO_SINCE = V("0.14.1")
+#: hybrid (attention + Mamba/linear-attention) models get prefix caching by default from 0.28.0; supported but
+#: opt-in in 0.26 and 0.27, unsupported before (see the prefix-caching default below)
+HYBRID_PREFIX_CACHING_DEFAULT_SINCE = "0.28.0"
 GIB = 2**30
 
 
@@ -627,10 +630,22 @@ def resolve_defaults(
                             "experimental', [0.19.1] vllm/config/model.py:1784-1790; [0.25.1] :1883-1887)"
                         ),
                     )
+                elif version < V(HYBRID_PREFIX_CACHING_DEFAULT_SINCE):
+                    ok, why = (
+                        False,
+                        (
+                            "hybrid attention + Mamba/linear-attention models: prefix caching supported from 0.26.0 "
+                            "('Generative hybrid models support prefix caching', [0.26.0] vllm/config/model.py:"
+                            "1895-1897) but opt-in in 0.26 and 0.27 ('Hybrid models support prefix caching but keep "
+                            "it opt-in for now', default_prefix_caching = is_prefix_caching_supported and not "
+                            "is_hybrid, [0.26.0] vllm/engine/arg_utils.py:2518-2522; [0.27.1] :2602-2606)"
+                        ),
+                    )
                 else:
                     why = (
-                        "hybrid models: prefix caching on by default from 0.26.0 ('Generative hybrid models "
-                        "support prefix caching', [0.26.0] vllm/config/model.py:1895-1897)"
+                        "hybrid models: prefix caching on by default from 0.28.0 ([0.28.0] vllm/engine/arg_utils.py:"
+                        "2650, vllm/config/model.py:2071-2074; vllm-project/vllm#50991 'enable prefix cache for "
+                        "hybrid model by default and change the default mode to align')"
                     )
             put("enable_prefix_caching", ok, why)
         elif engine == "V1":

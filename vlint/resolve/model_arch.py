@@ -122,6 +122,15 @@ class ModelArch:
     state_conv_elems: int = 0
     state_ssm_elems: int = 0
     state_ssm_dtype_bytes: float | None = None  # None = model dtype
+    #: elements one more conv position adds (the conv width, whole model): the conv state of a Gated
+    #: DeltaNet or Mamba2 layer keeps ``kernel - 1 + num_speculative_tokens`` positions
+    #: ([0.25.1] vllm/model_executor/layers/mamba/mamba_utils.py:171-234)
+    state_conv_width: int = 0
+    #: which state layer the model has: "gdn" (Gated DeltaNet), "mamba2", "mamba1" or ""
+    state_family: str = ""
+    #: the Mamba2 SSD kernel's chunk (``mamba_chunk_size`` or ``chunk_size``; vLLM's
+    #: ModelConfig.get_mamba_chunk_size, [0.19.0] vllm/config/model.py:1329-1345), None when not given
+    mamba_chunk_size: int | None = None
     # MoE
     num_experts: int = 0
     num_experts_per_tok: int = 0
@@ -591,9 +600,10 @@ def _config_ssm_state_bytes(cfg: Mapping[str, Any], config: Mapping[str, Any], s
     return dtype_bytes(dt)
 
 
-def _mamba_state(cfg: Mapping[str, Any], hidden: int, model_type: str) -> tuple[int, int, list[str]]:
-    """(conv elems, ssm elems) per layer for Mamba/linear-attention layers, before TP split."""
-    # Gated DeltaNet (Qwen3-Next, Qwen3.5/3.6 hybrids): vllm/model_executor/layers/mamba/
+def _mamba_state(cfg: Mapping[str, Any], hidden: int, model_type: str) -> tuple[int, int, int, str, list[str]]:
+    """(conv elems, ssm elems, conv width, family, notes) per layer for Mamba/linear-attention layers,
+    before TP split: the conv state holds ``kernel - 1`` positions of ``conv width`` elements."""
+    # Gated DeltaNet (Qwen3-Next, Qwen3.5/3.6): vllm/model_executor/layers/mamba/
     # mamba_utils.py gated_delta_net_state_shape
     if cfg.get("linear_num_value_heads"):
         nk = _int(cfg.get("linear_num_key_heads"), 16)
@@ -602,7 +612,7 @@ def _mamba_state(cfg: Mapping[str, Any], hidden: int, model_type: str) -> tuple[
         dv = _int(cfg.get("linear_value_head_dim"), 128)
         kern = _int(cfg.get("linear_conv_kernel_dim"), 4)
         conv_dim = nk * dk * 2 + nv * dv
-        return (kern - 1) * conv_dim, nv * dk * dv, ["gated-delta-net state (conv + recurrent)"]
+        return (kern - 1) * conv_dim, nv * dk * dv, conv_dim, "gdn", ["gated-delta-net state (conv + recurrent)"]
     # Mamba2 (Nemotron-H, Granite-4.0-H, Bamba, Falcon-H1): mamba2_state_shape
     n_heads = _get(cfg, "mamba_n_heads", "mamba_num_heads")
     if n_heads:
@@ -611,8 +621,8 @@ def _mamba_state(cfg: Mapping[str, Any], hidden: int, model_type: str) -> tuple[
         d_state = _int(_get(cfg, "mamba_d_state", "ssm_state_size", "state_size"), 128)
         d_conv = _int(_get(cfg, "mamba_d_conv", "conv_kernel"), 4)
         inter = _int(n_heads) * hd
-        conv = (d_conv - 1) * (inter + 2 * n_groups * d_state)
-        return conv, _int(n_heads) * hd * d_state, ["Mamba2 state (conv + ssm)"]
+        width = inter + 2 * n_groups * d_state
+        return (d_conv - 1) * width, _int(n_heads) * hd * d_state, width, "mamba2", ["Mamba2 state (conv + ssm)"]
     # Mamba1 (Jamba, falcon_mamba)
     d_state = _get(cfg, "mamba_d_state", "state_size")
     if d_state or model_type in ("jamba", "mamba", "falcon_mamba"):
@@ -620,8 +630,8 @@ def _mamba_state(cfg: Mapping[str, Any], hidden: int, model_type: str) -> tuple[
         inter = _int(cfg.get("intermediate_size"), 0) if model_type in ("mamba", "falcon_mamba") else 0
         inter = inter or expand * hidden
         d_conv = _int(_get(cfg, "mamba_d_conv", "conv_kernel"), 4)
-        return (d_conv - 1) * inter, inter * _int(d_state, 16), ["Mamba1 state (conv + ssm)"]
-    return 0, 0, []
+        return (d_conv - 1) * inter, inter * _int(d_state, 16), inter, "mamba1", ["Mamba1 state (conv + ssm)"]
+    return 0, 0, 0, "", []
 
 
 # --------------------------------------------------------------------------------------------
@@ -826,9 +836,9 @@ def model_arch_from_config(
         for i in range(n_layers - n_shared_kv, n_layers):
             ltypes[i] = KV_SHARED
         notes.append(f"last {n_shared_kv} layers reuse earlier layers' KV (num_kv_shared_layers)")
-    conv, ssm, snotes = (0, 0, [])
+    conv, ssm, conv_width, family, snotes = (0, 0, 0, "", [])
     if any(t in STATE_KINDS for t in ltypes):
-        conv, ssm, snotes = _mamba_state(cfg, hidden, model_type)
+        conv, ssm, conv_width, family, snotes = _mamba_state(cfg, hidden, model_type)
         notes.extend(snotes)
     gdn = None
     if cfg.get("linear_num_value_heads") and any(t == LINEAR for t in ltypes):
@@ -966,6 +976,9 @@ def model_arch_from_config(
         state_conv_elems=conv,
         state_ssm_elems=ssm,
         state_ssm_dtype_bytes=_config_ssm_state_bytes(cfg, config, conv + ssm),
+        state_conv_width=conv_width,
+        state_family=family,
+        mamba_chunk_size=_int(_get(cfg, "mamba_chunk_size", "chunk_size"), 0) or None,
         num_experts=experts,
         num_experts_per_tok=topk,
         moe_intermediate_size=moe_inter,

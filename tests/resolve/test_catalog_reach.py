@@ -16,7 +16,6 @@ from vlint.resolve.model_names import infer_arch, match
         ("Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3-Next-80B-A3B-Thinking"),
         ("deepseek-ai/DeepSeek-V3-0324", "deepseek-ai/DeepSeek-V3"),
         ("deepseek-ai/DeepSeek-R1-0528", "deepseek-ai/DeepSeek-R1"),
-        ("HuggingFaceH4/zephyr-7b-beta", "mistralai/Mistral-7B-v0.1"),
     ],
 )
 def test_an_addition_built_from_its_base_has_the_base_shapes(mid: str, base: str) -> None:
@@ -27,6 +26,27 @@ def test_an_addition_built_from_its_base_has_the_base_shapes(mid: str, base: str
     assert a is not None and b is not None
     assert (a.num_layers, a.num_kv_heads, a.head_dim, a.params) == (b.num_layers, b.num_kv_heads, b.head_dim, b.params)
     assert a.quant_method == b.quant_method  # a FP8 release stays FP8 (DeepSeek), a bf16 one bf16
+
+
+def test_a_fine_tune_from_its_own_config_copy_keeps_its_base_shapes() -> None:
+    """zephyr-7b-beta's config copy (not built from a base) agrees with Mistral-7B-v0.1, which its card names."""
+    a = arch_from_record(catalog_record("HuggingFaceH4/zephyr-7b-beta") or {})
+    b = arch_from_record(catalog_record("mistralai/Mistral-7B-v0.1") or {})
+    assert a is not None and b is not None and a.params == b.params and a.num_kv_heads == b.num_kv_heads
+
+
+@pytest.mark.parametrize(
+    ("mid", "layers", "lo", "hi"),
+    [
+        ("BAAI/bge-m3", 24, 0.5e9, 0.6e9),  # XLM-R large encoder, sized as vLLM builds it (no LM head)
+        ("BAAI/bge-large-en-v1.5", 24, 0.3e9, 0.36e9),
+        ("sentence-transformers/all-MiniLM-L12-v2", 12, 30e6, 36e6),
+        ("cross-encoder/ms-marco-MiniLM-L-6-v2", 6, 20e6, 25e6),
+    ],
+)
+def test_pooling_models_added(mid: str, layers: int, lo: float, hi: float) -> None:
+    a = arch_from_record(catalog_record(mid) or {})
+    assert a is not None and a.num_layers == layers and lo < a.params < hi
 
 
 def test_qwen35_small_from_its_transcribed_config() -> None:

@@ -56,6 +56,10 @@ def test_qwen35_small_from_its_transcribed_config() -> None:
     assert a is not None and a.num_layers == 24 and a.num_kv_heads == 2 and a.head_dim == 256
     assert 0.7e9 < a.params < 0.8e9  # text model; the vision tower is counted apart
     assert rec["config"]["text_config"]["layer_types"].count("full_attention") == 6
+    four = catalog_record("Qwen/Qwen3.5-4B")
+    assert four is not None and four["confidence"] == "low" and four["derived"]  # assembled: said so
+    b = arch_from_record(four)
+    assert b is not None and b.num_layers == 32 and b.num_kv_heads == 4 and b.vision_params == 0  # tower not found
 
 
 @pytest.mark.parametrize(
@@ -64,6 +68,7 @@ def test_qwen35_small_from_its_transcribed_config() -> None:
         # unknown before: the quantized re-upload of a model the catalog lacked
         ("TheBloke/zephyr-7B-beta-AWQ", "HuggingFaceH4/zephyr-7b-beta", "awq"),
         ("Qwen/Qwen3-Next-80B-A3B-Instruct-FP8", "Qwen/Qwen3-Next-80B-A3B-Instruct", "fp8"),
+        ("cyankiwi/Qwen3.5-4B-AWQ-4bit", "Qwen/Qwen3.5-4B", "awq"),
     ],
 )
 def test_a_quantized_checkpoint_of_an_added_model_is_sized(ref: str, base: str, method: str) -> None:

@@ -163,6 +163,10 @@ class ModelArch:
     params: int | None = None
     params_estimated: bool = False
     vision_params: int = 0  # multimodal encoder + projector params (part of params)
+    #: Gemma-3n / Gemma-4 per-layer embeddings (PLE): a second token embedding of num_layers ×
+    #: hidden_size_per_layer_input per token, its projection from the hidden state, and each layer's gate
+    #: and projection (:func:`per_layer_input_params`; part of params)
+    per_layer_input_params: int = 0
     # context length
     max_position_embeddings: int | None = None
     max_len_keys: tuple[tuple[str, int], ...] = ()  # every derivation key found in the text config
@@ -664,7 +668,7 @@ def _count_params(a: dict[str, Any]) -> tuple[int, int, int, int]:
     """(total, embedding+lm_head, attention, mlp incl. experts) parameters of the text decoder."""
     h, n, v = a["hidden"], a["layers"], a["vocab"]
     heads, kvh, hd = a["heads"], a["kv_heads"], a["head_dim"]
-    emb = v * h * (1 if a["tied"] else 2)
+    emb = v * h * (1 if a["tied"] else 2) + a.get("ple", 0)
     if a.get("kv_lora_rank"):
         r, rope = a["kv_lora_rank"], a["qk_rope_head_dim"] or 64
         nope, vd = a.get("qk_nope_head_dim") or 128, a.get("v_head_dim") or 128
@@ -693,6 +697,21 @@ def _count_params(a: dict[str, Any]) -> tuple[int, int, int, int]:
     return emb + attn + mlp + norms + a.get("mamba", 0), emb, attn, mlp
 
 
+def per_layer_input_params(cfg: Mapping[str, Any], hidden: int, n_layers: int, vocab: int) -> int:
+    """Parameters of Gemma-3n / Gemma-4 per-layer embeddings, as vLLM builds them ([0.20.2]
+    vllm/model_executor/models/gemma4.py:980-1016 and :661-689): ``embed_tokens_per_layer``
+    (vocab_size_per_layer_input × num_layers·hidden_size_per_layer_input, a VocabParallelEmbedding),
+    ``per_layer_model_projection`` (hidden → num_layers·hidden_size_per_layer_input) and, in every layer,
+    ``per_layer_input_gate`` (hidden → per-layer size) and ``per_layer_projection`` (back); norms left out.
+    0 for a model without them."""
+    per = _int(cfg.get("hidden_size_per_layer_input"), 0)
+    if per <= 0 or n_layers <= 0:
+        return 0
+    ple_vocab = _int(cfg.get("vocab_size_per_layer_input"), 0) or vocab
+    width = per * n_layers
+    return ple_vocab * width + hidden * width + n_layers * 2 * hidden * per
+
+
 def _param_counts(arch: ModelArch) -> dict[str, Any]:
     """The shape numbers :func:`_count_params` needs, from a :class:`ModelArch`."""
     counts: dict[str, Any] = {
@@ -717,6 +736,7 @@ def _param_counts(arch: ModelArch) -> dict[str, Any]:
         "qk_nope_head_dim": arch.qk_nope_head_dim,
         "v_head_dim": arch.v_head_dim,
         "attn_layers": sum(1 for t in arch.layer_types if t in ATTENTION_KINDS or t in CACHELESS_ATTENTION),
+        "ple": arch.per_layer_input_params,
     }
     if arch.gdn_dims:
         counts["mamba"] = sum(1 for t in arch.layer_types if t == LINEAR) * sum(
@@ -831,6 +851,9 @@ def model_arch_from_config(
             "encoder-only (BERT-style): no KV cache, vLLM's encoder-only attention needs none (from 0.10.2: "
             "[0.19.1] vllm/v1/kv_cache_interface.py EncoderOnlyAttentionSpec.max_memory_usage_bytes returns 0)"
         )
+    ple = per_layer_input_params(cfg, hidden, n_layers, vocab)
+    if ple:
+        notes.append(f"per-layer embeddings (hidden_size_per_layer_input): {ple / 1e9:.2f}B parameters")
     n_shared_kv = _int(cfg.get("num_kv_shared_layers"), 0)
     if n_shared_kv and n_shared_kv < n_layers:
         for i in range(n_layers - n_shared_kv, n_layers):
@@ -1002,6 +1025,7 @@ def model_arch_from_config(
         mamba2_dims=mamba2,
         gdn_dims=gdn,
         vision_params=vision,
+        per_layer_input_params=ple,
         max_position_embeddings=mpe,
         max_len_keys=keys,
         model_max_length=_int(cfg.get("model_max_length"), 0) or None,

@@ -328,8 +328,9 @@ def layout_of(arch: ModelArch, *, by_kind: bool) -> WeightLayout:
         layers_q.append(q)
         layers_e.append(e)
         layers_eq.append(eq)
-    embed = float(v * h * b)
-    params += v * h
+    # the token embedding, and Gemma-3n/Gemma-4's per-layer embeddings beside it (sharded like it)
+    embed = float((v * h + arch.per_layer_input_params) * b)
+    params += v * h + arch.per_layer_input_params
     lm = 0.0
     if not arch.tie_word_embeddings:
         params += v * h

@@ -649,7 +649,9 @@ def render(
             " third's files were not opened), so the holdout rows are the honest measure of generality; batch 2"
             " was harvested after those fixes, and no fix since looked at its files (its misses were seen as"
             " counts by cause, and the general mechanisms of issue 29 worked on since include some of those"
-            " causes: shell strings and arrays, Helm templates); batch 3 is development data, fixed on."
+            " causes: shell strings and arrays, Helm templates, and, on 2026-12-04, KAITO presets run without a"
+            " config and the InferenceSet kind, built on a development file while batch 2's count of two KAITO"
+            " misses was known); batch 3 is development data, fixed on."
             if baseline
             else "Measured before any fix made for this set (issue 29 asks: measure first, then fix by general"
             " mechanisms)."

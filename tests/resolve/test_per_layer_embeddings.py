@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vlint.resolve.catalog import arch_from_record, catalog_record
-from vlint.resolve.model_arch import model_arch_from_config, per_layer_input_params
+from vlint.resolve.model_arch import per_layer_input_params
 from vlint.resolve.weight_sizes import weight_layout
 
 GIB = 2**30
@@ -23,17 +23,9 @@ def test_gemma4_e4b_counts_its_per_layer_embeddings() -> None:
 
 
 def test_no_per_layer_embeddings_elsewhere() -> None:
-    cfg = {
-        "architectures": ["LlamaForCausalLM"],
-        "hidden_size": 4096,
-        "num_hidden_layers": 32,
-        "num_attention_heads": 32,
-        "num_key_value_heads": 8,
-        "intermediate_size": 14336,
-        "vocab_size": 128256,
-        "torch_dtype": "bfloat16",
-    }
-    assert per_layer_input_params(cfg, 4096, 32, 128256) == 0
-    assert model_arch_from_config(cfg, name="llama", source="test").per_layer_input_params == 0
+    rec = catalog_record("meta-llama/Llama-3.1-8B")
+    assert rec is not None
+    assert arch_from_record(rec).per_layer_input_params == 0
+    assert per_layer_input_params(rec["config"], 4096, 32, 128256) == 0
     # a zero per-layer width (Gemma-4 26B-A4B writes hidden_size_per_layer_input: 0) is none either
     assert per_layer_input_params({"hidden_size_per_layer_input": 0}, 2816, 30, 262144) == 0

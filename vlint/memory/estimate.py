@@ -328,10 +328,11 @@ def hybrid_block_size(inp: MemoryInputs, specs: list[LayerSpec]) -> int:
     if inp.engine != "V1" or not any(s.kind == "mamba" for s in specs):
         return bs
     align = max(16, bs) if inp.version >= V(HYBRID_ALIGN_TO_BLOCK_SINCE) else 16
-    if mamba_cache_mode(inp) == "align" and _gdn_checkpoints(inp):
+    mode = mamba_cache_mode(inp)
+    if mode == "align" and _gdn_checkpoints(inp):
         align = math.lcm(align, GDN_CHECKPOINT_ALIGNMENT)
     chunk = None
-    if mamba_cache_mode(inp) == "all":
+    if mode == "all":
         chunk = inp.mamba_block_size or inp.arch.mamba_chunk_size or MAMBA1_CHUNK
     return attention_block_size_for_hybrid(specs, bs, align, chunk=chunk)
 
@@ -603,7 +604,10 @@ def profile_persistent_bytes(t: ActivationTerms) -> float:
     return t.moe_workspace if t.moe_persistent else 0.0
 
 
-def _activation(inp: MemoryInputs, stage: int, pp: int, layers: int, *, driver: bool = True) -> tuple[float, list[str]]:
+def _activation(
+    inp: MemoryInputs, stage: int, pp: int, layers: int, *, driver: bool = True
+) -> tuple[ActivationTerms, list[str]]:
+    """The stage's activation terms (their ``total`` is the peak) and the notes that word them."""
     t = activation_terms(inp, stage, pp, layers, driver=driver)
     b = dtype_bytes(_serving_dtype(inp))
     per_elem, _ = sampler_bytes_per_element(inp)
@@ -633,7 +637,7 @@ def _activation(inp: MemoryInputs, stage: int, pp: int, layers: int, *, driver: 
             f"vLLM {inp.version} samples with FlashInfer when the flashinfer package is installed (e.g. the "
             f"vllm-openai image): the profiling peak is then ~{saved / GIB:.2f} GiB smaller and the KV cache larger"
         )
-    return t.total, notes
+    return t, notes
 
 
 def mm_profile_bytes(inp: MemoryInputs, b: float) -> tuple[float, str]:
@@ -879,10 +883,10 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
             specs, hybrid_block_size(inp, specs), hybrid_manager=hybrid_mgr, context_parallel=context_parallel(inp)
         )
         layouts.append(lay)
-        act, anotes = _activation(inp, i, pp, n)
+        terms, anotes = _activation(inp, i, pp, n)
+        act = terms.total
         if engine == "V0" and tp > 1 and i == pp - 1:
-            act_w, _ = _activation(inp, i, pp, n, driver=False)
-            other_act = act_w
+            other_act = _activation(inp, i, pp, n, driver=False)[0].total
         if i == 0:
             assumptions.extend(anotes)
         graphs = _cuda_graph(inp, n)
@@ -1023,7 +1027,7 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
                 )
                 stage_fail = "kv_cache_check"
     # a pinned KV size: allocated as given after the profile run, never checked against free memory
-    pinned = _pinned_kv(inp, stages, free_start) if inp.kv_cache_memory_bytes and engine == "V1" else None
+    pinned = _pinned_kv(inp, stages, terms, free_start) if inp.kv_cache_memory_bytes and engine == "V1" else None
     if pinned is not None and failure is None:
         if pinned.verdict == "fails_at_allocation":
             failure = (
@@ -1082,12 +1086,11 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
             )
     # the sampler warm-up after the KV cache and the graphs (vlint.memory.warmup): a risk, never an error
     last = stages[-1]
-    warm_terms = activation_terms(inp, last.stage, pp, last.layers)
-    warm = sampler_warmup(
+    warm = sampler_warmup(  # with the last stage's activation terms, from the loop above
         inp,
-        sampler_bytes=warm_terms.sampler,
-        path=warm_terms.sampler_path,
-        rows=warm_terms.rows,
+        sampler_bytes=terms.sampler,
+        path=terms.sampler_path,
+        rows=terms.rows,
         room_bytes=(0.0 if pinned is not None else last.activation_gib * GIB) + head_after,
         activation_gib=0.0 if pinned is not None else last.activation_gib,
         graphs_outside_gib=0.0 if est_graphs else graphs_actual / GIB,
@@ -1184,7 +1187,9 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
     )
 
 
-def _pinned_kv(inp: MemoryInputs, stages: list[StageEstimate], free_start_gib: float) -> PinnedKV:
+def _pinned_kv(
+    inp: MemoryInputs, stages: list[StageEstimate], warm_terms: ActivationTerms, free_start_gib: float
+) -> PinnedKV:
     """``--kv-cache-memory-bytes`` against the memory each rank has left for it (see :class:`PinnedKV`).
 
     vLLM runs the profile pass (compilation) and returns the pinned size without looking at free memory
@@ -1195,8 +1200,6 @@ def _pinned_kv(inp: MemoryInputs, stages: list[StageEstimate], free_start_gib: f
     ([0.33.0] vllm/v1/worker/gpu_worker.py:1012-1037). The band is the memory model's uncertainty of the
     terms subtracted (:func:`kv_uncertainty_gib`, graphs counted)."""
     pinned = float(inp.kv_cache_memory_bytes or 0) / GIB
-    last = stages[-1]
-    warm_terms = activation_terms(inp, last.stage, len(stages), last.layers)
     warm = sampler_warmup(
         inp,
         sampler_bytes=warm_terms.sampler,

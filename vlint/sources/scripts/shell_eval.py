@@ -890,10 +890,8 @@ class ShellEvaluator:
                     redirects.append(t[0].text)
         if not words and not redirects:
             return
-        found = created_by([(w.text, not w.unresolved) for w in words], redirects, self.cwd, 0)
-        if found:
-            line = self.posmap.position(words[0].start if words else rc.words[0].start if rc.words else 0)[0]
-            self.created += [Created(c.path, c.folder, c.how, line) for c in found]
+        line = self.posmap.position(words[0].start if words else rc.words[0].start if rc.words else 0)[0]
+        self.created += created_by([(w.text, not w.unresolved) for w in words], redirects, self.cwd, line)
 
     def _set_options(self, args: list[str]) -> None:
         """``set -a`` / ``set -o allexport`` export every later assignment; ``set +a`` stops it."""

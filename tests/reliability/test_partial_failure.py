@@ -86,15 +86,20 @@ def test_text_report_lists_errors_and_findings(tree: Path) -> None:
     assert "VL007" in out  # the files given --gpu-memory-utilization twice
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_output_is_deterministic(tree: Path, fmt: str) -> None:
-    """Twice in a row, and with 1, 2 and 4 workers: the same bytes."""
-    outputs = {cli(tree, "--format", fmt, "-j", str(j), ".") for j in (1, 1, 2, 4)}
-    assert len(outputs) == 1
-    ((code, out),) = outputs
-    assert code == 2 and out
-    if fmt in ("json", "sarif", "gitlab"):
-        json.loads(out)
+def test_output_is_deterministic(tree: Path, tmp_path: Path) -> None:
+    """Twice in a row, and with 1, 2 and 4 workers: the same bytes, in every format. Each run prints one
+    format and writes the others with ``--also`` (so a report written to a file is the printed one too)."""
+    runs = []
+    for n, (j, shown) in enumerate(zip((1, 1, 2, 4, 2), FORMATS, strict=True)):
+        also = [f for f in FORMATS if f != shown]
+        args = [a for f in also for a in ("--also", f"{f}={tmp_path / f'{n}.{f}'}")]
+        code, out = cli(tree, "--format", shown, "-j", str(j), *args, ".")
+        assert code == 2 and out
+        runs.append({shown: out} | {f: (tmp_path / f"{n}.{f}").read_text() for f in also})
+    for fmt in FORMATS:
+        assert len({r[fmt] for r in runs}) == 1, fmt
+        if fmt in ("json", "sarif", "gitlab"):
+            json.loads(runs[0][fmt])
 
 
 def test_workers_really_run(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:

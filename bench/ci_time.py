@@ -20,7 +20,10 @@ printing the 20 slowest tests.
 Tests merged for speed (issue 24): the five ``test_partial_failure.py::test_output_is_deterministic[FMT]``
 are one test, ``test_output_is_deterministic``: five runs (1, 1, 2, 4 and 2 workers) each print one format
 and write the other four with ``--also``; every format must be the same bytes in all five runs (5 lints of
-the 100-file tree instead of 20, and ``--also`` is now tested against the printed report). Every other
+the 100-file tree instead of 20, and ``--also`` is now tested against the printed report); likewise the
+five ``test_hostile_inputs.py::test_thousands_of_findings_on_one_long_line[FMT]`` are one run that prints
+text and writes the other four with ``--also``, all five within the one time limit (stricter than one limit
+per format). Every other
 test id of the baseline still runs; two tests were
 added (``test_bounded_work.py::test_the_deadline_stops_a_quadratic_scan``,
 ``test_gen_vllm_schema.py::test_check_schema_finds_an_invalid_subschema``: the new shortcuts can fail).

@@ -387,6 +387,17 @@ class ShellEvaluator:
 
     def expand(self, w: RawWord) -> list[Word]:
         """Expand one word into fields (field splitting applies to unquoted expansions)."""
+        if len(w.parts) == 1 and type(w.parts[0]) is Lit:
+            # the common case, a word of plain text: the one field the walk below would build
+            only_lit = w.parts[0]
+            self._words_left -= 1
+            if self._words_left < 0:
+                raise ShellSyntaxError(
+                    f"expands to more than {MAX_EXPANDED_WORDS:,} words: too large for vlint", w.start
+                )
+            if not only_lit.text and not only_lit.quoted:
+                return []
+            return [Word(only_lit.text, w.start, w.end, quoted=only_lit.quoted)]
         fields: list[Word] = []
         cur: Word | None = None
         raw = self.text[w.start : w.end]

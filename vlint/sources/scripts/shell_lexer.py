@@ -12,6 +12,7 @@ offset where the construct started.
 
 from __future__ import annotations
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 
 # ---------------------------------------------------------------------------------------------
@@ -147,8 +148,15 @@ MAX_PARTS = 500_000
 
 _OPERATORS = ("&&", "||", ";;", "|&", ";", "&", "|", "(", ")")
 _REDIRECT_OPS = ("<<<", "<<-", "<<", ">>", "&>>", "&>", ">&", "<&", ">|", "<>", ">", "<")
+#: the first characters of every operator above
+_OP_START = frozenset(op[0] for op in (*_OPERATORS, *_REDIRECT_OPS))
 _SPECIAL_PARAMS = set("@*#?$!-0123456789")
 _META = set(" \t\n;&|()<>")
+#: a run of characters that are a word's plain text in any context (no escape, quote, expansion,
+#: metacharacter or carriage return): consumed at once instead of one character per turn
+_PLAIN_RUN = lazy_compile(r"[^\\ \t\n;&|()<>\r'\"$`]+")
+#: the same in PowerShell, whose escape is the backtick and whose < and > do not end a word
+_PLAIN_RUN_POWERSHELL = lazy_compile(r"[^` \t\n;&|()\r'\"$]+")
 
 
 def _is_name_start(c: str) -> bool:
@@ -283,6 +291,8 @@ class Lexer:
 
     def _match(self, ops: tuple[str, ...], allow_fd: bool = False) -> tuple[str, int] | None:
         start = self.i
+        if start < self.n and self.s[start] not in _OP_START and not (allow_fd and self.s[start].isdigit()):
+            return None  # no operator starts here (the common case: a word)
         j = self.i
         if allow_fd:
             while j < self.n and self.s[j].isdigit():
@@ -386,7 +396,13 @@ class Lexer:
                     f"more than {MAX_PARTS:,} quoted pieces and expansions: too complex for vlint", start
                 )
 
+        plain = (_PLAIN_RUN_POWERSHELL if self.powershell else _PLAIN_RUN).match
         while self.i < self.n:
+            run = plain(self.s, self.i)
+            if run is not None:
+                buf.append(run.group())
+                self.i = run.end()
+                continue
             c = self.s[self.i]
             if c == self.escape:
                 nxt = self._peek(1)

@@ -280,3 +280,37 @@ def test_vlint_classes_use_record_not_dataclass():
         if re.match(r"\s*(@(dataclasses\.)?dataclass\b|import dataclasses\b|from dataclasses import)", line)
     ]
     assert found == []
+
+
+@BOTH
+def test_compiled_frozen_init_stores_as_object_setattr_does(api):
+    """The compiled frozen ``__init__`` writes slots through their descriptors and other fields into the
+    instance dict: the same values as ``object.__setattr__`` for a slots base under a dict-having child,
+    and a property of a field's name on a base is still called (a dataclass's ``__init__`` calls it)."""
+    deco = api.deco
+
+    @deco(frozen=True, slots=True)
+    class Slotted:
+        a: int
+
+    @deco(frozen=True)
+    class Child(Slotted):
+        b: int = 1
+
+    class Guarded:
+        @property
+        def c(self) -> int:
+            return 7
+
+    @deco(frozen=True)
+    class Shadowed(Guarded):
+        c: int
+
+    for i in range(COMPILE_AFTER + 1):
+        x = Child(i, i + 1)
+    assert (x.a, x.b) == (COMPILE_AFTER, COMPILE_AFTER + 1) and "a" not in vars(x) and vars(x) == {"b": x.b}
+    with pytest.raises(api.FrozenInstanceError):
+        x.a = 1
+    for _ in range(COMPILE_AFTER + 1):
+        with pytest.raises(AttributeError):
+            Shadowed(3)  # the property has no setter: refused, as a dataclass refuses it

@@ -212,6 +212,12 @@ def _init_function(cls: type, fields: dict[str, Field[Any]], frozen: bool) -> Ca
     """Compile the ``__init__`` a dataclass of the same fields would have."""
     namespace: dict[str, Any] = {"__builtins__": __builtins__, "__setter": object.__setattr__}
     params, body = [], []
+    # a frozen record's fields are stored past its __setattr__ as object.__setattr__ would store them, without
+    # its attribute lookup: through the slot's own descriptor, or into the instance's __dict__ (a data
+    # descriptor of the field's name, a property, keeps object.__setattr__)
+    how = {n: _store(cls, n) for n in fields} if frozen else {}
+    if "dict" in how.values():
+        body.append("__d = self.__dict__")
     for f in fields.values():
         if f.default is not MISSING:
             namespace[f"__default_{f.name}"] = f.default
@@ -225,7 +231,15 @@ def _init_function(cls: type, fields: dict[str, Field[Any]], frozen: bool) -> Ca
         else:
             params.append(f.name)
             value = f.name
-        body.append(f"__setter(self, {f.name!r}, {value})" if frozen else f"self.{f.name} = {value}")
+        if not frozen:
+            body.append(f"self.{f.name} = {value}")
+        elif how[f.name] == "dict":
+            body.append(f"__d[{f.name!r}] = {value}")
+        elif how[f.name] is not None:
+            namespace[f"__set_{f.name}"] = how[f.name]
+            body.append(f"__set_{f.name}(self, {value})")
+        else:
+            body.append(f"__setter(self, {f.name!r}, {value})")
     if hasattr(cls, "__post_init__"):
         body.append("self.__post_init__()")
     source = f"def __init__(self, {', '.join(params)}):\n    " + ("\n    ".join(body) or "pass") + "\n"
@@ -233,6 +247,21 @@ def _init_function(cls: type, fields: dict[str, Field[Any]], frozen: bool) -> Ca
     init: Callable[..., None] = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
+
+
+def _store(cls: type, name: str) -> Any:
+    """How ``object.__setattr__`` stores field ``name`` of a ``cls`` instance: the slot's ``__set__``,
+    ``"dict"`` (the instance's ``__dict__``), or None (anything else: a data descriptor, no ``__dict__``)."""
+    for k in cls.__mro__:
+        d = k.__dict__.get(name)
+        if d is not None:
+            if type(d).__name__ == "member_descriptor":
+                return d.__set__
+            if hasattr(type(d), "__set__") or hasattr(type(d), "__delete__"):
+                return None
+            break
+    has_dict = any("__dict__" in k.__dict__ for k in cls.__mro__ if k is not object)
+    return "dict" if has_dict else None
 
 
 #: instances a record class makes through the generic ``__init__`` before its own is compiled: a

@@ -1314,7 +1314,12 @@ def inputs_from_resolved(
     env = val("env", {}) or {}
     sizes = val("cudagraph_capture_sizes")
     spec = val("speculative_config")
-    nspec = int(spec.get("num_speculative_tokens") or 0) if isinstance(spec, Mapping) else 0
+    raw = spec.get("num_speculative_tokens") if isinstance(spec, Mapping) else None
+    # a value that is not a number is VL111's finding, not the memory model's crash ("2" is 2, as pydantic has it)
+    try:
+        nspec = max(0, int(raw.strip() if isinstance(raw, str) else raw)) if raw is not None and raw is not True else 0
+    except (TypeError, ValueError):
+        nspec = 0
     kw: dict[str, Any] = dict(
         arch=arch,
         gpu=gpu,

@@ -492,9 +492,7 @@ def resolve_defaults(
             user[k] = _as_int(user[k])
     usage = usage_context if usage_context in ("OPENAI_API_SERVER", "LLM_CLASS") else "OTHER"
 
-    def u(key: str) -> Any:
-        v = user.get(key)
-        return v
+    u = user.get  # what the launch sets (None: not set)
 
     def put(key: str, value: Any, why: str, origin: Origin = "default") -> None:
         out[key] = ResolvedValue(value, origin, why)
@@ -775,7 +773,7 @@ def resolve_defaults(
     spec = u("speculative_config")
     nspec = 0
     if isinstance(spec, Mapping):
-        nspec = int(spec.get("num_speculative_tokens") or 0)
+        nspec = max(0, _as_int(spec.get("num_speculative_tokens")) or 0)  # not a number: the parser says so
     level = _compile_level(user)
     ccfg0 = _json_mapping(u("compilation_config"))
     # from 0.11.1 CUDA graphs default to NONE unless the compilation mode is VLLM_COMPILE (3)

@@ -110,6 +110,21 @@ def _spec(dep: Deployment) -> Mapping[str, Any] | None:
     return spec
 
 
+def _integral(n: object, pydantic: bool) -> bool:
+    """Whether a num_speculative_tokens that is not an int is one to vLLM: pydantic's lax mode takes a
+    string of an integer ("2") and a float without a fraction (2.0); the older dataclass compares the value
+    as given, which a float survives."""
+    if isinstance(n, float):
+        return n.is_integer() or not pydantic
+    if isinstance(n, str) and pydantic:
+        try:
+            int(n.strip())
+        except ValueError:
+            return False
+        return True
+    return False
+
+
 @check("startup.speculative_config_invalid")
 def speculative_config_invalid(ctx: CheckContext) -> Iterator[Hit]:
     """The checks SpeculativeConfig runs on its own fields (no draft model needed)."""
@@ -134,6 +149,18 @@ def speculative_config_invalid(ctx: CheckContext) -> Iterator[Hit]:
     def hit(msg: str, **data: Any) -> Hit:
         return Hit(span, {"speculative_config": dict(spec), **data}, message=_refuse(msg))
 
+    if n is not None and not n_ok and not isinstance(n, bool) and not _integral(n, pyd):
+        if pyd:  # num_speculative_tokens: int = Field(gt=0) ([0.12.0] vllm/config/speculative.py:60)
+            why = "unable to parse string as an integer"
+            if not isinstance(n, str):
+                why = "got a number with a fractional part"
+            yield hit(f"num_speculative_tokens {n!r}: Input should be a valid integer, {why} (SpeculativeConfig)")
+        else:  # SkipValidation[int]: `num_speculative_tokens <= 0` raises ([0.10.2] vllm/config/__init__.py:2358)
+            yield hit(
+                f"num_speculative_tokens {n!r} is not a number: SpeculativeConfig compares it with 0 and fails "
+                f"('<=' not supported between instances of '{type(n).__name__}' and 'int')"
+            )
+        return
     if n_ok and n <= 0:
         if pyd:
             yield hit(f"num_speculative_tokens {n}: Input should be greater than 0 (SpeculativeConfig)")

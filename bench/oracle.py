@@ -584,6 +584,7 @@ def vlint_outcomes(recs: list[dict[str, Any]], engine: Any = None) -> list[dict[
 
     from vlint.engine.catalog import load_catalog
     from vlint.engine.runner import Engine
+    from vlint.run.lint import LintOptions, Reader
 
     engine = engine or Engine(load_catalog())
     out: list[dict[str, Any]] = [{}] * len(recs)
@@ -595,14 +596,18 @@ def vlint_outcomes(recs: list[dict[str, Any]], engine: Any = None) -> list[dict[
             root = Path(tmp) / str(n)
             root.mkdir()
             write_launch(recs[idx[0]], root)
+            reader = Reader(LintOptions(root=root))  # the case's files read and extracted once, for every release
             for i in idx:
-                out[i] = vlint_outcome(recs[i], engine, root=root)
+                out[i] = vlint_outcome(recs[i], engine, root=root, reader=reader)
     return out
 
 
-def vlint_outcome(rec: dict[str, Any], engine: Any = None, root: Path | None = None) -> dict[str, Any]:
+def vlint_outcome(
+    rec: dict[str, Any], engine: Any = None, root: Path | None = None, reader: Any = None
+) -> dict[str, Any]:
     """Run vlint on one record's launch: its error findings, file errors and explain-JSON settings
-    (``root``: a folder that already holds the record's launch files)."""
+    (``root``: a folder that already holds the record's launch files; ``reader``: the lint reader of
+    that folder, shared by the records of one case)."""
     import tempfile
 
     from vlint.core.version import Version
@@ -618,7 +623,7 @@ def vlint_outcome(rec: dict[str, Any], engine: Any = None, root: Path | None = N
     if gpu:
         opts.gpu = gpu
     if root is not None:
-        report = lint_paths([root / "start.sh"], engine, LintOptions(resolve=opts, root=root))
+        report = lint_paths([root / "start.sh"], engine, LintOptions(resolve=opts, root=root), reader=reader)
     else:
         with tempfile.TemporaryDirectory(prefix="vlint-oracle-", dir=_scratch_parent()) as tmp:
             write_launch(rec, Path(tmp))

@@ -110,6 +110,13 @@ class Reader:
         self.refused: dict[Path, OutsideRoot] = {}
         #: every refusal in order, repeats included (each file that asks gets its own finding)
         self.refusals: list[OutsideRoot] = []
+        #: what :func:`_extract` made of each file, for another lint with this reader (``vlint upgrade``'s
+        #: two releases, the oracle's replay of one case at each release): (path, named, how charts are
+        #: rendered) → (the file's result before checking, its launches, the path). Extraction depends on
+        #: nothing else; a copy of the result is handed out, the launches are never changed after.
+        self.extracted: dict[tuple[Path, bool, tuple[Any, ...]], tuple[FileResult, SourceResult | None, Path]] = {}
+        #: how this run renders charts (set by :func:`lint_paths`): part of the key above
+        self.render_key: tuple[Any, ...] = ()
 
     def read(self, path: Path) -> SourceText:
         """A file of the run, read as named (the walk checks what it finds itself: :meth:`read_found`)."""
@@ -198,6 +205,8 @@ def lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, *, reader: 
         reader.opts = opts
     from vlint.sources.render import configured
 
+    lint_root = opts.lint_root
+    reader.render_key = (opts.render, opts.render_off_reason, lint_root.folders if lint_root else None)
     with configured(opts.render, opts.lint_root, opts.render_off_reason):
         return _lint_paths(paths, engine, opts, reader)
 
@@ -387,6 +396,17 @@ def _check_file(
 
 
 def _extract(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, SourceResult | None, Path]:
+    """The file's result before checking and its launches: read and extracted once per reader."""
+    key = (path, explicit, reader.render_key)
+    done = reader.extracted.get(key)
+    if done is None:
+        done = reader.extracted[key] = _extract_file(path, explicit, reader)
+    fr, sr, at = done
+    # checking fills the result in (deployments, findings, notes): each lint gets its own copy
+    return replace(fr, findings=list(fr.findings), deployments=list(fr.deployments)), sr, at
+
+
+def _extract_file(path: Path, explicit: bool, reader: Reader) -> tuple[FileResult, SourceResult | None, Path]:
     shown = display_path(path, reader.opts.root)
     fr = FileResult(shown)
     root = reader.opts.lint_root

@@ -20,7 +20,7 @@ from vlint.core.version import Version
 from vlint.engine.results import FileResult, LintReport
 from vlint.engine.runner import Engine, Selection, describe
 from vlint.launch.upgrade import Change, Comparison, compare, shown
-from vlint.run.lint import LintOptions, lint_paths
+from vlint.run.lint import LintOptions, Reader, lint_paths
 
 if TYPE_CHECKING:
     from vlint.core.finding import Finding
@@ -135,8 +135,10 @@ def upgrade(
     post: Post | None = None,
 ) -> UpgradeRun:
     """Every launch of ``paths`` at ``source`` (None: the release each resolves to) and at ``target``."""
-    before = _lint(paths, engine, at_release(opts, source, source_why), post)
-    after = _lint(paths, engine, at_release(opts, target, target_why), post)
+    # one reader for both releases: each file is read and its launches extracted once
+    reader = Reader(opts)
+    before = _lint(paths, engine, at_release(opts, source, source_why), post, reader=reader)
+    after = _lint(paths, engine, at_release(opts, target, target_why), post, reader=reader)
     later = _keyed(after)
     results = []
     for key, (fr, dep, bf) in _keyed(before).items():

@@ -6,7 +6,13 @@ captured after the KV cache, outside the budget: the capture is a risk (h207, Qw
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
 from tests.memory.helpers import inputs
+from vlint.cli import main
 from vlint.core.record import replace
 from vlint.memory import estimate_memory
 from vlint.memory.estimate import graphs_capture_nccl
@@ -49,3 +55,18 @@ def test_rocm_is_not_this_path() -> None:
     i = inputs(MODEL, gpu="MI300X", tensor_parallel_size=4)
     assert not graphs_capture_nccl(i)
     assert graphs_capture_nccl(replace(i, gpu=inputs(MODEL, gpu="L4").gpu))
+
+
+def test_vl214_says_it_on_a_launch(tmp_path: Path) -> None:
+    f = tmp_path / "serve.sh"
+    f.write_text(f"vllm serve {MODEL} --tensor-parallel-size 4\n")
+
+    def vl214(gpu: str) -> list[dict]:
+        r = CliRunner().invoke(
+            main, ["check", "--isolated", "--gpu", gpu, "--vllm-version", "0.19.0", "--format", "json", str(f)]
+        )
+        return [x for x in json.loads(r.output)["findings"] if x["code"] == "VL214"]
+
+    (hit,) = vl214("L40S:4")
+    assert "NCCL all-reduces" in hit["data"]["risk"] and hit["severity"] == "warning"
+    assert not [x for x in vl214("H100:4") if "NCCL" in x["data"]["risk"]]  # must not: NVLink

@@ -60,14 +60,14 @@ PRIORS: dict[Key, dict[str, float]] = {
     # alive (V1: plus the persistent input/positions buffers); no intercept
     ACT_V1: {"fwd_hidden_mult": 5.0, "fwd_inter_mult": 3.0, "base_gib": 0.0, "multimodal_fallback_gib": 0.0},
     ACT_V0: {"fwd_hidden_mult": 3.0, "fwd_inter_mult": 3.0, "base_gib": 0.0},
-    # the calibration README's figures from logs outside the file (v0.15-0.17 TP1 0.13; V0 consumer GPUs; the V0
-    # consumer TP>1 figure for GPUs without the symmetric-memory all-reduce)
+    # the calibration README's figures from logs outside the file (v0.15-0.17 TP1 0.13; V0 consumer GPUs); TP>1
+    # without the symmetric-memory all-reduce grows as TP1 does (_fit_non_torch_v1 ties it to the fitted TP1)
     NT_V1: {
         "tp1": 0.13,
         "multi_gpu_nvlink": 2.0,
         "multi_gpu_per_extra_rank": 0.04,
         "pp_only": 0.07,
-        "multi_gpu_pcie": 0.35,
+        "multi_gpu_pcie": 0.13,
     },
     NT_V0: {"tp1": 0.25, "multi_gpu": 0.35},
     # no estimate without logs: graphs then count as 0 where they are subtracted (0.20+)
@@ -207,7 +207,12 @@ def _fit_non_torch_v1(p: dict[str, float], rows: list[Sample]) -> None:
     v = _median(x for tp, pp, _, x in data if tp == 1 and pp > 1)
     if v is not None:
         p["pp_only"] = round(v, 3)
-    # TP > 1 where the symmetric-memory all-reduce does not run (vlint.memory.estimate.multi_gpu_nvlink_class)
+    # TP > 1 where the symmetric-memory all-reduce does not run (vlint.memory.estimate.multi_gpu_nvlink_class):
+    # V1 takes its start snapshot after NCCL and the custom all-reduce are set up ([0.13.0]
+    # vllm/v1/worker/gpu_worker.py:221-240, "Now take memory snapshot after NCCL is initialized"; [0.19.0]
+    # :277), so without logs it grows as TP1 does (V0's absolute figure, [0.6.4.post1] vllm/worker/worker.py:
+    # 140-147 and 205-213, counts the communicators' buffers and does not carry over)
+    p["multi_gpu_pcie"] = p["tp1"]
     v = _median(x for tp, _, nv, x in data if tp > 1 and not nv)
     if v is not None:
         p["multi_gpu_pcie"] = round(v, 3)

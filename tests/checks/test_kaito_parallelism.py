@@ -23,12 +23,15 @@ kind: Workspace
 metadata:
   name: ws
 resource:
-  instanceType: "Standard_NC24ads_A100_v4"
+  instanceType: "Standard_NC4as_T4_v3"
 inference:
   preset:
     name: falcon-40b-instruct
   config: "params"
 """
+# one T4: the 78 GiB of falcon-40b's weights miss the GPU even at half the size its catalog facts (of
+# low confidence) give, so the failure is vlint's error, then KAITO's parallelism makes it a warning
+# (on one A100-80GB the weights alone fit and halved facts would leave room: too close, whoever picks TP)
 
 
 def _vl210(tmp_path: Path, extra: str = ""):

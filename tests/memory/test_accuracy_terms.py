@@ -286,4 +286,36 @@ def test_tp_non_torch_without_symmetric_memory_is_fitted_where_logged():
         for rid, gpu, v, nt in (("h141", "A100-SXM4-80GB", "0.27.1", 0.17), ("h183", "L40S", "0.31.0", 0.18))
     ]
     assert fitting.fit(samples)[fitting.NT_V1]["multi_gpu_pcie"] == pytest.approx(0.175)
-    assert fitting.fit([])[fitting.NT_V1]["multi_gpu_pcie"] == 0.35
+    # without such a log: the TP1 figure (the prior, or the fitted TP1), not V0's absolute 0.35
+    assert fitting.fit([])[fitting.NT_V1]["multi_gpu_pcie"] == fitting.PRIORS[fitting.NT_V1]["tp1"]
+    tp1 = [
+        fitting.Sample(
+            f"t{i}",
+            MemoryInputs(arch=arch, gpu=lookup_gpu("H100"), version=V("0.19.0"), max_model_len=8192),
+            {"non_torch_gib": nt},
+        )
+        for i, nt in enumerate((0.24, 0.26))
+    ]
+    fitted = fitting.fit(tp1)[fitting.NT_V1]
+    assert fitted["tp1"] == pytest.approx(0.25) and fitted["multi_gpu_pcie"] == pytest.approx(0.25)
+
+
+def test_v1_tp_non_torch_on_pcie_grows_as_tp1():
+    """V1 takes the start snapshot after NCCL and the custom all-reduce are set up ([0.13.0]
+    vllm/v1/worker/gpu_worker.py:221-240): their buffers are not non-torch growth, so a TP2 launch on
+    PCIe GPUs takes the TP1 figure (h206, 0.13.0 TP2 on RTX 4090s: 0.09 GiB of activation and non-torch
+    together; h175, 0.10.2 TP8 on L40S: 0.18 logged)."""
+    from vlint.memory.estimate import _non_torch
+
+    arch = lookup_catalog("Qwen/Qwen3-8B")
+    for v in ("0.13.0", "0.19.0"):
+        tp1 = MemoryInputs(arch=arch, gpu=lookup_gpu("RTX 4090"), version=V(v), max_model_len=8192)
+        assert _non_torch(replace(tp1, tensor_parallel_size=2))[0] == _non_torch(tp1)[0]
+    # must not: NVLink Hopper keeps its ~2 GiB multi-GPU figure; V0 keeps its absolute figure
+    h100 = MemoryInputs(arch=arch, gpu=lookup_gpu("H100"), version=V("0.13.0"), max_model_len=8192)
+    assert _non_torch(replace(h100, tensor_parallel_size=2))[0] > 1.5
+    v0 = MemoryInputs(arch=arch, gpu=lookup_gpu("RTX 4090"), version=V("0.6.4"), max_model_len=8192, engine="V0")
+    assert (
+        _non_torch(replace(v0, tensor_parallel_size=2))[0]
+        > _non_torch(replace(v0, version=V("0.13.0"), engine="V1", tensor_parallel_size=2))[0]
+    )

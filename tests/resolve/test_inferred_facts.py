@@ -31,7 +31,7 @@ def test_errors_on_inferred_facts_are_warnings(work: Path) -> None:
         "vllm serve /models/Qwen3-8B --max-model-len 100000 --gpu-memroy-utilization 0.9\n"
         "vllm serve Qwen/Qwen3-8B --max-model-len 100000\n"
     )
-    got = {(f["line"], f["code"]): f for f in findings("--gpu", "L4", "s.sh")}
+    got = {(f["line"], f["code"]): f for f in findings("--gpu", "T4", "s.sh")}
     # line 1: the folder's facts are Qwen/Qwen3-8B's by its name only
     for code in ("VL204", "VL210"):
         f = got[(1, code)]

@@ -373,22 +373,54 @@ def hpu_graph_reserved(dep: Deployment) -> float:
 
 
 #: with model facts of low confidence (docs/models.md: partly inferred), a predicted failure stands only
-#: when the launch needs more than this many times what is left: no inferred bit width or layer list
-#: moves a size by that much
+#: when the launch would fail with every size its model facts give this many times smaller: no inferred
+#: bit width or layer list moves a size by that much
 LOW_CONFIDENCE_FACTOR = 2.0
+
+#: the stages whose verdict is the sizing of the model's memory (loading the weights, then the KV cache
+#: the budget leaves: no block, one request's KV cache, the Mamba-block check): the uncertainty of the
+#: facts is taken on the launch's whole need there, so that one stage's ratio is not read alone (a GPU
+#: that loads the weights and falls short of KV by a wide ratio would be "not", a smaller one that falls
+#: short of the weights by a narrow one "too close", for the same launch)
+SIZING_STAGES = frozenset({"weights", "no_kv_memory", "kv_cache_check", "mamba_blocks"})
+
+
+def fails_with_smaller_facts(m: MemoryEstimate, factor: float = LOW_CONFIDENCE_FACTOR) -> bool:
+    """Whether ``m``'s launch would still fail vLLM's sizing if every size the model's facts decide
+    (weights, activation, CUDA graphs inside the budget, the KV cache of one request of max_model_len,
+    or the Mamba check's blocks) were ``factor`` times smaller: the weights against what is free at
+    startup (the estimate's weights stage), the rest with the non-torch memory (no model fact) against
+    the gpu_memory_utilization budget ([0.19.0] vllm/v1/worker/gpu_worker.py:416-420: available =
+    requested − non-KV memory). Both grow with the GPU, so a larger GPU never fails
+    this where a smaller one passes it."""
+    stages = m.stages or []
+    weights = max((s.weights_gib for s in stages), default=m.weights_gib)
+    graphs = m.cuda_graph_in_budget
+    per_rank = max(
+        (s.weights_gib + s.activation_gib + (s.cuda_graph_gib if graphs else 0.0) for s in stages),
+        default=m.weights_gib + m.activation_gib + (m.cuda_graph_gib if graphs else 0.0),
+    )
+    kv = m.request_kv_gib
+    if m.failure_stage in ("no_kv_memory", "kv_cache_check", "mamba_blocks"):
+        kv = max(kv, m.need_gib)
+    if weights / factor > m.free_at_start_gib:
+        return True
+    return (per_rank + kv) / factor + m.non_torch_gib > m.budget_gib
 
 
 def _low_confidence_verdict(m: MemoryEstimate, confidence: str | None) -> MemoryEstimate:
     """A failure that inferred facts could explain is a close call, not a failure (an error must mean
-    vLLM refuses). The startup free-memory check (gpu_memory_utilization against what the GPU has
-    free) uses no model fact and is left as it is."""
-    if (
-        confidence != "low"
-        or m.starts
-        or m.too_close_to_call
-        or m.failure_stage == "startup_free_memory"
-        or m.need_gib >= LOW_CONFIDENCE_FACTOR * max(m.left_gib, 0.0)
-    ):
+    vLLM refuses). At a sizing stage (:data:`SIZING_STAGES`) the failure stands when the launch fails
+    with facts :data:`LOW_CONFIDENCE_FACTOR` times smaller (:func:`fails_with_smaller_facts`); at a later
+    one (a pinned KV cache, graph capture) when it needs that many times what is left. The startup
+    free-memory check (gpu_memory_utilization against what the GPU has free) uses no model fact and is
+    left as it is."""
+    if confidence != "low" or m.starts or m.too_close_to_call or m.failure_stage == "startup_free_memory":
+        return m
+    if m.failure_stage in SIZING_STAGES:
+        if fails_with_smaller_facts(m):
+            return m
+    elif m.need_gib >= LOW_CONFIDENCE_FACTOR * max(m.left_gib, 0.0):
         return m
     from vlint.core.record import replace
 

@@ -437,6 +437,30 @@ def multi_gpu_nvlink_class(gpu: GpuSpec) -> bool:
     return bool(gpu.nvlink) and (cc is None or cc >= SYMM_MEM_CAPABILITY)
 
 
+#: vLLM turns its custom all-reduce off on more than two GPUs not fully connected by NVLink ("Custom
+#: allreduce is disabled because it's not supported on more than two PCIe-only GPUs", [0.19.0]
+#: vllm/distributed/device_communicators/custom_all_reduce.py:152-158, [0.10.2] :143-149;
+#: is_fully_connected asks NVML for NVLink between every pair, [0.19.0] vllm/platforms/cuda.py:579-600);
+#: the all-reduce then falls through to PyNCCL ([0.19.0] cuda_communicator.py:189-229), captured inside
+#: every CUDA graph (parallel_state.py:463-490 graph_capture). The graph term (fitted on NVLink or
+#: TP <= 2 launches) leaves out what NCCL holds for the collectives it captures. ROCm does not take this
+#: path (XGMI peers, custom_all_reduce.py:159-163).
+CUSTOM_ALL_REDUCE_PCIE_MAX_RANKS = 2
+
+
+def graphs_capture_nccl(inp: MemoryInputs) -> bool:
+    """Whether ``inp``'s CUDA graphs capture NCCL all-reduces (V1, graphs on, TP above
+    :data:`CUSTOM_ALL_REDUCE_PCIE_MAX_RANKS` on NVIDIA GPUs without NVLink): memory the graph estimate
+    does not count."""
+    return (
+        inp.engine == "V1"
+        and not inp.enforce_eager
+        and inp.tensor_parallel_size > CUSTOM_ALL_REDUCE_PCIE_MAX_RANKS
+        and inp.gpu.vendor == "nvidia"
+        and not inp.gpu.nvlink
+    )
+
+
 def _non_torch(inp: MemoryInputs) -> tuple[float, str]:
     c = constants("non_torch_gib", inp.version, inp.engine)
     tp, pp = inp.tensor_parallel_size, inp.pipeline_parallel_size
@@ -1084,6 +1108,17 @@ def estimate_memory(inp: MemoryInputs) -> MemoryEstimate:
                 f"{engine} CUDA graphs (~{graphs_actual / GIB:.2f} GiB) leave only {capture_left / GIB:.2f} GiB "
                 "of the memory free after the KV cache (estimate)"
             )
+    if failure is None and pinned is None and not est_graphs and graphs_actual > 0 and graphs_capture_nccl(inp):
+        # captured after the KV cache, outside the budget, with NCCL memory the estimate leaves out: vlint
+        # cannot say how much, so the capture is a risk whatever the margin (h207: 3.65 GiB logged estimate,
+        # FULL decode capture OOM at TP 4 on RTX 3090s)
+        risks.append(
+            f"TP={inp.tensor_parallel_size} on {gpu.name} without NVLink: vLLM turns its custom all-reduce off "
+            "(more than two PCIe-only GPUs) and every CUDA graph captures NCCL all-reduces, memory the graph "
+            f"estimate (~{graphs_actual / GIB:.2f} GiB) leaves out; the graphs are captured after the KV cache, "
+            f"outside the budget, with {capture_left / GIB:.2f} GiB left (estimate): CUDA graph capture may run "
+            "out of memory (--enforce-eager, a lower --gpu-memory-utilization or fewer cudagraph_capture_sizes)"
+        )
     # the sampler warm-up after the KV cache and the graphs (vlint.memory.warmup): a risk, never an error
     last = stages[-1]
     warm = sampler_warmup(  # with the last stage's activation terms, from the loop above

@@ -71,10 +71,11 @@ def total_weights_gb(model: str) -> float:
     return w.per_stage[0] / 1e9
 
 
-def test_natively_quantized_checkpoint_is_sized_from_its_own_format() -> None:
-    # the vLLM recipe (vllm-project/recipes@8959cf6 models/moonshotai/Kimi-K2.6.yaml): "Packed INT4 via
-    # compressed-tensors (~595 GB on disk)"; before the record, the name took it for its unquantized shapes (2 TB)
-    assert 585 < total_weights_gb("moonshotai/Kimi-K2.6") < 605
+@pytest.mark.parametrize("model", ["moonshotai/Kimi-K2.6", "moonshotai/Kimi-K2.7-Code"])
+def test_natively_quantized_checkpoint_is_sized_from_its_own_format(model: str) -> None:
+    # the vLLM recipes (vllm-project/recipes@8959cf6 models/moonshotai/Kimi-K2.6.yaml, Kimi-K2.7-Code.yaml): INT4
+    # via compressed-tensors "(~595 GB on disk)"; before the records, the name took them for unquantized shapes (2 TB)
+    assert 585 < total_weights_gb(model) < 605
 
 
 def test_nvfp4_deepseek_is_smaller_than_its_fp8_base() -> None:

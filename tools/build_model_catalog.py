@@ -613,6 +613,9 @@ def from_additions(path: Path, models: dict[str, Any], report: list[str]) -> dic
     for mid, add in sorted(entries.items(), key=lambda kv: (depth(kv[0]), kv[0])):
         if mid.startswith("_") or "alias_of" in add:
             continue
+        if not [s for s in add.get("source") or [] if isinstance(s, str) and s.strip()]:
+            report.append(f"addition {mid}: no source cited; skipped")  # never a record without its evidence
+            continue
         derived = list(add.get("derived", []))
         params = params_src = vision = None
         src_base: list[str] = []

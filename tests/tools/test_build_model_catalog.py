@@ -294,3 +294,41 @@ def test_alias_entries_name_a_renamed_repository(tmp_path):
     before = (out / "models.jsonl").read_bytes()
     bmc.build(tmp_path / "none", out, extend=True, additions=p)
     assert (out / "models.jsonl").read_bytes() == before
+
+
+def test_an_addition_without_a_source_is_skipped_and_reported(tmp_path):
+    """Issue 29: a record never enters the catalog without its evidence (an empty or absent ``source``)."""
+    p = tmp_path / "additions.json"
+    p.write_text(
+        json.dumps(
+            {
+                "org/no-source": {"base": "org/dense-instruct", "confidence": "low"},
+                "org/empty-source": {"base": "org/dense-instruct", "confidence": "low", "source": ["  "]},
+                "org/cited": {"base": "org/dense-instruct", "confidence": "low", "source": ["its card"]},
+            }
+        )
+    )
+    models, report, _ = bmc.build(FIXTURE, tmp_path / "out", additions=p)
+    assert "org/cited" in models
+    for mid in ("org/no-source", "org/empty-source"):
+        assert mid not in models
+        assert f"addition {mid}: no source cited; skipped" in report
+
+
+def test_every_bundled_addition_cites_its_evidence():
+    """tools/catalog_additions.json: each entry cites where its facts come from, and one built from another
+    record (``base``) lists what was inferred; each is in the bundled catalog (as an id or an alias)."""
+    entries = json.loads(bmc.ADDITIONS.read_text())
+    index = json.loads((DATA / "models.index.json").read_text())["ids"]
+    for mid, add in entries.items():
+        if mid.startswith("_"):
+            continue
+        assert [s for s in add["source"] if s.strip()], mid
+        if "alias_of" in add:
+            assert index[mid.lower()][0].lower() == add["alias_of"].lower(), mid
+            continue
+        assert add["confidence"] in ("high", "medium", "low"), mid
+        assert "config" in add or "base" in add, mid
+        if "base" in add:
+            assert add.get("derived") or add["confidence"] != "low", mid  # a low record says what it inferred
+        assert index[mid.lower()][0] == mid, mid

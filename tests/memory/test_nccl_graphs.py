@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from tests.memory.helpers import inputs
@@ -70,3 +71,28 @@ def test_vl214_says_it_on_a_launch(tmp_path: Path) -> None:
     (hit,) = vl214("L40S:4")
     assert "NCCL all-reduces" in hit["data"]["risk"] and hit["severity"] == "warning"
     assert not [x for x in vl214("H100:4") if "NCCL" in x["data"]["risk"]]  # must not: NVLink
+
+
+def test_vl214_offers_no_lower_utilization_for_a_risk_no_room_clears(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The NCCL risk is still there at the lowest utilization the fix would try: VL214 says so without
+    a gpu_memory_utilization to lower to, and without sizing the launch at 49 of them first."""
+    from vlint.checks import memory_fixes
+
+    calls: list[float] = []
+    real = memory_fixes.estimate
+    monkeypatch.setattr(
+        memory_fixes,
+        "estimate",
+        lambda base, **kw: calls.append(kw.get("gpu_memory_utilization", 0)) or real(base, **kw),
+    )
+    f = tmp_path / "serve.sh"
+    f.write_text(f"vllm serve {MODEL} --tensor-parallel-size 4\n")
+    r = CliRunner().invoke(
+        main, ["check", "--isolated", "--gpu", "L40S:4", "--vllm-version", "0.19.0", "--format", "json", str(f)]
+    )
+    (hit,) = [x for x in json.loads(r.output)["findings"] if x["code"] == "VL214"]
+    assert "NCCL all-reduces" in hit["data"]["risk"]
+    assert "lower --gpu-memory-utilization to" not in json.dumps(hit.get("fix"))
+    assert len([c for c in calls if c]) <= 2  # the floor, not the whole ladder

@@ -250,11 +250,15 @@ def _ok(base: MemoryInputs, pred: Callable[[MemoryEstimate], bool], **changes: A
     return e is not None and pred(e)
 
 
+#: how many points below the current gpu_memory_utilization :func:`_highest_gmu` looks (0.01 each)
+GMU_STEPS = 49
+
+
 def _highest_gmu(base: MemoryInputs, ok: Callable[[MemoryEstimate], bool], **changes: Any) -> float | None:
     """The highest gpu_memory_utilization below the current one (down to 50 points lower) at which
     ``ok`` holds. Not a binary search: too high leaves no room outside the budget, too low no KV cache."""
     cur = round(base.gpu_memory_utilization * 100)
-    for p in range(cur - 1, max(cur - 50, 0), -1):
+    for p in range(cur - 1, max(cur - GMU_STEPS - 1, 0), -1):
         e = estimate(base, gpu_memory_utilization=p / 100, **changes)
         if e is not None and ok(e):
             return p / 100
@@ -297,6 +301,13 @@ def tight_headroom_fix(dep: Deployment, m: MemoryEstimate) -> Fix | None:
     gpu_memory_utilization that leaves room for it, where the launch still starts as written."""
     base = base_inputs(dep)
     if base is None or not m.risks:
+        return None
+    # the lowest utilization the search would try: a risk that is still there when the launch starts with
+    # the most room left after the KV cache does not depend on that room (NCCL in the graphs, buffers vlint
+    # does not count), and no utilization in between clears it
+    lowest = max(round(base.gpu_memory_utilization * 100) - GMU_STEPS, 1) / 100
+    floor = estimate(base, gpu_memory_utilization=lowest)
+    if floor is not None and _clear(floor) and len(floor.risks) >= len(m.risks):
         return None
     gmu = _highest_gmu(base, _clean)
     if gmu is None:

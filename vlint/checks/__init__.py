@@ -29,7 +29,9 @@ class Hit:
     message: str | None = None
     #: overrides the rule's severity for this hit (e.g. an error when it cannot start)
     severity: str | None = None
-    fix: Fix | None = None
+    #: the fix, or a function that computes it (a fix that sizes the launch again and again, like the
+    #: memory model's: computed only when the finding is made for a report that shows fixes)
+    fix: Fix | Callable[[], Fix | None] | None = None
 
 
 @record(slots=True)

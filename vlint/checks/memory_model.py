@@ -134,9 +134,9 @@ def will_not_start(ctx: CheckContext) -> Iterator[Hit]:
         data["parallelism_by_runtime"] = chosen.detail
         base = ctx.message_of("VL210", data) or f"vLLM will not start ({where}): {m.failure}"
         msg = f"{base} — at TP 1, but {chosen.detail}: not certain, so a warning"
-        yield Hit(span, data, message=msg, severity="warning", fix=fixes.will_not_start_fix(dep, m) or fix)
+        yield Hit(span, data, message=msg, severity="warning", fix=lambda: fixes.will_not_start_fix(dep, m) or fix)
         return
-    yield Hit(span, data, fix=fixes.will_not_start_fix(dep, m) or fix)
+    yield Hit(span, data, fix=lambda: fixes.will_not_start_fix(dep, m) or fix)
 
 
 _CLOSE_WHAT = {
@@ -182,17 +182,18 @@ def _close_call(dep: Deployment, m: MemoryEstimate, data: dict[str, Any]) -> Hit
         if stage == "kv_cache_check"
         else dep.span_of("gpu_memory_utilization", "max_num_seqs")
     )
-    fix = fixes.will_not_start_fix(dep, m) if not m.starts else None
     return Hit(
         span,
         data,
         message=msg,
         severity="warning",
-        fix=fix
-        or Fix(
-            "leave a margin: lower --max-model-len or --max-num-seqs, or raise --gpu-memory-utilization if the GPU "
-            "is not shared",
-            unsafe=True,
+        fix=lambda: (
+            (fixes.will_not_start_fix(dep, m) if not m.starts else None)
+            or Fix(
+                "leave a margin: lower --max-model-len or --max-num-seqs, or raise --gpu-memory-utilization if the GPU "
+                "is not shared",
+                unsafe=True,
+            )
         ),
     )
 
@@ -216,8 +217,10 @@ def low_concurrency(ctx: CheckContext) -> Iterator[Hit]:
     yield Hit(
         dep.span_of("max_model_len"),
         data,
-        fix=fixes.low_concurrency_fix(dep, m, target)
-        or Fix(f"lower --max-model-len to the longest request you serve, or {more}", unsafe=True),
+        fix=lambda: (
+            fixes.low_concurrency_fix(dep, m, target)
+            or Fix(f"lower --max-model-len to the longest request you serve, or {more}", unsafe=True)
+        ),
     )
 
 
@@ -237,11 +240,13 @@ def small_kv_cache(ctx: CheckContext) -> Iterator[Hit]:
     yield Hit(
         dep.span_of("tensor_parallel_size", "gpu_memory_utilization"),
         data,
-        fix=fixes.small_kv_fix(dep, m, share)
-        or Fix(
-            "more GPUs (--tensor-parallel-size), a quantized checkpoint or --kv-cache-dtype fp8 give the "
-            "KV cache room for more concurrent requests",
-            unsafe=True,
+        fix=lambda: (
+            fixes.small_kv_fix(dep, m, share)
+            or Fix(
+                "more GPUs (--tensor-parallel-size), a quantized checkpoint or --kv-cache-dtype fp8 give the "
+                "KV cache room for more concurrent requests",
+                unsafe=True,
+            )
         ),
     )
 
@@ -285,11 +290,13 @@ def large_activation_peak(ctx: CheckContext) -> Iterator[Hit]:
     yield Hit(
         dep.span_of("max_num_batched_tokens", "enable_chunked_prefill"),
         data,
-        fix=fixes.chunk_fix(dep, m)
-        or Fix(
-            f"--max-num-batched-tokens {REFERENCE_CHUNK} with chunked prefill keeps the activation peak "
-            f"at ≈{alt.activation_gib:.1f} GiB and gives the KV cache {saved:.1f} GiB more",
-            unsafe=True,
+        fix=lambda: (
+            fixes.chunk_fix(dep, m)
+            or Fix(
+                f"--max-num-batched-tokens {REFERENCE_CHUNK} with chunked prefill keeps the activation peak "
+                f"at ≈{alt.activation_gib:.1f} GiB and gives the KV cache {saved:.1f} GiB more",
+                unsafe=True,
+            )
         ),
     )
 
@@ -312,8 +319,12 @@ def tight_headroom(ctx: CheckContext) -> Iterator[Hit]:
     yield Hit(
         dep.span_of("gpu_memory_utilization", "max_num_seqs"),
         data,
-        fix=fixes.tight_headroom_fix(dep, m)
-        or Fix("leave more memory outside the budget: lower --gpu-memory-utilization or --max-num-seqs", unsafe=True),
+        fix=lambda: (
+            fixes.tight_headroom_fix(dep, m)
+            or Fix(
+                "leave more memory outside the budget: lower --gpu-memory-utilization or --max-num-seqs", unsafe=True
+            )
+        ),
     )
 
 

@@ -5,6 +5,7 @@ Rules never touch output formats; the engine turns their hits into :class:`Findi
 
 from __future__ import annotations
 
+import copy
 import re
 import string
 from typing import TYPE_CHECKING, Any
@@ -101,6 +102,8 @@ class Engine:
 
     def __init__(self, catalog: Catalog, selection: Selection | None = None) -> None:
         self.catalog = catalog
+        #: compute the fixes checks defer (:meth:`without_fixes`)
+        self.compute_fixes = True
         sel = selection or Selection()
         chosen = {r.code for r in catalog.rules if r.enabled}
         self.severity: dict[str, str] = {}
@@ -155,11 +158,21 @@ class Engine:
         return {name: self.option(rule, name) for name in rule.options}
 
     # -- findings -----------------------------------------------------------------------------
+    def without_fixes(self) -> Engine:
+        """This engine, making findings without computing the fixes a check defers (``vlint fix`` checks
+        an edit by what is reported after it, not by how that would be fixed)."""
+        other = copy.copy(self)
+        other.compute_fixes = False
+        return other
+
     def _finding(self, rule: Rule, hit: Hit, context: str = "") -> Finding:
         data = dict(hit.data)
         message = hit.message or render_message(rule.message, data, rule.summary)
         severity = self.severity.get(rule.code) or hit.severity or rule.severity
-        return Finding(rule.code, rule.name, severity, hit.span, message, data, hit.fix, context)
+        fix = hit.fix
+        if callable(fix):
+            fix = fix() if self.compute_fixes else None
+        return Finding(rule.code, rule.name, severity, hit.span, message, data, fix, context)
 
     def builtin_finding(
         self,

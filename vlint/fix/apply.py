@@ -146,16 +146,20 @@ class _Run:
     ) -> None:
         self.paths = paths
         self.engine = engine
+        #: for the lints that check an edit: findings without the fixes checks defer
+        self.checker = engine.without_fixes()
         self.opts = opts
         self.post = post
         self.overlay: dict[Path, str] = {}
         self.display: dict[Path, str] = {}
         self.originals: dict[Path, str] = {}
 
-    def lint(self, overlay: dict[Path, str], only: list[str] | None = None) -> LintReport:
-        """Lint the run's paths (or ``only`` these files) as the overlay has them."""
+    def lint(self, overlay: dict[Path, str], only: list[str] | None = None, *, fixes: bool = True) -> LintReport:
+        """Lint the run's paths (or ``only`` these files) as the overlay has them; ``fixes=False``: the
+        findings only (:func:`verify` compares what is reported, never how it would be fixed)."""
         paths = self.paths if only is None else [self.abspath(p) for p in only]
-        report = lint_paths(paths, self.engine, self.opts, reader=OverlayReader(self.opts, overlay))
+        engine = self.engine if fixes else self.checker
+        report = lint_paths(paths, engine, self.opts, reader=OverlayReader(self.opts, overlay))
         if self.post is not None:
             self.post(report)
         return report
@@ -303,8 +307,8 @@ def _verified(
 ) -> list[_Planned]:
     """The fixes of one group that pass :func:`verify`: all at once, else one at a time."""
     targets = sorted({p.owner for p in group} | {e.path for p in group for e in p.edits})
-    before = run.lint(base, targets)
-    after = run.lint(_with_edits(run, base, [e for p in group for e in p.edits]), targets)
+    before = run.lint(base, targets, fixes=False)
+    after = run.lint(_with_edits(run, base, [e for p in group for e in p.edits]), targets, fixes=False)
     if verify(before, after, [p.finding for p in group]) is None:
         return group
     kept: list[_Planned] = []
@@ -314,7 +318,7 @@ def _verified(
     # later fix that no longer holds is computed again in the next round
     for p in sorted(group, key=lambda p: p.finding.code):
         trial = _with_edits(run, base, [e for k in [*kept, p] for e in k.edits])
-        problem = verify(before, run.lint(trial, targets), [k.finding for k in [*kept, p]])
+        problem = verify(before, run.lint(trial, targets, fixes=False), [k.finding for k in [*kept, p]])
         if problem is None:
             kept.append(p)
         else:

@@ -279,12 +279,13 @@ def extract_from_text(
     bodies, Dockerfile shell-form CMD, SkyPilot ``run:``) with their own position map and env.
     ``script_file``: ``text`` is a script file of its own, whose ``$1`` are its command-line arguments
     (a ``${1:-word}`` at its top level is then the word: the script run without arguments)."""
+    sourced: list[Path] = []  # the files it sources (a .env its launches read is linked: not checked alone)
     ev = ShellEvaluator(
         text,
         posmap,
         env=env,
         powershell=powershell,
-        read_sourced=_sourced_reader(base_dir, read_file),
+        read_sourced=_sourced_reader(base_dir, read_file, sourced),
         script_file=script_file,
     )
     ev.read_program = _program_reader(base_dir, read_file)
@@ -314,6 +315,8 @@ def extract_from_text(
     for a in ev.assignments:
         value = a.value
         result.assignments.append((a.name, Token(value.text, posmap.span(a.name_start, value.end), value.unresolved)))
+    if result.invocations:  # its launches read what it sourced (a .env: checked through them)
+        result.linked.extend(dict.fromkeys(sourced))
     for manifest in ev.applied:
         # kubectl apply of a here-document: the Kubernetes source reads it at its lines of this file
         line, _ = manifest.posmap.position(0)
@@ -363,20 +366,22 @@ def _forwarded_at(words: list[Word], i: int, ev: ShellEvaluator) -> int | None:
     return j + 1
 
 
-def _sourced_reader(base_dir: Path, read_file: ReadFile) -> Callable[[str], str | None]:
+def _sourced_reader(base_dir: Path, read_file: ReadFile, done: list[Path]) -> Callable[[str], str | None]:
     """The text of a file ``source FILE`` names below the script's folder, read through the runner's
     reader (inside the lint root, size-checked); None when it cannot be read. An absolute path or one
     that climbs out of the folder (``source /opt/conda/…/conda.sh``, ``. ../env.sh``) is a machine's
-    own setup, not the repository's: not read, and not reported."""
+    own setup, not the repository's: not read, and not reported. Each file read is added to ``done``."""
 
     def read(path: str) -> str | None:
         norm = posixpath.normpath(path)
         if posixpath.isabs(norm) or norm == ".." or norm.startswith("../") or norm.startswith("~"):
             return None
         try:  # the path as written: the reader resolves links in the kernel's order (link/.. included)
-            return read_file(base_dir / path).text
+            src = read_file(base_dir / path)
         except (SourceError, OSError, ValueError):
             return None
+        done.append(src.abspath)
+        return src.text
 
     return read
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 
 from vlint.core.invocation import Fact, Invocation, Problem, Token
@@ -366,6 +367,148 @@ def _forwarded_at(words: list[Word], i: int, ev: ShellEvaluator) -> int | None:
     return j + 1
 
 
+#: programs that run their arguments after ``--`` as a command: (words before the program's own
+#: options, e.g. ``job submit``)
+_DASHDASH_RUNNERS: dict[str, tuple[str, ...]] = {
+    "kubectl": ("exec",),
+    "oc": ("exec",),
+    "ray": ("job", "submit"),
+    "runuser": (),
+}
+#: ``docker exec`` options that take a value (docs.docker.com/reference/cli/docker/container/exec)
+_DOCKER_EXEC_VALUE_OPTS = {"-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"}
+#: apptainer/singularity exec options that take a value (apptainer.org/docs/user/main/cli/apptainer_exec.html)
+_APPTAINER_VALUE_OPTS = {
+    "-B",
+    "--bind",
+    "--env",
+    "--env-file",
+    "-H",
+    "--home",
+    "-o",
+    "--overlay",
+    "--pwd",
+    "-W",
+    "--workdir",
+    "-S",
+    "--scratch",
+    "--mount",
+    "--security",
+    "--network",
+    "--network-args",
+    "--app",
+}
+#: ssh's one-letter options that take a value (man ssh: SYNOPSIS)
+_SSH_VALUE_FLAGS = set("BbcDEeFIiJLlmOopQRSWw")
+#: tmux commands that start a shell command (the rest of their words) and their options that take a value
+#: (man tmux: new-session, new-window, split-window, respawn-pane; send-keys types its words as keys)
+_TMUX_STARTS = {"new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp"}
+_TMUX_VALUE_OPTS = {"-c", "-e", "-F", "-f", "-l", "-n", "-s", "-t", "-x", "-y", "-L", "-S"}
+#: keys send-keys ends a typed command with (man tmux, KEY BINDINGS)
+_TMUX_ENTER = {"Enter", "C-m", "KPEnter", "C-j"}
+
+
+def _handed_over(words: list[Word], i: int, ev: ShellEvaluator) -> int | Word | None:
+    """What ``words[i]`` hands a command to: the index of the first word of a command it runs with its
+    arguments as they are (``docker exec [OPTS] CONTAINER CMD…``, ``kubectl exec POD -- CMD…``,
+    ``ray job submit … -- CMD…``, ``runuser -u USER -- CMD…``, ``docker compose exec SERVICE CMD…``,
+    ``apptainer exec IMAGE CMD…``, ``ssh HOST CMD…``, a function of the script that runs ``"$@"``), or the
+    one word it runs as a shell command (``su [USER] -c CMD``, ``runuser -c``, ``sbatch --wrap CMD``,
+    ``tmux new-session -d -s NAME CMD``, ``tmux send-keys -t T CMD Enter``, ``ssh HOST CMD``); None for
+    any other command."""
+    w = words[i]
+    if w.unresolved:
+        return None
+    base = w.text.rsplit("/", 1)[-1]
+    rest = words[i + 1 :]
+    if base in _forwarding_functions(ev.text):
+        return i + 1 if rest else None
+    if base in ("su", "runuser", "sbatch"):
+        flags = ("-c", "--command") if base != "sbatch" else ("--wrap",)
+        for k, x in enumerate(rest):
+            if x.text in flags and k + 1 < len(rest) and not rest[k + 1].unresolved:
+                return rest[k + 1]
+            if x.text.startswith(tuple(f + "=" for f in flags if f.startswith("--"))) and not x.unresolved:
+                name, _, _ = x.text.partition("=")
+                return replace(x, text=x.text[len(name) + 1 :], start=x.start + len(name) + 1)
+    if base in ("docker", "podman", "docker-compose") and rest:
+        # docker exec [OPTS] CONTAINER CMD…, docker compose exec [OPTS] SERVICE CMD…
+        k = 1 if rest[0].text == "exec" else 2 if [x.text for x in rest[:2]] == ["compose", "exec"] else 0
+        if base == "docker-compose":
+            k = 1 if rest[0].text == "exec" else 0
+        if not k:
+            return None
+        while k < len(rest) and rest[k].text.startswith("-"):
+            k += 2 if rest[k].text in _DOCKER_EXEC_VALUE_OPTS else 1
+        return i + 1 + k + 1 if k + 1 < len(rest) else None  # past the container
+    if base in ("apptainer", "singularity") and rest and rest[0].text == "exec":
+        # apptainer exec [OPTS] IMAGE CMD… (apptainer.org/docs/user/main/cli/apptainer_exec.html)
+        k = 1
+        while k < len(rest) and rest[k].text.startswith("-"):
+            opt = rest[k].text
+            k += 2 if opt in _APPTAINER_VALUE_OPTS and "=" not in opt else 1
+        return i + 1 + k + 1 if k + 1 < len(rest) else None  # past the image
+    if base == "ssh" and rest:
+        # ssh [OPTS] HOST CMD…: the remote shell runs the words joined (man ssh)
+        k = 0
+        while k < len(rest) and rest[k].text.startswith("-"):
+            opt = rest[k].text
+            k += 2 if len(opt) == 2 and opt[1] in _SSH_VALUE_FLAGS else 1
+        typed = rest[k + 1 :]
+        if len(typed) == 1 and not typed[0].unresolved:
+            return typed[0]
+        return i + 1 + k + 1 if typed else None
+    lead = _DASHDASH_RUNNERS.get(base)
+    if lead is not None and tuple(x.text for x in rest[: len(lead)]) == lead:
+        for k, x in enumerate(rest):
+            if x.text == "--":
+                return i + 1 + k + 1 if k + 1 < len(rest) else None
+        return None
+    if base == "tmux" and rest:
+        k = 0
+        while k < len(rest) and rest[k].text.startswith("-"):  # tmux's own options (-L socket, -S path…)
+            k += 2 if rest[k].text in ("-L", "-S", "-f") else 1
+        if k >= len(rest):
+            return None
+        sub = rest[k].text
+        if sub not in _TMUX_STARTS and sub not in ("send-keys", "send"):
+            return None
+        k += 1
+        while k < len(rest) and rest[k].text.startswith("-"):
+            k += 2 if rest[k].text in _TMUX_VALUE_OPTS else 1
+        typed = rest[k:]
+        if sub in ("send-keys", "send"):
+            while typed and typed[-1].text in _TMUX_ENTER:
+                typed = typed[:-1]
+            if len(typed) != 1:
+                return None
+        if len(typed) == 1 and not typed[0].unresolved:
+            return typed[0]
+        return i + 1 + k if typed and sub in _TMUX_STARTS else None
+    return None
+
+
+#: a function of the script whose body runs its arguments as a command (``run() { echo "$*"; "$@"; }``):
+#: the name, then the body up to its first line that is only ``}`` (or to the ``}`` that ends the line)
+_FUNCTION = lazy_compile(
+    r"^[ \t]*(?:function[ \t]+)?([A-Za-z_][\w-]*)[ \t]*(?:\([ \t]*\))?[ \t]*\{(.*?)(?:^[ \t]*\}|\}[ \t]*$)",
+    re.MULTILINE | re.DOTALL,
+)
+#: ``"$@"`` as a command of its own in a body: after the start, ``;``, ``&&``/``||``, ``{``, ``exec``, ``then``…
+_RUNS_ARGS = lazy_compile(
+    r'(?:^|[;&|{(]|\b(?:exec|then|do|else|if|until|while|time|command))[ \t]*"\$(?:@|\{@\})"', re.MULTILINE
+)
+
+
+@lru_cache(maxsize=64)
+def _forwarding_functions(text: str) -> frozenset[str]:
+    """The functions ``text`` defines whose body runs ``"$@"`` as a command (wrappers that log, time or
+    retry the command they are given)."""
+    if '"$@"' not in text and '"${@}"' not in text:
+        return frozenset()
+    return frozenset(m.group(1) for m in _FUNCTION.finditer(text) if _RUNS_ARGS.search(m.group(2)))
+
+
 def _sourced_reader(base_dir: Path, read_file: ReadFile, done: list[Path]) -> Callable[[str], str | None]:
     """The text of a file ``source FILE`` names below the script's folder, read through the runner's
     reader (inside the lint root, size-checked); None when it cannot be read. An absolute path or one
@@ -434,6 +577,17 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
     if found is not None:
         program, entry, args_at = found
         return [_Launch(program, entry, words[args_at:], env, head=words[0])]
+    handed = _handed_over(words, i, ev) if depth < 3 else None
+    if isinstance(handed, int):
+        # a program or function that runs its arguments as a command (docker exec CONTAINER …, run() { "$@"; })
+        j = _skip_wrappers(words, handed, env)
+        inner = _entry(words, j) if j < len(words) else None
+        if inner is not None:
+            program, entry, args_at = inner
+            return [_Launch(program, entry, words[args_at:], env, head=words[0])]
+        return _launches(replace(cmd, words=words[handed:], prefix_env=env), ev, depth + 1, errors)
+    if handed is not None:  # a program that runs a string as a shell command (tmux new -d "…", su -c "…")
+        return _launches_in_string(handed, ev, env, depth, errors)
     forwarded = _forwarded_at(words, i, ev) if depth < 3 else None
     if forwarded is not None:
         # ./wrap.sh vllm serve …, an entrypoint script ending in exec "$@": its arguments are the command
@@ -766,17 +920,32 @@ def _skip_wrappers(words: list[Word], i: int, env: dict[str, Word]) -> int:
     return i
 
 
+#: a command substitution that looks a program up on PATH (``$(which vllm)``, ``"$(command -v python3)"``,
+#: ```which vllm```): it prints that program's path, so it runs that program
+_LOOKED_UP = lazy_compile(r"""^"?(?:\$\(|`)\s*(?:which|command\s+-v|type\s+-[pP])\s+([\w.+-]+)\s*(?:\)|`)"?$""")
+
+
+def _program_name(w: Word) -> str:
+    """The program ``w`` runs, without its folder: ``vllm`` for ``/opt/venv/bin/vllm`` and for
+    ``$(which vllm)`` (a look-up on PATH, the one substitution whose output is known to be that program)."""
+    if w.unresolved:
+        m = _LOOKED_UP.match(w.text)
+        if m is not None:
+            return m.group(1)
+    return w.text.rsplit("/", 1)[-1]
+
+
 def _entry(words: list[Word], i: int) -> tuple[str, Word, int] | None:
     """(program, entry word, index of the first argument) when words[i:] start a vLLM server."""
     w = words[i]
-    base = w.text.rsplit("/", 1)[-1]
+    base = _program_name(w)
     if base == "vllm":
         if i + 1 < len(words) and words[i + 1].text == "serve":
             return "vllm serve", w, i + 2
         return None
     # `$PYTHON -m vllm…`: an interpreter vlint cannot resolve, running a vLLM module
     unknown_python = w.unresolved and i + 2 < len(words) and words[i + 1].text == "-m"
-    if _PYTHON.match(w.text) or unknown_python:
+    if _PYTHON.match(w.text) or _PYTHON.match(base) or unknown_python:
         j = i + 1
         while j < len(words):
             t = words[j].text

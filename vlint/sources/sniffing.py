@@ -182,16 +182,30 @@ _LLM_D_DEPLOYER = lazy_compile(r"^sampleApplication[ \t]*:", re.MULTILINE)
 _VLLM_WORD = lazy_compile(r"vllm", re.IGNORECASE)
 
 
+#: top-level keys of the values file ``helm create`` writes (helm/helm ``pkg/chart/v2/util/create.go``,
+#: ``defaultValues``): values files of charts made from it keep most of them, whatever the file's name
+_HELM_CREATE_KEYS = lazy_compile(
+    r"^(replicaCount|imagePullSecrets|nameOverride|fullnameOverride|serviceAccount|podAnnotations|podLabels"
+    r"|podSecurityContext|securityContext|service|ingress|resources|livenessProbe|readinessProbe|autoscaling"
+    r"|volumes|volumeMounts|nodeSelector|tolerations|affinity)[ \t]*:",
+    re.MULTILINE,
+)
+_TOP_IMAGE = lazy_compile(r"^image[ \t]*:", re.MULTILINE)
+
+
 def helm_values(src: SourceText) -> bool:
     """A Helm values file of a vLLM chart that is not beside it (:mod:`vlint.sources.kube.helm_values`):
     no ``Chart.yaml`` in its folder, and either an llm-d deployer overlay (a top-level
-    ``sampleApplication:`` with a ``modelArtifactURI``) or a ``values*.yaml`` that names vLLM outside
-    comments."""
+    ``sampleApplication:`` with a ``modelArtifactURI``) or a file that names vLLM outside comments and
+    is named like a values file (``values*.yaml``) or reads like one whatever its name (a top-level
+    ``image:`` and three or more of the other top-level keys ``helm create`` writes: ``-f prod.yaml``)."""
     if not is_yamlish(src):
         return False
     text = src.text
     if not (_LLM_D_DEPLOYER.search(text) and "modelArtifactURI" in text):
-        if not _VALUES_NAME.match(src.abspath.name.lower()):
+        if not _VALUES_NAME.match(src.abspath.name.lower()) and not (
+            _TOP_IMAGE.search(text) and len(_top_keys(_HELM_CREATE_KEYS, text)) >= 3
+        ):
             return False
         if not any(_VLLM_WORD.search(line.split("#", 1)[0]) for line in text.splitlines()):
             return False

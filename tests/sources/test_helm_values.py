@@ -84,6 +84,8 @@ def test_llm_d_deployer_overlay(tmp_path: Path) -> None:
 
 def test_does_not_fire(tmp_path: Path) -> None:
     # a chart beside it: rendered with its templates instead
+    (tmp_path / "c1" / "templates").mkdir(parents=True)
+    (tmp_path / "c1" / "templates" / "deployment.yaml").write_text("kind: Deployment\n")
     assert _launches(tmp_path, "c1/values.yaml", GENERIC, **{"Chart.yaml": "name: x\n"}) is None
     # vLLM only in a comment
     assert _launches(tmp_path, "c2/values.yaml", "# like vllm\nmodel: Qwen/Qwen3-8B\n") is None
@@ -140,7 +142,7 @@ def test_a_generic_chart_command_and_args_are_the_launch(tmp_path: Path) -> None
         "32768",
     ]
     assert inv.args[0].span.line == 8 and inv.opaque_args  # the chart's template may add words
-    assert "deployment command/args" in inv.label and "the chart is not here" in inv.label
+    assert "deployment command/args" in inv.label and "templates are not here" in inv.label
     assert inv.facts["vllm_version"].value == "0.8.5" and inv.facts["vllm_version"].span.line == 4
     assert inv.facts["gpu_count"].value == 2 and inv.env["VLLM_USE_V1"].text == "0"
 
@@ -198,3 +200,22 @@ def test_the_pod_of_a_chart_not_here_is_not_docker(tmp_path: Path) -> None:
     assert report.files[0].launches == 1
     # the chart's template writes the pod (its /dev/shm volume): not the 64 MiB of a docker run
     assert [f for f in report.findings if f.code == "VL602"] == []
+
+
+def test_values_beside_a_chart_that_renders_nothing_here(tmp_path: Path) -> None:
+    chart = "apiVersion: v2\nname: wrap\nversion: 0.1.0\n"
+    # Chart.yaml without templates/ or charts/ (a wrapper of remote dependencies): read as values alone
+    (inv,) = _launches(tmp_path, "w1/values.yaml", GENERIC_CHART, **{"Chart.yaml": chart})
+    assert inv.program == "vllm serve"
+    # a chart with templates renders them from these values: not read here
+    (tmp_path / "w2" / "templates").mkdir(parents=True)
+    (tmp_path / "w2" / "templates" / "deployment.yaml").write_text("kind: Deployment\n")
+    assert _launches(tmp_path, "w2/values.yaml", GENERIC_CHART, **{"Chart.yaml": chart}) is None
+
+
+def test_a_values_file_named_otherwise_reads_like_helm_create(tmp_path: Path) -> None:
+    text = GENERIC_CHART + "service:\n  port: 8000\nnodeSelector: {}\ntolerations: []\n"
+    (inv,) = _launches(tmp_path, "deploy/prod.yaml", text)
+    assert inv.program == "vllm serve"
+    # an image and one chart key are not enough
+    assert _launches(tmp_path, "deploy/other.yaml", "image: vllm/vllm-openai:v0.8.5\nresources: {}\n") is None

@@ -1,13 +1,16 @@
 """Helm values files of a vLLM chart that is not here: the model they set is the launch.
 
 A values file is half a launch: the chart's templates turn it into a container command. When the chart
-is beside the file (``Chart.yaml`` in the same folder) it is rendered or read with its templates
-(:mod:`vlint.sources.render.helm`), and the charts vlint knows the templates of are rendered from the
-values alone (:mod:`vlint.sources.kube.helm`). This module reads the rest: a ``values*.yaml`` that
-mentions vLLM outside comments, or an overlay of a chart whose model key is distinctive, with no chart
-beside it. What vlint can say there is which model the chart will serve and where that is written —
-not the flags, which the templates add (the launch's argv is opaque, so no rule reads an absent flag
-as absent), so the label says the launch is read from the model setting only.
+is beside the file (``Chart.yaml`` in the same folder, with ``templates/`` or vendored ``charts/``) it is
+rendered or read with its templates (:mod:`vlint.sources.render.helm`), and the charts vlint knows the
+templates of are rendered from the values alone (:mod:`vlint.sources.kube.helm`, also nested under a
+parent chart's key for its dependency). This module reads the rest: a values file (``values*.yaml``, or
+one that reads like ``helm create``'s) that mentions vLLM outside comments, or an overlay of a chart
+whose model key is distinctive, whose chart renders nothing here (not beside it, or a ``Chart.yaml``
+without templates: a wrapper of remote dependencies). What vlint can say there is what the values
+write — the container's command/args, or which model the chart will serve and where that is written —
+not what the templates add (the launch's argv is opaque, so no rule reads an absent flag as absent),
+so the label says where the launch was read from.
 
 Launches, first what the values write as a container's argv, else the model setting:
 
@@ -40,7 +43,7 @@ check it (lint the chart, or ``helm template … | vlint -``). A chart that only
 ``VLLM_URL``) gets none.
 
 It does not fire on a values file without a model setting, on one that mentions vLLM only in comments,
-on the values of a chart that is here, or on files another source claims (Kubernetes manifests,
+on the values of a chart that renders here, or on files another source claims (Kubernetes manifests,
 compose files, vLLM ``--config`` files: those sources come first in the registry).
 """
 
@@ -140,7 +143,7 @@ def _container_launches(
         if not command and not args:
             continue
         where = ".".join(path) or "the top level"
-        label = f"Helm values {where} command/args (the chart is not here: read as the container's argv)"
+        label = f"Helm values {where} command/args (the chart's templates are not here: read as the container's argv)"
         facts = Facts()
         image = _image_of(node, lines) or _image_of(root, lines)
         if image is not None:
@@ -223,7 +226,7 @@ def _llm_d_deployer(root: Node, lines: LineIndex) -> Invocation | None:
             continue
         args.append(Token(word, lines.node_span(node)))
     inv = Invocation(source=NAME, program="vllm serve", span=span, args=args, opaque_args=True)
-    inv.label = "llm-d deployer values: sampleApplication.model.modelArtifactURI (the chart is not here)"
+    inv.label = "llm-d deployer values: sampleApplication.model.modelArtifactURI (the chart's templates are not here)"
     return inv
 
 
@@ -239,7 +242,7 @@ def _generic(root: Node, lines: LineIndex) -> Invocation | None:
     else:  # null: supplied at install time
         tok = Token(f"{where}: null", lines.node_span(key), True)
     inv = Invocation(source=NAME, program="vllm serve", span=tok.span, args=[tok], opaque_args=True)
-    inv.label = f"Helm values {where} (the chart is not here: the model is inferred from the key's name)"
+    inv.label = f"Helm values {where} (the chart's templates are not here: the model is inferred from the key's name)"
     return inv
 
 

@@ -88,3 +88,37 @@ def test_a_string_command_keeps_its_words_places(tmp_path: Path) -> None:
 )
 def test_no_launch_where_nothing_runs_vllm(tmp_path: Path, text: str) -> None:
     assert launches(tmp_path, text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"bash <<EOF\nvllm serve {M} --max-model-len 8192\nEOF\n",
+        f"ssh node1 bash -s -- arg <<'EOF'\nvllm serve {M} --max-model-len 8192\nEOF\n",
+        f"docker exec -i vllm sh -e <<EOF\nvllm serve {M} --max-model-len 8192\nEOF\n",
+    ],
+)
+def test_a_script_fed_to_a_shell_on_stdin(tmp_path: Path, text: str) -> None:
+    (inv,) = launches(tmp_path, text)
+    assert inv.program == "vllm serve" and where(inv, text, "8192") == "2:53 8192"
+
+
+def test_a_launch_inside_a_command_substitution(tmp_path: Path) -> None:
+    text = f"PID=$(nohup vllm serve {M} --max-model-len 8192 > log 2>&1 & echo $!)\nwait $PID\n"
+    (inv,) = launches(tmp_path, text)
+    assert where(inv, text, "8192") == "1:65 8192"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a script file given to the shell reads its own input from the here-document
+        f"bash run.sh <<EOF\nvllm serve {M}\nEOF\n",
+        # -c: the script is the argument, the here-document its input
+        f"bash -c 'cat' <<EOF\nvllm serve {M}\nEOF\n",
+        # another program's input, and a substitution that only asks vLLM's version
+        f"python - <<EOF\nprint('vllm serve {M}')\nEOF\nV=$(vllm --version)\n",
+    ],
+)
+def test_no_launch_from_input_that_is_not_a_script(tmp_path: Path, text: str) -> None:
+    assert launches(tmp_path, text) == []

@@ -1,7 +1,10 @@
 """Shell scripts and command lines: find the vLLM launches and the argv each one passes.
 
 Recognised launches (after env-assignment prefixes and wrappers such as ``nohup``, ``exec``,
-``uv run``, ``conda run -n X``, ``timeout 60``, ``numactl …``, ``bash -c "…"``):
+``uv run``, ``conda run -n X``, ``timeout 60``, ``numactl …``, ``bash -c "…"``, a script fed to a shell
+on stdin ``bash <<EOF``, programs that run a command they are given — ``docker exec``, ``kubectl exec
+--``, ``ssh HOST``, ``su -c``, ``sbatch --wrap``, ``tmux new-session`` —, functions of the script that
+run ``"$@"``, and command substitutions ``PID=$(nohup vllm serve … & echo $!)``):
 
 * ``vllm serve MODEL …`` (also ``/path/to/vllm serve`` and ``python -m vllm.entrypoints.cli.main serve``)
 * ``python[3] -m vllm.entrypoints.openai.api_server --model MODEL …``
@@ -31,7 +34,7 @@ from vlint.sources import vllm_yaml
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.containers.images import default_entrypoint, image_vllm_version, parse_image
 from vlint.sources.scripts.shell_eval import Command, HeredocFile, ShellEvaluator, Var, Word
-from vlint.sources.scripts.shell_lexer import Arith, Lexer, Param, ShellSyntaxError
+from vlint.sources.scripts.shell_lexer import Arith, CmdSubst, Lexer, Param, ShellSyntaxError
 from vlint.sources.scripts.workdir import created_match
 from vlint.sources.sniffing import shell as sniff  # noqa: F401 - re-exported: callers use shell.sniff
 
@@ -566,9 +569,33 @@ def _var_token(name: str, var: Var, posmap: PositionMap, default: Span) -> Token
 
 
 def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceError]) -> list[_Launch]:
+    inner = _substituted_launches(cmd, ev, depth, errors) if depth < 3 else []
     words = cmd.words
     if not words:
-        return []
+        return inner
+    return inner + _command_launches(cmd, ev, depth, errors)
+
+
+def _substituted_launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceError]) -> list[_Launch]:
+    """Launches that run inside a command substitution of the command (``PID=$(nohup vllm serve … &
+    echo $!)``): bash runs the substituted command to take its output, so it starts the server."""
+    out: list[_Launch] = []
+    for w in cmd.raw.words:
+        for part in w.parts:
+            if not isinstance(part, CmdSubst) or not part.raw.startswith("$(") or "vllm" not in part.raw:
+                continue
+            at = ev.text.find(part.raw, w.start, w.end + 1)
+            if at < 0:
+                continue
+            body = part.raw[2:-1]
+            sub_map = PositionMap(ev.posmap.path, [(k, *ev.posmap.position(at + 2 + k)) for k in range(len(body) + 1)])
+            here = ev.posmap.span(at, at + len(part.raw))
+            out.extend(_launches_in_script(body, sub_map, dict(ev.vars), here, ev, {}, depth, errors))
+    return out
+
+
+def _command_launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceError]) -> list[_Launch]:
+    words = cmd.words
     env: dict[str, Word] = dict(cmd.prefix_env)
     i = _skip_wrappers(words, 0, env)
     if i >= len(words):
@@ -585,7 +612,7 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
         if inner is not None:
             program, entry, args_at = inner
             return [_Launch(program, entry, words[args_at:], env, head=words[0])]
-        return _launches(replace(cmd, words=words[handed:], prefix_env=env), ev, depth + 1, errors)
+        return _command_launches(replace(cmd, words=words[handed:], prefix_env=env), ev, depth + 1, errors)
     if handed is not None:  # a program that runs a string as a shell command (tmux new -d "…", su -c "…")
         return _launches_in_string(handed, ev, env, depth, errors)
     forwarded = _forwarded_at(words, i, ev) if depth < 3 else None
@@ -596,7 +623,7 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
         if inner is not None:
             program, entry, args_at = inner
             return [_Launch(program, entry, words[args_at:], env, head=words[0])]
-    written = _written_script(words, i, ev)
+    written = _written_script(words, i, ev) or _stdin_script(words, i, cmd, ev)
     if written is not None and depth < 3:
         # runs a script this one wrote from a here-document (cat > run.sh << 'EOF' … ; bash run.sh)
         sub_env = dict(ev.vars)
@@ -612,7 +639,7 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
         if kept is not None:
             # eval $CMD of a command kept in a variable, plain words: run as that command, its words keeping
             # where the variable is written
-            return _launches(replace(cmd, words=kept), ev, depth + 1, errors)
+            return _command_launches(replace(cmd, words=kept), ev, depth + 1, errors)
         if not any(w.unresolved for w in rest):
             # eval joins its arguments with blanks and runs the result as a script (one argument: itself,
             # with where its value was assigned when it is one variable's)
@@ -627,7 +654,7 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
             # plain words, eval runs them as one command, the unknown ones left unknown
             split = _eval_words(rest)
             if split is not None:
-                return _launches(replace(cmd, words=split), ev, depth + 1, errors)
+                return _command_launches(replace(cmd, words=split), ev, depth + 1, errors)
     if script is not None and depth < 3:
         return _launches_in_string(script, ev, env, depth, errors)
     base = words[i].text.rsplit("/", 1)[-1]
@@ -697,6 +724,20 @@ def _written_script(words: list[Word], i: int, ev: ShellEvaluator) -> HeredocFil
     if w.unresolved or not ev.heredoc_files:
         return None
     return ev.heredoc_files.get(posixpath.normpath(posixpath.join(ev.cwd, w.text)))
+
+
+def _stdin_script(words: list[Word], i: int, cmd: Command, ev: ShellEvaluator) -> HeredocFile | None:
+    """The here-document a shell reads its script from: ``bash <<EOF``, ``bash -s -- ARGS <<'EOF'``,
+    ``sh -ex <<EOF`` (no ``-c``, no script file before ``-s``), also handed over (``ssh host bash -s <<EOF``,
+    ``docker exec -i c bash <<EOF``); None otherwise."""
+    if not cmd.heredocs or words[i].unresolved or words[i].text.rsplit("/", 1)[-1] not in _SHELLS:
+        return None
+    for w in words[i + 1 :]:
+        if w.text == "-s" or w.text == "--":
+            break
+        if not w.text.startswith(("-", "+")) or w.unresolved or ("c" in w.text[1:] and not w.text.startswith("--")):
+            return None  # a script file, or -c: not stdin
+    return ev.heredoc_file(cmd.heredocs[0])
 
 
 def _shell_c_script(words: list[Word], i: int) -> Word | None:

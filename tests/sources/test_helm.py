@@ -466,3 +466,11 @@ def test_a_manifest_spec_is_not_a_subchart(tmp_path: Path) -> None:
     path.write_text(text)
     reader = Reader(LintOptions(root=tmp_path))
     assert helm.extract(reader.read(path), reader.read).invocations == []
+
+
+def test_a_manifest_with_model_artifacts_in_its_spec_is_not_chart_values(tmp_path: Path) -> None:
+    path = tmp_path / "modelservice.yaml"
+    text = "apiVersion: llm-d.ai/v1alpha1\nkind: ModelService\nspec:\n  modelArtifacts:\n    uri: x\n  decode: {}\n"
+    path.write_text(text)
+    reader = Reader(LintOptions(root=tmp_path))
+    assert not helm.sniff(reader.read(path))

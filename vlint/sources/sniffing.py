@@ -149,7 +149,7 @@ def helm(src: SourceText) -> bool:
     if not is_yamlish(src):
         return False
     keys = _top_keys(_HELM_TOP, src.text)
-    if "servingEngineSpec" in keys or _HELM_SUB.search(src.text):
+    if "servingEngineSpec" in keys or (_HELM_SUB.search(src.text) and not _API_VERSION.search(src.text)):
         return True
     if "catalog" in keys and re.search(r"^[ \t]+engine[ \t]*:[ \t]*['\"]?vllm", src.text, re.IGNORECASE | re.MULTILINE):
         return True

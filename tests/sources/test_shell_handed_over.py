@@ -50,6 +50,7 @@ def where(inv: Invocation, text: str, word: str) -> str:
         (f"tmux new -d -s vllm vllm serve {M} --max-model-len 8192\n", "vllm serve"),
         (f'tmux send-keys -t vllm "vllm serve {M} --max-model-len 8192" Enter\n', "vllm serve"),
         (f"$(which vllm) serve {M} --max-model-len 8192\n", "vllm serve"),
+        (f"uvx --from vllm vllm serve {M} --max-model-len 8192\n", "vllm serve"),
         (f'"$(command -v python3)" -m vllm.entrypoints.openai.api_server --model {M}\n', "api_server"),
         (f'run() {{ echo "+ $*"; "$@"; }}\nrun vllm serve {M} --max-model-len 8192\n', "vllm serve"),
         (
@@ -122,3 +123,8 @@ def test_a_launch_inside_a_command_substitution(tmp_path: Path) -> None:
 )
 def test_no_launch_from_input_that_is_not_a_script(tmp_path: Path, text: str) -> None:
     assert launches(tmp_path, text) == []
+
+
+def test_nerdctl_runs_like_docker(tmp_path: Path) -> None:
+    (inv,) = launches(tmp_path, f"nerdctl run --gpus all vllm/vllm-openai:v0.8.5 --model {M}\n")
+    assert inv.facts["vllm_version"].value == "0.8.5" and M in [t.text for t in inv.args]

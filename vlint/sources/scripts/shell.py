@@ -658,7 +658,7 @@ def _command_launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list
     if script is not None and depth < 3:
         return _launches_in_string(script, ev, env, depth, errors)
     base = words[i].text.rsplit("/", 1)[-1]
-    if base in ("docker", "podman", "nvidia-docker"):
+    if base in ("docker", "podman", "nvidia-docker", "nerdctl"):  # nerdctl: containerd's docker-compatible CLI
         out = _docker_run(words, i + 1, env, ev, depth, errors)
         for launch in out:
             if launch.ev is None and launch.head is None:
@@ -954,8 +954,11 @@ def _skip_wrappers(words: list[Word], i: int, env: dict[str, Word]) -> int:
             if base == "hatch" and i < len(words) and words[i].text.endswith(":"):
                 i += 1
             continue
-        if base == "uvx":
+        if base == "uvx":  # uvx [--from PKG] [--with PKG] … COMMAND (docs.astral.sh/uv/reference/cli/#uvx)
             i += 1
+            while i < len(words) and words[i].text.startswith("-") and words[i].text != "--":
+                opt = words[i].text
+                i += 2 if (opt in _RUNNERS["uv"] or opt == "--from") and "=" not in opt else 1
             continue
         return i
     return i

@@ -446,3 +446,31 @@ def test_llm_d_explicit_gpu_limit_wins(tmp_path: Path) -> None:
     assert decode.facts["gpu_count"].value == 4
     assert "resources.limits[nvidia.com/gpu]" in decode.facts["gpu_count"].detail
     assert prefill.facts["gpu_count"].value == 1  # no limit there: dataLocal x tensor
+
+
+def test_production_stack_as_a_dependency_of_a_parent_chart(tmp_path: Path) -> None:
+    # a parent chart's values for its production-stack dependency, under the dependency's name
+    nested = "vllm-stack:\n" + textwrap.indent(BASIC, "  ") + "router:\n  enabled: true\n"
+    (inv,) = launches(tmp_path, nested)
+    assert inv.label == "modelSpec llama3 (production-stack values)"
+    assert argv(inv)[0] == "meta-llama/Llama-3.1-8B-Instruct" and inv.args[0].span.line == 7
+    assert inv.facts["vllm_version"].value == "0.10.2"
+
+
+def test_a_manifest_spec_is_not_a_subchart(tmp_path: Path) -> None:
+    text = (
+        "apiVersion: llm-d.ai/v1alpha1\nkind: ModelService\nmetadata: {name: m}\n"
+        "spec:\n  modelArtifacts: {uri: hf://org/m}\n  decode: {replicas: 1}\n"
+    )
+    path = tmp_path / "ms.yaml"
+    path.write_text(text)
+    reader = Reader(LintOptions(root=tmp_path))
+    assert helm.extract(reader.read(path), reader.read).invocations == []
+
+
+def test_a_manifest_with_model_artifacts_in_its_spec_is_not_chart_values(tmp_path: Path) -> None:
+    path = tmp_path / "modelservice.yaml"
+    text = "apiVersion: llm-d.ai/v1alpha1\nkind: ModelService\nspec:\n  modelArtifacts:\n    uri: x\n  decode: {}\n"
+    path.write_text(text)
+    reader = Reader(LintOptions(root=tmp_path))
+    assert not helm.sniff(reader.read(path))

@@ -55,6 +55,8 @@ class CheckContext:
 CheckFn = Callable[[CheckContext], Iterable[Hit]]
 
 _REGISTRY: dict[str, CheckFn] = {}
+#: deployment checks that also read a file's environment no launch reads (:attr:`FileContext.environment`)
+_ENVIRONMENT_FILES: set[str] = set()
 #: modules holding checks, imported on first lookup
 _MODULES = (
     "prefill",
@@ -74,16 +76,28 @@ _MODULES = (
 )
 
 
-def check(name: str) -> Callable[[CheckFn], CheckFn]:
-    """Register a check under ``name`` (``prefill.chunking_disabled``)."""
+def check(name: str, *, environment_files: bool = False) -> Callable[[CheckFn], CheckFn]:
+    """Register a check under ``name`` (``prefill.chunking_disabled``). ``environment_files``: the check
+    of a deployment rule also runs on a file of environment alone that no launch reads (a ``.env``:
+    ``ctx.file.environment``, ``ctx.dep`` None), so that the rule says what it says of a launch's variables
+    about that file's too."""
 
     def deco(fn: CheckFn) -> CheckFn:
         if name in _REGISTRY:
             raise ValueError(f"check {name} registered twice")
         _REGISTRY[name] = fn
+        if environment_files:
+            _ENVIRONMENT_FILES.add(name)
         return fn
 
     return deco
+
+
+def reads_environment_files(name: str) -> bool:
+    """Whether the check ``name`` also runs on a file's environment no launch reads (:func:`check`)."""
+    if name not in _REGISTRY:
+        all_checks()
+    return name in _ENVIRONMENT_FILES
 
 
 def get_check(name: str) -> CheckFn | None:

@@ -165,6 +165,11 @@ def _gib(n: int) -> str:
     return f"{n / 2**30:.2f} GiB" if n >= 2**28 else f"{n / 2**20:.0f} MiB"
 
 
+#: sources whose launches run in a Kubernetes pod (its /dev/shm is the pod's volumes, not Docker's 64 MiB
+#: default; a values file's pod is written by a chart that is not here)
+_POD_SOURCES = frozenset({"kubernetes", "helm", "helm-values"})
+
+
 @check("deployment.dev_shm")
 def dev_shm(ctx: CheckContext) -> Iterator[Hit]:
     """VL602: TP/PP > 1 in a container whose /dev/shm is missing or small."""
@@ -198,7 +203,7 @@ def dev_shm(ctx: CheckContext) -> Iterator[Hit]:
     if mounted is not None and mounted.value is False:
         where = "but nothing is mounted at /dev/shm: the container gets the runtime's default of 64 MiB"
         fix = "mount an emptyDir with medium: Memory at /dev/shm (sizeLimit of a few GiB)"
-    elif mounted is None and size is None and "image" in facts and dep.invocation.source not in ("kubernetes", "helm"):
+    elif mounted is None and size is None and "image" in facts and dep.invocation.source not in _POD_SOURCES:
         where = "in a container without --ipc=host or --shm-size: Docker gives it a 64 MiB /dev/shm"
         fix = "add --ipc=host (or --shm-size=8g) to the container"
     else:

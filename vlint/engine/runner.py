@@ -10,7 +10,7 @@ import re
 import string
 from typing import TYPE_CHECKING, Any
 
-from vlint.checks import CheckContext, Hit, get_check
+from vlint.checks import CheckContext, Hit, get_check, reads_environment_files
 from vlint.core.finding import SEVERITIES, Finding, Fix
 from vlint.core.record import field, record, replace
 from vlint.core.rule import Rule
@@ -415,7 +415,11 @@ class Engine:
     def run_file(self, file: FileContext) -> list[Finding]:
         out: list[Finding] = []
         for rule in self.active:
-            if rule.scope != "file" or rule.builtin:
+            if rule.builtin:
+                continue
+            # a file of environment alone that no launch reads: the rules of a launch's variables read its own
+            lone = file.environment is not None and rule.scope == "deployment" and rule.when is None
+            if rule.scope != "file" and not (lone and reads_environment_files(rule.check or "")):
                 continue
             fn = get_check(rule.check or "")
             if fn is None:

@@ -12,7 +12,23 @@ from vlint.core.record import field, record
 
 if TYPE_CHECKING:
     from vlint.core.invocation import Problem, Token
+    from vlint.core.version import Version
     from vlint.launch.deployment import Deployment
+
+
+@record(slots=True)
+class LoneEnvironment:
+    """The ``VLLM_*`` variables of a file of environment alone (a ``.env``) that no launch of the run
+    reads, and the release they are checked against, chosen as a launch's is
+    (:func:`vlint.launch.resolver.lone_environment`)."""
+
+    #: name → value token, spanning ``NAME=value`` from the name
+    env: dict[str, Token]
+    version: Version
+    #: why that release (``the newest bundled release; pass --vllm-version to check another``…)
+    version_reason: str
+    #: the variables that release reads
+    known: frozenset[str]
 
 
 @record(slots=True)
@@ -25,3 +41,5 @@ class FileContext:
     problems: list[Problem]
     #: credentials whatever their name (Kubernetes Secret values): (key, token, base64-encoded)
     secret_tokens: list[tuple[str, Token, bool]] = field(default_factory=list)
+    #: a file of environment alone that no launch reads: its ``VLLM_*`` names, checked on their own
+    environment: LoneEnvironment | None = None

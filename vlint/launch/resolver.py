@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 from vlint.argspec.parse import parse_invocation
 from vlint.argspec.spec import Resolution, load_spec, resolve_release
 from vlint.config.precedence import CLI, FILE, ConfigDefaults, Stated, decide
-from vlint.core.invocation import UNPINNED_FACT, Invocation
+from vlint.core.invocation import UNPINNED_FACT, Invocation, Token
 from vlint.core.record import field, record, replace
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
 from vlint.launch.deployment import Deployment
+from vlint.launch.file_context import LoneEnvironment
 from vlint.launch.memory_inputs import estimate_for
 from vlint.security.lint_root import LintRoot
 
@@ -124,6 +125,19 @@ def choose_release(inv: Invocation, opts: ResolveOptions) -> tuple[Resolution, s
     elif res.note:
         reason += "; " + res.note
     return res, reason
+
+
+def lone_environment(env: list[tuple[str, Token]], opts: ResolveOptions) -> LoneEnvironment | None:
+    """The ``VLLM_*`` variables of a file of environment alone (a ``.env``) that no launch of the run
+    reads, with the release to check them against: chosen like a launch's (:func:`choose_release`: the
+    command line, the configuration, the installed vllm, else the newest bundled, said so) — the file
+    names no image or pin of its own. None when it sets no ``VLLM_*`` variable."""
+    vllm = {name: tok for name, tok in env if name.startswith("VLLM_")}
+    if not vllm:
+        return None
+    probe = Invocation(source="dotenv", program="env", span=next(iter(vllm.values())).span)
+    res, reason = choose_release(probe, opts)
+    return LoneEnvironment(vllm, res.version, reason, frozenset(load_spec(res.version).env_vars))
 
 
 def _unknown_image_version(inv: Invocation) -> str:

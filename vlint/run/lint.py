@@ -24,7 +24,7 @@ from vlint.engine.results import FileError, FileResult, LintReport
 from vlint.engine.runner import Engine
 from vlint.launch.credentials import find_secrets
 from vlint.launch.file_context import FileContext
-from vlint.launch.resolver import ResolveOptions, resolve
+from vlint.launch.resolver import ResolveOptions, lone_environment, resolve
 from vlint.security.bounded_read import NotReadable, read_fd
 from vlint.security.lint_root import LintRoot, Refused, find_root
 from vlint.security.secrets import Secret
@@ -306,7 +306,10 @@ def _extract_and_check(
     fr, sr, path = _extract(d.path, d.explicit, reader)
     linked = list(sr.linked) if sr is not None else []
     # launches a linking file may check instead: a bare config file, a launch built in two files
-    has_config = sr is not None and any(inv.program == "config" or inv.also_in for inv in sr.invocations)
+    # (or a .env, whose variables are checked on their own only when no launch reads it)
+    has_config = sr is not None and (
+        bool(sr.environment) or any(inv.program == "config" or inv.also_in for inv in sr.invocations)
+    )
     return _check_file((fr, sr, path), {}, engine, opts), linked, has_config
 
 
@@ -386,6 +389,8 @@ def _check_file(
         for dep in deployments:
             findings.extend(engine.run_deployment(dep))
         ctx = FileContext(fr.path, deployments, sr.assignments, problems, sr.secret_tokens)
+        if sr.environment and not deployments and not users:  # a .env no launch of the run reads
+            ctx.environment = lone_environment(sr.environment, resolve_opts)
         secrets = list(find_secrets(ctx))
         findings.extend(engine.run_file(ctx))
     except Exception as e:  # the safety net: never lose the other files to one file's crash
@@ -439,6 +444,7 @@ def _extract_file(path: Path, explicit: bool, reader: Reader) -> tuple[FileResul
             names.append(source.name)
             combined.invocations.extend(r.invocations)
             combined.assignments.extend(r.assignments)
+            combined.environment.extend(r.environment)
             combined.secret_tokens.extend(r.secret_tokens)
             combined.problems.extend(r.problems)
             combined.notes.extend(r.notes)

@@ -65,6 +65,10 @@ class SourceResult:
     #: ``NAME=value`` assignments written in the file (shell variables, ENV, env: entries), for
     #: rules that scan for secrets even where no launch uses them
     assignments: list[tuple[str, Token]] = field(default_factory=list)
+    #: the variables a file of environment alone sets (a ``.env``: ``NAME=value`` for launches written
+    #: elsewhere), each token spanning ``NAME=value`` from the name; when no launch of the run reads the
+    #: file, its ``VLLM_*`` names are checked on their own (VL013, VL014)
+    environment: list[tuple[str, Token]] = field(default_factory=list)
     #: values that are credentials whatever their name (a Kubernetes ``Secret``'s ``stringData`` and,
     #: base64-encoded, ``data``): (key, value token, base64-encoded)
     secret_tokens: list[tuple[str, Token, bool]] = field(default_factory=list)

@@ -139,11 +139,17 @@ def kubernetes(src: SourceText) -> bool:
     return is_yamlish(src) and bool(_API_VERSION.search(src.text)) and bool(_KIND.search(src.text))
 
 
+#: the same keys one level down: a parent chart's values for a known chart it depends on, under the
+#: dependency's name or alias (``vllm-stack:\n  servingEngineSpec:``;
+#: https://helm.sh/docs/chart_template_guide/subcharts_and_globals/)
+_HELM_SUB = lazy_compile(r"^[ ]{2}(servingEngineSpec|modelArtifacts)[ \t]*:", re.MULTILINE)
+
+
 def helm(src: SourceText) -> bool:
     if not is_yamlish(src):
         return False
     keys = _top_keys(_HELM_TOP, src.text)
-    if "servingEngineSpec" in keys:
+    if "servingEngineSpec" in keys or (_HELM_SUB.search(src.text) and not _API_VERSION.search(src.text)):
         return True
     if "catalog" in keys and re.search(r"^[ \t]+engine[ \t]*:[ \t]*['\"]?vllm", src.text, re.IGNORECASE | re.MULTILINE):
         return True
@@ -182,21 +188,48 @@ _LLM_D_DEPLOYER = lazy_compile(r"^sampleApplication[ \t]*:", re.MULTILINE)
 _VLLM_WORD = lazy_compile(r"vllm", re.IGNORECASE)
 
 
+#: top-level keys of the values file ``helm create`` writes (helm/helm ``pkg/chart/v2/util/create.go``,
+#: ``defaultValues``): values files of charts made from it keep most of them, whatever the file's name
+_HELM_CREATE_KEYS = lazy_compile(
+    r"^(replicaCount|imagePullSecrets|nameOverride|fullnameOverride|serviceAccount|podAnnotations|podLabels"
+    r"|podSecurityContext|securityContext|service|ingress|resources|livenessProbe|readinessProbe|autoscaling"
+    r"|volumes|volumeMounts|nodeSelector|tolerations|affinity)[ \t]*:",
+    re.MULTILINE,
+)
+_TOP_IMAGE = lazy_compile(r"^image[ \t]*:", re.MULTILINE)
+
+
 def helm_values(src: SourceText) -> bool:
-    """A Helm values file of a vLLM chart that is not beside it (:mod:`vlint.sources.kube.helm_values`):
-    no ``Chart.yaml`` in its folder, and either an llm-d deployer overlay (a top-level
-    ``sampleApplication:`` with a ``modelArtifactURI``) or a ``values*.yaml`` that names vLLM outside
-    comments."""
+    """A Helm values file of a vLLM chart that renders nothing here (:mod:`vlint.sources.kube.helm_values`):
+    no ``Chart.yaml`` in its folder (or one without ``templates/`` and ``charts/``), and either an llm-d
+    deployer overlay (a top-level ``sampleApplication:`` with a ``modelArtifactURI``) or a file that
+    names vLLM outside comments and is named like a values file (``values*.yaml``) or reads like one
+    whatever its name (a top-level ``image:`` and three or more of the other top-level keys ``helm
+    create`` writes: ``-f prod.yaml``)."""
     if not is_yamlish(src):
         return False
     text = src.text
     if not (_LLM_D_DEPLOYER.search(text) and "modelArtifactURI" in text):
-        if not _VALUES_NAME.match(src.abspath.name.lower()):
+        if not _VALUES_NAME.match(src.abspath.name.lower()) and not (
+            _TOP_IMAGE.search(text) and len(_top_keys(_HELM_CREATE_KEYS, text)) >= 3
+        ):
             return False
         if not any(_VLLM_WORD.search(line.split("#", 1)[0]) for line in text.splitlines()):
             return False
     folder = src.abspath.parent  # the file system last: only for the files that read as such values
-    return not ((folder / "Chart.yaml").is_file() or (folder / "Chart.yml").is_file())
+    if not ((folder / "Chart.yaml").is_file() or (folder / "Chart.yml").is_file()):
+        return True
+    # a chart here renders its templates (and the dependencies vendored in charts/) from these values; one
+    # with neither (a wrapper of remote dependencies, a chart whose templates are elsewhere) renders nothing
+    # here: its values are read as those of a chart that is not here
+    return not any(_has_files(folder / sub) for sub in ("templates", "charts"))
+
+
+def _has_files(folder: Path) -> bool:
+    try:
+        return folder.is_dir() and any(folder.iterdir())
+    except OSError:
+        return False
 
 
 def template(src: SourceText) -> bool:

@@ -2,7 +2,8 @@
 
 A ``.env`` file on its own starts nothing: it yields its ``NAME=value`` assignments (so that the
 plain-text-secret rule sees them) and serves as the source of values when docker compose
-interpolates the compose file next to it.
+interpolates the compose file next to it. Its variables (``environment``) are checked on their own
+(VL013, VL014) when no launch of the run reads the file.
 
 The format follows docker compose's dotenv reader (compose-go ``dotenv``): ``KEY=VALUE`` (also
 ``KEY: VALUE`` and ``export KEY=VALUE``), ``#`` comment lines, an unquoted value ends at `` #``;
@@ -517,6 +518,10 @@ def dotenv_values(entries: list[DotenvEntry]) -> dict[str, DotenvEntry]:
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     result = SourceResult()
-    for e in parse_dotenv(src.text, src.path):
+    entries = parse_dotenv(src.text, src.path)
+    for e in entries:
         result.assignments.append((e.name, e.token()))
+    for name, e in dotenv_values(entries).items():  # the value that wins, at the name (not ``export``)
+        span = Span(e.span.path, e.name_span.line, e.name_span.column, e.span.end_line, e.span.end_column)
+        result.environment.append((name, Token(e.value.text, span, e.unresolved)))
     return result

@@ -65,7 +65,7 @@ from vlint.sources.kube.k8s_common import (
 )
 from vlint.sources.sniffing import helm as sniff  # noqa: F401 - re-exported: callers use helm.sniff
 from vlint.sources.sniffing import template as template_sniff  # noqa: F401 - re-exported: callers use helm.template_sniff
-from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode
+from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, merged_items
 
 NAME = "helm"
 
@@ -85,9 +85,14 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     lines = LineIndex(src.path, src.text)
     f = _File(src, lines, read_file)
     nodes = read_documents(src, lines, f.result, "this values file")
-    for root in nodes:
-        if not isinstance(root, MappingNode):
-            continue
+    roots: list[Node] = []
+    for node in nodes:
+        if isinstance(node, MappingNode):
+            roots.append(node)
+            # a parent chart's values for a known chart it depends on, under the dependency's name or alias
+            if get(node, "apiVersion") is None:  # (a manifest's spec is not a chart's values)
+                roots.extend(v for _, v in merged_items(node) if isinstance(v, MappingNode) and _subchart_values(v))
+    for root in roots:
         if get(root, "servingEngineSpec") is not None:
             _production_stack(f, root)
         if get(root, "catalog") is not None:
@@ -97,6 +102,14 @@ def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
         if isinstance(get(root, "image", "command"), MappingNode | ScalarNode) or items(get(root, "image", "command")):
             _vllm_chart(f, root)
     return f.result
+
+
+def _subchart_values(node: MappingNode) -> bool:
+    """Values of production-stack or llm-d modelservice nested under a parent chart's key."""
+    if get(node, "servingEngineSpec") is not None:
+        return True
+    roles = get(node, "decode") is not None or get(node, "prefill") is not None
+    return get(node, "modelArtifacts") is not None and roles
 
 
 # -- rendering helpers -------------------------------------------------------------------------

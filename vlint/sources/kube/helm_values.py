@@ -1,13 +1,25 @@
 """Helm values files of a vLLM chart that is not here: the model they set is the launch.
 
 A values file is half a launch: the chart's templates turn it into a container command. When the chart
-is beside the file (``Chart.yaml`` in the same folder) it is rendered or read with its templates
-(:mod:`vlint.sources.render.helm`), and the charts vlint knows the templates of are rendered from the
-values alone (:mod:`vlint.sources.kube.helm`). This module reads the rest: a ``values*.yaml`` that
-mentions vLLM outside comments, or an overlay of a chart whose model key is distinctive, with no chart
-beside it. What vlint can say there is which model the chart will serve and where that is written —
-not the flags, which the templates add (the launch's argv is opaque, so no rule reads an absent flag
-as absent), so the label says the launch is read from the model setting only.
+is beside the file (``Chart.yaml`` in the same folder, with ``templates/`` or vendored ``charts/``) it is
+rendered or read with its templates (:mod:`vlint.sources.render.helm`), and the charts vlint knows the
+templates of are rendered from the values alone (:mod:`vlint.sources.kube.helm`, also nested under a
+parent chart's key for its dependency). This module reads the rest: a values file (``values*.yaml``, or
+one that reads like ``helm create``'s) that mentions vLLM outside comments, or an overlay of a chart
+whose model key is distinctive, whose chart renders nothing here (not beside it, or a ``Chart.yaml``
+without templates: a wrapper of remote dependencies). What vlint can say there is what the values
+write — the container's command/args, or which model the chart will serve and where that is written —
+not what the templates add (the launch's argv is opaque, so no rule reads an absent flag as absent),
+so the label says where the launch was read from.
+
+Launches, first what the values write as a container's argv, else the model setting:
+
+* ``command``/``args`` of any mapping of the values (a generic chart's ``deployment.command``,
+  ``server.args``, a top-level ``args``; not a probe's or a hook's), read as a container's: ``vllm
+  serve …``, ``python -m vllm.entrypoints…``, ``sh -c "…"``, or ``args`` alone that the nearest
+  ``image`` runs (``vllm/vllm-openai``) or that are vLLM's flags. The chart's template may add words, so
+  the argv stays opaque; the label says it was read as the container's argv. The nearest ``image`` (a
+  reference, or Helm's usual ``{registry, repository, tag}``), ``env`` and ``resources`` are its facts.
 
 Model settings, first match in file order:
 
@@ -25,27 +37,39 @@ Model settings, first match in file order:
   must supply at install time) is a launch whose model is not resolved. Which key a chart's template
   reads is not known here: the label says the model is inferred from the key's name.
 
+A values file of a chart that runs vLLM (a vLLM image, a ``vllm serve`` command, a ``vllm:`` settings
+mapping) from which none of these can be read gets one note: the launch is not checked, and how to
+check it (lint the chart, or ``helm template … | vlint -``). A chart that only talks to vLLM (a client's
+``VLLM_URL``) gets none.
+
 It does not fire on a values file without a model setting, on one that mentions vLLM only in comments,
-on the values of a chart that is here, or on files another source claims (Kubernetes manifests,
+on the values of a chart that renders here, or on files another source claims (Kubernetes manifests,
 compose files, vLLM ``--config`` files: those sources come first in the registry).
 """
 
 from __future__ import annotations
 
 from vlint.core.invocation import Invocation, Token
+from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.kube.k8s_common import (
+    EnvVar,
     Facts,
     LaunchContext,
     LineIndex,
     finish,
     get,
     image_facts,
+    image_launch,
     items,
+    launches,
     read_documents,
+    read_env,
     resource_facts,
     scalar,
+    text_list,
 )
+from vlint.sources.sniffing import helm as known_chart
 from vlint.sources.sniffing import helm_values as sniff  # noqa: F401 - re-exported: callers use helm_values.sniff
 from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, merged_items
 
@@ -58,27 +82,128 @@ _MODEL_KEYS = frozenset(
 #: children of a ``model:`` mapping that hold the model's id
 _MODEL_CHILDREN = ("id", "name", "repo", "repository", "path", "uri")
 _MAX_DEPTH = 6
+_LLM_D_DEPLOYER_KEY = "sampleApplication:"
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:
     result = SourceResult()
     lines = LineIndex(src.path, src.text)
+    serving = False
     for root in read_documents(src, lines, result, "this values file"):
         if not isinstance(root, MappingNode) or get(root, "apiVersion") is not None:
+            continue
+        serving = serving or _serves_vllm(root, lines)
+        built = _container_launches(root, lines, src, read_file, result)
+        if built:
+            result.invocations.extend(built)
             continue
         inv = _llm_d_deployer(root, lines) or _generic(root, lines)
         if inv is None:
             continue
         facts = Facts()
-        image = _vllm_image(root)
+        image = _vllm_image(root, lines)
         if image is not None:
-            image_facts(facts, str(image.value), lines.node_span(image))
+            image_facts(facts, image[0], image[1])
         if inv.label.startswith("llm-d"):
             resource_facts(facts, get(root, "sampleApplication", "resources"), lines)
         ctx = LaunchContext(NAME, inv.label, lines, src.abspath.parent, read_file, {}, facts, opaque=True)
         finish(inv, ctx)
         result.invocations.append(inv)
+    # (the charts vlint knows the templates of read the file first: one whose values set no model is theirs)
+    known = known_chart(src) or _LLM_D_DEPLOYER_KEY in src.text
+    if serving and not known and not result.invocations and result.error is None and not result.problems:
+        result.notes.append(
+            "values of a Helm chart that runs vLLM, whose templates are not among the files linted: the launch "
+            "they configure (its command, args or model) is not in the values, so it is not checked; lint the "
+            f"chart folder (its Chart.yaml and templates/) with these values, or `helm template CHART -f "
+            f"{src.abspath.name} | vlint -`"
+        )
     return result
+
+
+#: keys whose ``command``/``args`` are not the server's (probes, hooks, jobs around it)
+_NOT_THE_SERVER = frozenset(
+    {"livenessprobe", "readinessprobe", "startupprobe", "lifecycle", "exec", "initcontainers", "hooks", "tests"}
+)
+
+
+def _container_launches(
+    root: MappingNode, lines: LineIndex, src: SourceText, read_file: ReadFile, result: SourceResult
+) -> list[Invocation]:
+    """Launches written in the values as a container's ``command``/``args`` (a generic chart's
+    ``deployment.command``, ``server.args``, a top-level ``args``): the argv the template passes on
+    when it copies them into the container, which is what such keys are for. Read like a container's
+    (``vllm serve …``, ``python -m vllm.entrypoints…``, ``sh -c "…"``; ``args`` alone when the image
+    nearest them runs vLLM or they are vLLM's flags). The chart is not here: its template may add
+    words, so the argv is opaque (no rule reads an absent flag as absent), and the label says so."""
+    out: list[Invocation] = []
+    for path, node in _command_holders(root, (), 0):
+        command = text_list(get(node, "command"), lines)
+        args = text_list(get(node, "args"), lines)
+        if not command and not args:
+            continue
+        where = ".".join(path) or "the top level"
+        label = f"Helm values {where} command/args (the chart's templates are not here: read as the container's argv)"
+        facts = Facts()
+        image = _image_of(node, lines) or _image_of(root, lines)
+        if image is not None:
+            image_facts(facts, image[0], image[1])
+        resource_facts(facts, get(node, "resources") or get(root, "resources"), lines)
+        env: dict[str, EnvVar] = {}
+        read_env(get(node, "env"), lines, env)
+        ctx = LaunchContext(
+            NAME,
+            label,
+            lines,
+            src.abspath.parent,
+            read_file,
+            env,
+            facts,
+            image=image[0] if image is not None else None,
+            image_span=image[1] if image is not None else None,
+            opaque=True,
+        )
+        if command:
+            out.extend(launches(command + args, ctx, result))
+        else:
+            inv = image_launch(args, ctx)
+            if inv is not None:
+                out.append(inv)
+    return out
+
+
+def _command_holders(node: Node, path: tuple[str, ...], depth: int) -> list[tuple[tuple[str, ...], MappingNode]]:
+    """Mappings (in file order) with a ``command`` or ``args`` key, outside probes and hooks."""
+    if not isinstance(node, MappingNode) or depth > _MAX_DEPTH:
+        return []
+    out: list[tuple[tuple[str, ...], MappingNode]] = []
+    if get(node, "command") is not None or get(node, "args") is not None:
+        out.append((path, node))
+    for k, v in merged_items(node):
+        key = str(k.value) if isinstance(k, ScalarNode) else ""
+        if key and _norm(key) not in _NOT_THE_SERVER and key not in ("command", "args"):
+            out.extend(_command_holders(v, (*path, key), depth + 1))
+    return out
+
+
+def _serves_vllm(root: Node, lines: LineIndex) -> bool:
+    """The values run a vLLM server (not only talk to one, as a client's ``vllmUrl`` does): an image
+    named like vLLM's, a ``vllm serve`` / ``vllm.entrypoints`` command, or a ``vllm:`` settings mapping."""
+    if _vllm_image(root, lines) is not None:
+        return True
+    if isinstance(root, MappingNode) and isinstance(get(root, "vllm"), MappingNode):
+        return True
+    stack: list[tuple[Node, int]] = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, ScalarNode):
+            text = str(node.value)
+            if "vllm serve" in text or "vllm.entrypoints" in text:
+                return True
+        elif depth < _MAX_DEPTH:
+            children = [v for _, v in merged_items(node)] if isinstance(node, MappingNode) else items(node)
+            stack.extend((c, depth + 1) for c in children)
+    return False
 
 
 def _llm_d_deployer(root: Node, lines: LineIndex) -> Invocation | None:
@@ -101,7 +226,7 @@ def _llm_d_deployer(root: Node, lines: LineIndex) -> Invocation | None:
             continue
         args.append(Token(word, lines.node_span(node)))
     inv = Invocation(source=NAME, program="vllm serve", span=span, args=args, opaque_args=True)
-    inv.label = "llm-d deployer values: sampleApplication.model.modelArtifactURI (the chart is not here)"
+    inv.label = "llm-d deployer values: sampleApplication.model.modelArtifactURI (the chart's templates are not here)"
     return inv
 
 
@@ -117,7 +242,7 @@ def _generic(root: Node, lines: LineIndex) -> Invocation | None:
     else:  # null: supplied at install time
         tok = Token(f"{where}: null", lines.node_span(key), True)
     inv = Invocation(source=NAME, program="vllm serve", span=tok.span, args=[tok], opaque_args=True)
-    inv.label = f"Helm values {where} (the chart is not here: the model is inferred from the key's name)"
+    inv.label = f"Helm values {where} (the chart's templates are not here: the model is inferred from the key's name)"
     return inv
 
 
@@ -155,17 +280,46 @@ def _looks_like_model(text: str) -> bool:
     return not t.replace(".", "", 1).isdigit()
 
 
-def _vllm_image(root: Node) -> ScalarNode | None:
-    """A scalar anywhere in the values that is a whole vLLM image reference with a tag."""
+def _vllm_image(root: Node, lines: LineIndex) -> tuple[str, Span] | None:
+    """The first vLLM image anywhere in the values (file order): a scalar that is a whole
+    ``vllm/vllm-openai:TAG`` reference, or an ``image:`` mapping whose ``repository`` names vLLM
+    (``vllm/vllm-openai``, ``…/library/vllm-openai``, ``rocm/vllm``), with its ``tag``."""
     stack: list[tuple[Node, int]] = [(root, 0)]
     while stack:
         node, depth = stack.pop()
         if isinstance(node, ScalarNode):
             text = str(node.value)
             if text.startswith(("vllm/vllm-openai:", "docker.io/vllm/vllm-openai:")) and " " not in text:
-                return node
+                return text, lines.node_span(node)
         elif isinstance(node, MappingNode) and depth < _MAX_DEPTH:
+            image = _image_of(node, lines)
+            if image is not None and "vllm" in image[0].split(":", 1)[0].lower():
+                return image
             stack.extend((v, depth + 1) for _, v in reversed(merged_items(node)))
         elif depth < _MAX_DEPTH:
             stack.extend((c, depth + 1) for c in reversed(items(node)))
     return None
+
+
+def _image_of(node: Node, lines: LineIndex) -> tuple[str, Span] | None:
+    """The ``image`` of a values mapping: a reference string, or Helm's usual ``{registry, repository,
+    tag}`` mapping joined as the templates join it (``registry/repository:tag``); with the span of the
+    tag (where the release is written) or of the reference."""
+    image = get(node, "image")
+    text = scalar(image)
+    if isinstance(image, ScalarNode) and text and " " not in text and "{{" not in text:
+        return text.strip(), lines.node_span(image)
+    if not isinstance(image, MappingNode):
+        return None
+    repo_node = get(image, "repository") or get(image, "name")
+    repo = scalar(repo_node)
+    if not repo or " " in repo or "{{" in repo or repo_node is None:
+        return None
+    registry = scalar(get(image, "registry"))
+    if registry and "/" not in repo.split(":", 1)[0].split("/", 1)[0] and not repo.startswith(registry):
+        repo = f"{registry.rstrip('/')}/{repo}"
+    tag_node = get(image, "tag")
+    tag = scalar(tag_node)
+    if tag and tag_node is not None and " " not in tag and "{{" not in tag and ":" not in repo.rsplit("/", 1)[-1]:
+        return f"{repo}:{tag}", lines.node_span(tag_node)
+    return repo, lines.node_span(repo_node)

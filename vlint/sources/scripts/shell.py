@@ -1,7 +1,10 @@
 """Shell scripts and command lines: find the vLLM launches and the argv each one passes.
 
 Recognised launches (after env-assignment prefixes and wrappers such as ``nohup``, ``exec``,
-``uv run``, ``conda run -n X``, ``timeout 60``, ``numactl …``, ``bash -c "…"``):
+``uv run``, ``conda run -n X``, ``timeout 60``, ``numactl …``, ``bash -c "…"``, a script fed to a shell
+on stdin ``bash <<EOF``, programs that run a command they are given — ``docker exec``, ``kubectl exec
+--``, ``ssh HOST``, ``su -c``, ``sbatch --wrap``, ``tmux new-session`` —, functions of the script that
+run ``"$@"``, and command substitutions ``PID=$(nohup vllm serve … & echo $!)``):
 
 * ``vllm serve MODEL …`` (also ``/path/to/vllm serve`` and ``python -m vllm.entrypoints.cli.main serve``)
 * ``python[3] -m vllm.entrypoints.openai.api_server --model MODEL …``
@@ -20,6 +23,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 
 from vlint.core.invocation import Fact, Invocation, Problem, Token
@@ -30,7 +34,7 @@ from vlint.sources import vllm_yaml
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
 from vlint.sources.containers.images import default_entrypoint, image_vllm_version, parse_image
 from vlint.sources.scripts.shell_eval import Command, HeredocFile, ShellEvaluator, Var, Word
-from vlint.sources.scripts.shell_lexer import Arith, Lexer, Param, ShellSyntaxError
+from vlint.sources.scripts.shell_lexer import Arith, CmdSubst, Lexer, Param, ShellSyntaxError
 from vlint.sources.scripts.workdir import created_match
 from vlint.sources.sniffing import shell as sniff  # noqa: F401 - re-exported: callers use shell.sniff
 
@@ -279,12 +283,13 @@ def extract_from_text(
     bodies, Dockerfile shell-form CMD, SkyPilot ``run:``) with their own position map and env.
     ``script_file``: ``text`` is a script file of its own, whose ``$1`` are its command-line arguments
     (a ``${1:-word}`` at its top level is then the word: the script run without arguments)."""
+    sourced: list[Path] = []  # the files it sources (a .env its launches read is linked: not checked alone)
     ev = ShellEvaluator(
         text,
         posmap,
         env=env,
         powershell=powershell,
-        read_sourced=_sourced_reader(base_dir, read_file),
+        read_sourced=_sourced_reader(base_dir, read_file, sourced),
         script_file=script_file,
     )
     ev.read_program = _program_reader(base_dir, read_file)
@@ -314,6 +319,8 @@ def extract_from_text(
     for a in ev.assignments:
         value = a.value
         result.assignments.append((a.name, Token(value.text, posmap.span(a.name_start, value.end), value.unresolved)))
+    if result.invocations:  # its launches read what it sourced (a .env: checked through them)
+        result.linked.extend(dict.fromkeys(sourced))
     for manifest in ev.applied:
         # kubectl apply of a here-document: the Kubernetes source reads it at its lines of this file
         line, _ = manifest.posmap.position(0)
@@ -363,20 +370,164 @@ def _forwarded_at(words: list[Word], i: int, ev: ShellEvaluator) -> int | None:
     return j + 1
 
 
-def _sourced_reader(base_dir: Path, read_file: ReadFile) -> Callable[[str], str | None]:
+#: programs that run their arguments after ``--`` as a command: (words before the program's own
+#: options, e.g. ``job submit``)
+_DASHDASH_RUNNERS: dict[str, tuple[str, ...]] = {
+    "kubectl": ("exec",),
+    "oc": ("exec",),
+    "ray": ("job", "submit"),
+    "runuser": (),
+}
+#: ``docker exec`` options that take a value (docs.docker.com/reference/cli/docker/container/exec)
+_DOCKER_EXEC_VALUE_OPTS = {"-e", "--env", "--env-file", "-u", "--user", "-w", "--workdir", "--detach-keys"}
+#: apptainer/singularity exec options that take a value (apptainer.org/docs/user/main/cli/apptainer_exec.html)
+_APPTAINER_VALUE_OPTS = {
+    "-B",
+    "--bind",
+    "--env",
+    "--env-file",
+    "-H",
+    "--home",
+    "-o",
+    "--overlay",
+    "--pwd",
+    "-W",
+    "--workdir",
+    "-S",
+    "--scratch",
+    "--mount",
+    "--security",
+    "--network",
+    "--network-args",
+    "--app",
+}
+#: ssh's one-letter options that take a value (man ssh: SYNOPSIS)
+_SSH_VALUE_FLAGS = set("BbcDEeFIiJLlmOopQRSWw")
+#: tmux commands that start a shell command (the rest of their words) and their options that take a value
+#: (man tmux: new-session, new-window, split-window, respawn-pane; send-keys types its words as keys)
+_TMUX_STARTS = {"new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp"}
+_TMUX_VALUE_OPTS = {"-c", "-e", "-F", "-f", "-l", "-n", "-s", "-t", "-x", "-y", "-L", "-S"}
+#: keys send-keys ends a typed command with (man tmux, KEY BINDINGS)
+_TMUX_ENTER = {"Enter", "C-m", "KPEnter", "C-j"}
+
+
+def _handed_over(words: list[Word], i: int, ev: ShellEvaluator) -> int | Word | None:
+    """What ``words[i]`` hands a command to: the index of the first word of a command it runs with its
+    arguments as they are (``docker exec [OPTS] CONTAINER CMD…``, ``kubectl exec POD -- CMD…``,
+    ``ray job submit … -- CMD…``, ``runuser -u USER -- CMD…``, ``docker compose exec SERVICE CMD…``,
+    ``apptainer exec IMAGE CMD…``, ``ssh HOST CMD…``, a function of the script that runs ``"$@"``), or the
+    one word it runs as a shell command (``su [USER] -c CMD``, ``runuser -c``, ``sbatch --wrap CMD``,
+    ``tmux new-session -d -s NAME CMD``, ``tmux send-keys -t T CMD Enter``, ``ssh HOST CMD``); None for
+    any other command."""
+    w = words[i]
+    if w.unresolved:
+        return None
+    base = w.text.rsplit("/", 1)[-1]
+    rest = words[i + 1 :]
+    if base in _forwarding_functions(ev.text):
+        return i + 1 if rest else None
+    if base in ("su", "runuser", "sbatch"):
+        flags = ("-c", "--command") if base != "sbatch" else ("--wrap",)
+        for k, x in enumerate(rest):
+            if x.text in flags and k + 1 < len(rest) and not rest[k + 1].unresolved:
+                return rest[k + 1]
+            if x.text.startswith(tuple(f + "=" for f in flags if f.startswith("--"))) and not x.unresolved:
+                name, _, _ = x.text.partition("=")
+                return replace(x, text=x.text[len(name) + 1 :], start=x.start + len(name) + 1)
+    if base in ("docker", "podman", "docker-compose") and rest:
+        # docker exec [OPTS] CONTAINER CMD…, docker compose exec [OPTS] SERVICE CMD…
+        k = 1 if rest[0].text == "exec" else 2 if [x.text for x in rest[:2]] == ["compose", "exec"] else 0
+        if base == "docker-compose":
+            k = 1 if rest[0].text == "exec" else 0
+        if not k:
+            return None
+        while k < len(rest) and rest[k].text.startswith("-"):
+            k += 2 if rest[k].text in _DOCKER_EXEC_VALUE_OPTS else 1
+        return i + 1 + k + 1 if k + 1 < len(rest) else None  # past the container
+    if base in ("apptainer", "singularity") and rest and rest[0].text == "exec":
+        # apptainer exec [OPTS] IMAGE CMD… (apptainer.org/docs/user/main/cli/apptainer_exec.html)
+        k = 1
+        while k < len(rest) and rest[k].text.startswith("-"):
+            opt = rest[k].text
+            k += 2 if opt in _APPTAINER_VALUE_OPTS and "=" not in opt else 1
+        return i + 1 + k + 1 if k + 1 < len(rest) else None  # past the image
+    if base == "ssh" and rest:
+        # ssh [OPTS] HOST CMD…: the remote shell runs the words joined (man ssh)
+        k = 0
+        while k < len(rest) and rest[k].text.startswith("-"):
+            opt = rest[k].text
+            k += 2 if len(opt) == 2 and opt[1] in _SSH_VALUE_FLAGS else 1
+        typed = rest[k + 1 :]
+        if len(typed) == 1 and not typed[0].unresolved:
+            return typed[0]
+        return i + 1 + k + 1 if typed else None
+    lead = _DASHDASH_RUNNERS.get(base)
+    if lead is not None and tuple(x.text for x in rest[: len(lead)]) == lead:
+        for k, x in enumerate(rest):
+            if x.text == "--":
+                return i + 1 + k + 1 if k + 1 < len(rest) else None
+        return None
+    if base == "tmux" and rest:
+        k = 0
+        while k < len(rest) and rest[k].text.startswith("-"):  # tmux's own options (-L socket, -S path…)
+            k += 2 if rest[k].text in ("-L", "-S", "-f") else 1
+        if k >= len(rest):
+            return None
+        sub = rest[k].text
+        if sub not in _TMUX_STARTS and sub not in ("send-keys", "send"):
+            return None
+        k += 1
+        while k < len(rest) and rest[k].text.startswith("-"):
+            k += 2 if rest[k].text in _TMUX_VALUE_OPTS else 1
+        typed = rest[k:]
+        if sub in ("send-keys", "send"):
+            while typed and typed[-1].text in _TMUX_ENTER:
+                typed = typed[:-1]
+            if len(typed) != 1:
+                return None
+        if len(typed) == 1 and not typed[0].unresolved:
+            return typed[0]
+        return i + 1 + k if typed and sub in _TMUX_STARTS else None
+    return None
+
+
+#: a function of the script whose body runs its arguments as a command (``run() { echo "$*"; "$@"; }``):
+#: the name, then the body up to its first line that is only ``}`` (or to the ``}`` that ends the line)
+_FUNCTION = lazy_compile(
+    r"^[ \t]*(?:function[ \t]+)?([A-Za-z_][\w-]*)[ \t]*(?:\([ \t]*\))?[ \t]*\{(.*?)(?:^[ \t]*\}|\}[ \t]*$)",
+    re.MULTILINE | re.DOTALL,
+)
+#: ``"$@"`` as a command of its own in a body: after the start, ``;``, ``&&``/``||``, ``{``, ``exec``, ``then``…
+_RUNS_ARGS = lazy_compile(
+    r'(?:^|[;&|{(]|\b(?:exec|then|do|else|if|until|while|time|command))[ \t]*"\$(?:@|\{@\})"', re.MULTILINE
+)
+
+
+@lru_cache(maxsize=64)
+def _forwarding_functions(text: str) -> frozenset[str]:
+    """The functions ``text`` defines whose body runs ``"$@"`` as a command (wrappers that log, time or
+    retry the command they are given)."""
+    if '"$@"' not in text and '"${@}"' not in text:
+        return frozenset()
+    return frozenset(m.group(1) for m in _FUNCTION.finditer(text) if _RUNS_ARGS.search(m.group(2)))
+
+
+def _sourced_reader(base_dir: Path, read_file: ReadFile, done: list[Path]) -> Callable[[str], str | None]:
     """The text of a file ``source FILE`` names below the script's folder, read through the runner's
     reader (inside the lint root, size-checked); None when it cannot be read. An absolute path or one
     that climbs out of the folder (``source /opt/conda/…/conda.sh``, ``. ../env.sh``) is a machine's
-    own setup, not the repository's: not read, and not reported."""
+    own setup, not the repository's: not read, and not reported. Each file read is added to ``done``."""
 
     def read(path: str) -> str | None:
         norm = posixpath.normpath(path)
         if posixpath.isabs(norm) or norm == ".." or norm.startswith("../") or norm.startswith("~"):
             return None
         try:  # the path as written: the reader resolves links in the kernel's order (link/.. included)
-            return read_file(base_dir / path).text
+            src = read_file(base_dir / path)
         except (SourceError, OSError, ValueError):
             return None
+        done.append(src.abspath)
+        return src.text
 
     return read
 
@@ -418,9 +569,33 @@ def _var_token(name: str, var: Var, posmap: PositionMap, default: Span) -> Token
 
 
 def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceError]) -> list[_Launch]:
+    inner = _substituted_launches(cmd, ev, depth, errors) if depth < 3 else []
     words = cmd.words
     if not words:
-        return []
+        return inner
+    return inner + _command_launches(cmd, ev, depth, errors)
+
+
+def _substituted_launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceError]) -> list[_Launch]:
+    """Launches that run inside a command substitution of the command (``PID=$(nohup vllm serve … &
+    echo $!)``): bash runs the substituted command to take its output, so it starts the server."""
+    out: list[_Launch] = []
+    for w in cmd.raw.words:
+        for part in w.parts:
+            if not isinstance(part, CmdSubst) or not part.raw.startswith("$(") or "vllm" not in part.raw:
+                continue
+            at = ev.text.find(part.raw, w.start, w.end + 1)
+            if at < 0:
+                continue
+            body = part.raw[2:-1]
+            sub_map = PositionMap(ev.posmap.path, [(k, *ev.posmap.position(at + 2 + k)) for k in range(len(body) + 1)])
+            here = ev.posmap.span(at, at + len(part.raw))
+            out.extend(_launches_in_script(body, sub_map, dict(ev.vars), here, ev, {}, depth, errors))
+    return out
+
+
+def _command_launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceError]) -> list[_Launch]:
+    words = cmd.words
     env: dict[str, Word] = dict(cmd.prefix_env)
     i = _skip_wrappers(words, 0, env)
     if i >= len(words):
@@ -429,6 +604,17 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
     if found is not None:
         program, entry, args_at = found
         return [_Launch(program, entry, words[args_at:], env, head=words[0])]
+    handed = _handed_over(words, i, ev) if depth < 3 else None
+    if isinstance(handed, int):
+        # a program or function that runs its arguments as a command (docker exec CONTAINER …, run() { "$@"; })
+        j = _skip_wrappers(words, handed, env)
+        inner = _entry(words, j) if j < len(words) else None
+        if inner is not None:
+            program, entry, args_at = inner
+            return [_Launch(program, entry, words[args_at:], env, head=words[0])]
+        return _command_launches(replace(cmd, words=words[handed:], prefix_env=env), ev, depth + 1, errors)
+    if handed is not None:  # a program that runs a string as a shell command (tmux new -d "…", su -c "…")
+        return _launches_in_string(handed, ev, env, depth, errors)
     forwarded = _forwarded_at(words, i, ev) if depth < 3 else None
     if forwarded is not None:
         # ./wrap.sh vllm serve …, an entrypoint script ending in exec "$@": its arguments are the command
@@ -437,7 +623,7 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
         if inner is not None:
             program, entry, args_at = inner
             return [_Launch(program, entry, words[args_at:], env, head=words[0])]
-    written = _written_script(words, i, ev)
+    written = _written_script(words, i, ev) or _stdin_script(words, i, cmd, ev)
     if written is not None and depth < 3:
         # runs a script this one wrote from a here-document (cat > run.sh << 'EOF' … ; bash run.sh)
         sub_env = dict(ev.vars)
@@ -453,7 +639,7 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
         if kept is not None:
             # eval $CMD of a command kept in a variable, plain words: run as that command, its words keeping
             # where the variable is written
-            return _launches(replace(cmd, words=kept), ev, depth + 1, errors)
+            return _command_launches(replace(cmd, words=kept), ev, depth + 1, errors)
         if not any(w.unresolved for w in rest):
             # eval joins its arguments with blanks and runs the result as a script (one argument: itself,
             # with where its value was assigned when it is one variable's)
@@ -468,11 +654,11 @@ def _launches(cmd: Command, ev: ShellEvaluator, depth: int, errors: list[SourceE
             # plain words, eval runs them as one command, the unknown ones left unknown
             split = _eval_words(rest)
             if split is not None:
-                return _launches(replace(cmd, words=split), ev, depth + 1, errors)
+                return _command_launches(replace(cmd, words=split), ev, depth + 1, errors)
     if script is not None and depth < 3:
         return _launches_in_string(script, ev, env, depth, errors)
     base = words[i].text.rsplit("/", 1)[-1]
-    if base in ("docker", "podman", "nvidia-docker"):
+    if base in ("docker", "podman", "nvidia-docker", "nerdctl"):  # nerdctl: containerd's docker-compatible CLI
         out = _docker_run(words, i + 1, env, ev, depth, errors)
         for launch in out:
             if launch.ev is None and launch.head is None:
@@ -538,6 +724,20 @@ def _written_script(words: list[Word], i: int, ev: ShellEvaluator) -> HeredocFil
     if w.unresolved or not ev.heredoc_files:
         return None
     return ev.heredoc_files.get(posixpath.normpath(posixpath.join(ev.cwd, w.text)))
+
+
+def _stdin_script(words: list[Word], i: int, cmd: Command, ev: ShellEvaluator) -> HeredocFile | None:
+    """The here-document a shell reads its script from: ``bash <<EOF``, ``bash -s -- ARGS <<'EOF'``,
+    ``sh -ex <<EOF`` (no ``-c``, no script file before ``-s``), also handed over (``ssh host bash -s <<EOF``,
+    ``docker exec -i c bash <<EOF``); None otherwise."""
+    if not cmd.heredocs or words[i].unresolved or words[i].text.rsplit("/", 1)[-1] not in _SHELLS:
+        return None
+    for w in words[i + 1 :]:
+        if w.text == "-s" or w.text == "--":
+            break
+        if not w.text.startswith(("-", "+")) or w.unresolved or ("c" in w.text[1:] and not w.text.startswith("--")):
+            return None  # a script file, or -c: not stdin
+    return ev.heredoc_file(cmd.heredocs[0])
 
 
 def _shell_c_script(words: list[Word], i: int) -> Word | None:
@@ -754,24 +954,42 @@ def _skip_wrappers(words: list[Word], i: int, env: dict[str, Word]) -> int:
             if base == "hatch" and i < len(words) and words[i].text.endswith(":"):
                 i += 1
             continue
-        if base == "uvx":
+        if base == "uvx":  # uvx [--from PKG] [--with PKG] … COMMAND (docs.astral.sh/uv/reference/cli/#uvx)
             i += 1
+            while i < len(words) and words[i].text.startswith("-") and words[i].text != "--":
+                opt = words[i].text
+                i += 2 if (opt in _RUNNERS["uv"] or opt == "--from") and "=" not in opt else 1
             continue
         return i
     return i
 
 
+#: a command substitution that looks a program up on PATH (``$(which vllm)``, ``"$(command -v python3)"``,
+#: ```which vllm```): it prints that program's path, so it runs that program
+_LOOKED_UP = lazy_compile(r"""^"?(?:\$\(|`)\s*(?:which|command\s+-v|type\s+-[pP])\s+([\w.+-]+)\s*(?:\)|`)"?$""")
+
+
+def _program_name(w: Word) -> str:
+    """The program ``w`` runs, without its folder: ``vllm`` for ``/opt/venv/bin/vllm`` and for
+    ``$(which vllm)`` (a look-up on PATH, the one substitution whose output is known to be that program)."""
+    if w.unresolved:
+        m = _LOOKED_UP.match(w.text)
+        if m is not None:
+            return m.group(1)
+    return w.text.rsplit("/", 1)[-1]
+
+
 def _entry(words: list[Word], i: int) -> tuple[str, Word, int] | None:
     """(program, entry word, index of the first argument) when words[i:] start a vLLM server."""
     w = words[i]
-    base = w.text.rsplit("/", 1)[-1]
+    base = _program_name(w)
     if base == "vllm":
         if i + 1 < len(words) and words[i + 1].text == "serve":
             return "vllm serve", w, i + 2
         return None
     # `$PYTHON -m vllm…`: an interpreter vlint cannot resolve, running a vLLM module
     unknown_python = w.unresolved and i + 2 < len(words) and words[i + 1].text == "-m"
-    if _PYTHON.match(w.text) or unknown_python:
+    if _PYTHON.match(w.text) or _PYTHON.match(base) or unknown_python:
         j = i + 1
         while j < len(words):
             t = words[j].text

@@ -998,6 +998,10 @@ class ShellEvaluator:
                 if found is not None and found not in self.applied:
                     self.applied.append(found)
 
+    def heredoc_file(self, hd: HereDoc) -> HeredocFile:
+        """The here-document's text as the command reads it (a shell that runs it as its script)."""
+        return self._heredoc_file(hd)
+
     def _heredoc_file(self, hd: HereDoc) -> HeredocFile:
         """The here-document's text as the command reads it (expansions done), mapped to the file."""
         text_parts: list[str] = []

@@ -12,16 +12,16 @@ because the behaviour it asked for is gone.
 from __future__ import annotations
 
 import json
-import re
 from typing import TYPE_CHECKING, Any
 
 from vlint.core.finding import Fix, SettingChange, remove_words, rename
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.span import Span
 
 if TYPE_CHECKING:
     from vlint.argspec.spec import ArgSpec, Argument
 
-_MECHANICAL = re.compile(r"(--[a-z0-9][a-z0-9-]*)(?: ([A-Za-z0-9_.]+))?")
+_MECHANICAL = lazy_compile(r"(--[a-z0-9][a-z0-9-]*)(?: ([A-Za-z0-9_.]+))?")
 
 
 def _target(origin: str) -> str:

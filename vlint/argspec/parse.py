@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from typing import Any
 
 from vlint.argspec import config_expand, dynamo
@@ -108,8 +107,8 @@ class _Item:
     defined: Span | None = None  # where the word's value is written, when elsewhere (Token.defined)
 
 
-_NEG_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
-_DOTTED_HEAD = re.compile(r"(?<=--)[^.]*")
+_NEG_NUMBER = lazy_compile(r"^-\d+$|^-\d*\.\d+$")
+_DOTTED_HEAD = lazy_compile(r"(?<=--)[^.]*")
 
 
 def parse_invocation(inv: Invocation, spec: ArgSpec) -> ParsedArgs:

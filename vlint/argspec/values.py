@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
-_HUMAN = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
+from vlint.core.lazy_re import lazy_compile
+
+_HUMAN = lazy_compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
 _DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 _BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
@@ -113,7 +114,7 @@ def convert(kind: str, text: str, *, optional: bool = False) -> Any:
     return text
 
 
-_JSON_OBJECT = re.compile(r"(?s)^\s*{.*}\s*$")
+_JSON_OBJECT = lazy_compile(r"(?s)^\s*{.*}\s*$")
 
 
 def _nullable_kvs(text: str) -> dict[str, int] | None:

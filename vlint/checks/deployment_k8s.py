@@ -4,12 +4,12 @@ collect (``gpu_count``, ``cluster_gpu_count``, ``shm_mounted``/``shm_size``/``ip
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from vlint.argspec.parse import Setting
 from vlint.checks import CheckContext, Hit, check
 from vlint.core.finding import Fix
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import record
 from vlint.core.span import Span
 from vlint.core.unresolved import UNRESOLVED
@@ -140,7 +140,7 @@ def gpu_count(ctx: CheckContext) -> Iterator[Hit]:
 
 
 # -- /dev/shm ----------------------------------------------------------------------------------
-_QUANTITY = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kKmMgGtTpPeE]?)(i?)([bB]?)\s*$")
+_QUANTITY = lazy_compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kKmMgGtTpPeE]?)(i?)([bB]?)\s*$")
 _POWERS = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5, "e": 6}
 
 

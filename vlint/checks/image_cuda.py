@@ -3,11 +3,11 @@ on the device`` (vllm #18841, #16307, #4604); its CUDA versus the node's NVIDIA 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.core.finding import Fix
+from vlint.core.lazy_re import lazy_compile
 from vlint.hardware.cuda_driver import (
     COMPAT_SOURCE,
     FORWARD_SOURCE,
@@ -24,7 +24,7 @@ from vlint.hardware.image_cuda import COVERED, PTX_ONLY, coverage, covering_rele
 from vlint.sources.containers.images import parse_image
 
 #: ``vllm/vllm-openai:v0.9.0`` (also ``0.9.0``): a plain release tag; suffixed tags (``-cu126``…) are other builds
-_PLAIN_RELEASE = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.post\d+|\.\d+)?)$")
+_PLAIN_RELEASE = lazy_compile(r"^v?(\d+\.\d+\.\d+(?:\.post\d+|\.\d+)?)$")
 
 
 def _official_release(image_text: str) -> str | None:

@@ -31,13 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from vlint.config.globs import Glob, compile_glob
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.paths import schemas_dir
 from vlint.core.record import field, record
 from vlint.security.bounded_read import read_regular
 
 CONFIG_FILES = (".vlint.toml", "pyproject.toml")
 #: a pyproject.toml is parsed only when its text mentions the table
-_HAS_TABLE = re.compile(r"^\s*\[\s*tool\s*\.\s*vlint\s*[\].]", re.MULTILINE)
+_HAS_TABLE = lazy_compile(r"^\s*\[\s*tool\s*\.\s*vlint\s*[\].]", re.MULTILINE)
 #: ``extend`` chains longer than this are an error (a loop is caught before)
 MAX_EXTEND_DEPTH = 10
 #: keys a ``per-path`` table may state (the others are about the whole tree, not a file)

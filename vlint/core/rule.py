@@ -7,14 +7,15 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 
 BUILTIN = "builtin"
 
 #: the keys every rule file has (``required`` of schemas/rule.schema.json) and the shapes of two of them
 RULE_FILE_KEYS = ("code", "name", "severity", "summary", "message")
-_TOP_KEY = re.compile(r"^(code|name|severity|summary|message)[ \t]*:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
-_CODE = re.compile(r"^[A-Z][A-Z0-9]*[0-9]{3}$")
+_TOP_KEY = lazy_compile(r"^(code|name|severity|summary|message)[ \t]*:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+_CODE = lazy_compile(r"^[A-Z][A-Z0-9]*[0-9]{3}$")
 _SEVERITY = {"error", "warning", "info"}
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import record
 
-_VERSION_RE = re.compile(
+_VERSION_RE = lazy_compile(
     r"^v?(?P<release>\d+(?:\.\d+)*)"
     r"(?:[.-]?post(?P<post>\d+))?"
     r"(?:[.-]?(?P<pre>rc|a|b|dev)(?P<prenum>\d*))?"

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.paths import rules_dir, schemas_dir
 from vlint.core.record import field, record
 from vlint.core.rule import Rule
@@ -32,7 +33,7 @@ class RuleError(ValueError):
     """A rule file is invalid (wrong shape, unknown check, duplicate code/name)."""
 
 
-_CODE = re.compile(r"^[A-Z][A-Z0-9]*[0-9]{3}$")
+_CODE = lazy_compile(r"^[A-Z][A-Z0-9]*[0-9]{3}$")
 
 
 def _rule_from_dict(

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, get_check, reads_environment_files
 from vlint.core.finding import SEVERITIES, Finding, Fix
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record, replace
 from vlint.core.rule import Rule
 from vlint.core.span import Span
@@ -41,7 +42,7 @@ class Selection:
 
 
 #: a field a message template may name: a plain name, no attribute or index access
-_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FIELD = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: widths and precisions past this are not formatted (``{x:>3000000000}`` would allocate gigabytes)
 MAX_FORMAT_WIDTH = 1000
 
@@ -442,7 +443,7 @@ def describe(dep: Deployment) -> str:
 #: launches whose settings are keyword arguments (Python ``LLM(...)``/``EngineArgs(...)``, Ray Serve
 #: ``engine_kwargs``): their findings name ``max_model_len``, not ``--max-model-len``
 KEYWORD_PROGRAMS = frozenset({"LLM", "ray-serve"})
-_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?: (\d+(?:\.\d+)?)(?![\w.]))?")
+_FLAG = lazy_compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?: (\d+(?:\.\d+)?)(?![\w.]))?")
 
 
 def _keyword_finding(f: Finding) -> Finding:

@@ -22,14 +22,15 @@ import shlex
 from typing import Any
 
 from vlint.core.finding import SettingChange
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import record
 from vlint.core.span import Span, line_starts
 
 _YAML_SUFFIXES = (".yaml", ".yml")
-_SHELL_SAFE = re.compile(r"[\w@%+=:,./-]+")
-_BLOCK_ITEM_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)+")
-_MAP_KEY_AFTER = re.compile(r"[ \t]*:(?:[ \t]|$)")
-_MAP_VALUE_BEFORE = re.compile(r"[ \t]*(?:-[ \t]+)?(?:\"[^\"]*\"|'[^']*'|[^\s#'\"\[{][^#]*?)[ \t]*:[ \t]+")
+_SHELL_SAFE = lazy_compile(r"[\w@%+=:,./-]+")
+_BLOCK_ITEM_PREFIX = lazy_compile(r"[ \t]*(?:-[ \t]+)+")
+_MAP_KEY_AFTER = lazy_compile(r"[ \t]*:(?:[ \t]|$)")
+_MAP_VALUE_BEFORE = lazy_compile(r"[ \t]*(?:-[ \t]+)?(?:\"[^\"]*\"|'[^']*'|[^\s#'\"\[{][^#]*?)[ \t]*:[ \t]+")
 
 
 class CannotApply(Exception):

@@ -14,6 +14,7 @@ from vlint.argspec.parse import parse_invocation
 from vlint.argspec.spec import Resolution, load_spec, resolve_release
 from vlint.config.precedence import CLI, FILE, ConfigDefaults, Stated, decide
 from vlint.core.invocation import UNPINNED_FACT, Invocation, Token
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record, replace
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
@@ -73,7 +74,7 @@ def installed_vllm_version() -> Version | None:
 
 
 #: ``vllm-0.10.2.dist-info`` (pip), ``vllm-0.10.2-py3.11.egg-info`` (setup.py develop)
-_VLLM_DIST = re.compile(r"^vllm-([^-]+?)(?:-py[\d.]+)?\.(?:dist|egg)-info$", re.IGNORECASE)
+_VLLM_DIST = lazy_compile(r"^vllm-([^-]+?)(?:-py[\d.]+)?\.(?:dist|egg)-info$", re.IGNORECASE)
 
 
 def choose_version(inv: Invocation, opts: ResolveOptions) -> tuple[Version, bool, str]:
@@ -178,7 +179,7 @@ def _suffix_note(inv: Invocation, version: Version) -> str:
     return suffix_note(image) if image is not None and found is not None and found[0] == version else ""
 
 
-_GPU_COUNT_ALL = re.compile(r"^\s*all\s*$", re.IGNORECASE)
+_GPU_COUNT_ALL = lazy_compile(r"^\s*all\s*$", re.IGNORECASE)
 
 
 def _count_devices(text: str) -> int | None:

@@ -25,10 +25,10 @@ Nothing here reads a file or runs the engine: :mod:`vlint.run.upgrade` does that
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
@@ -114,7 +114,7 @@ MEMORY_TERMS: tuple[tuple[str, str, str], ...] = (
     ("max_concurrency", "max concurrency", "x"),
 )
 #: ``[0.20.0] vllm/config/cache.py:66``: a citation in a default's reason
-_CITE = re.compile(r"\[(\d+(?:\.\d+)+(?:\.post\d+)?)\] (vllm/[\w/.-]+\.py(?::\d+(?:-\d+)?)?)")
+_CITE = lazy_compile(r"\[(\d+(?:\.\d+)+(?:\.post\d+)?)\] (vllm/[\w/.-]+\.py(?::\d+(?:-\d+)?)?)")
 
 
 @record(frozen=True, slots=True)

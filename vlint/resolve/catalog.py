@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.paths import data_dir
 from vlint.core.record import replace
 from vlint.resolve.model_arch import ModelArch, model_arch_from_config
@@ -80,7 +81,7 @@ def arch_from_record(rec: Mapping[str, Any]) -> ModelArch:
     )
 
 
-_REVISION_RE = re.compile(r"[@:](?:[0-9a-f]{7,40}|main|v?\d[\w.\-]*)$", re.IGNORECASE)
+_REVISION_RE = lazy_compile(r"[@:](?:[0-9a-f]{7,40}|main|v?\d[\w.\-]*)$", re.IGNORECASE)
 
 
 def resolve_catalog_id(ref: str) -> str | None:

@@ -23,13 +23,14 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.security.bounded_read import NotReadable
 from vlint.security.lint_root import LintRoot, Refused, real_path
 
 #: huggingface_hub's REPO_ID_REGEX (utils/_validators.py:28-38), ASCII only
-_REPO_ID = re.compile(r"(\b[\w\-.]{1,96}\b/)?\b[\w\-.]{1,96}\b", re.ASCII)
+_REPO_ID = lazy_compile(r"(\b[\w\-.]{1,96}\b/)?\b[\w\-.]{1,96}\b", re.ASCII)
 #: a branch, tag or commit as one path component
-_REVISION = re.compile(r"[\w\-.]{1,255}", re.ASCII)
+_REVISION = lazy_compile(r"[\w\-.]{1,255}", re.ASCII)
 #: a refs/<revision> file holds a commit hash: a few dozen bytes
 _MAX_REF_BYTES = 256
 

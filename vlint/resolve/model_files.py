@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 import struct
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.security.lint_root import LintRoot, Refused
 
 #: config.json, hf_quant_config.json and model.safetensors.index.json are kilobytes; a safetensors
@@ -110,7 +110,7 @@ def local_weight_bytes(directory: Path, root: LintRoot | None = None) -> tuple[i
 
 
 #: ``model-00001-of-00004.safetensors``: one shard of a checkpoint split in N files
-_SHARD = re.compile(r"-(\d+)-of-(\d+)\.safetensors$")
+_SHARD = lazy_compile(r"-(\d+)-of-(\d+)\.safetensors$")
 
 
 def _complete_shards(files: list[Path]) -> list[Path]:

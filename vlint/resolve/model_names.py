@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import record, replace
 from vlint.resolve.model_arch import ModelArch
 
@@ -99,9 +100,9 @@ SUFFIXES: tuple[QuantSuffix, ...] = (
 
 #: a word after the quantization suffix that names only the container format
 #: (``gemma-4-31B-it-qat-w4a16-ct``: compressed-tensors)
-_CONTAINER = re.compile(r"(?<=[a-z0-9])[-_.](?:ct|hf)$")
+_CONTAINER = lazy_compile(r"(?<=[a-z0-9])[-_.](?:ct|hf)$")
 #: quantization-aware training (``-qat-``) trains the same shapes: the base is the name before it
-_QAT = re.compile(r"[-_.]qat$")
+_QAT = lazy_compile(r"[-_.]qat$")
 
 
 @record(frozen=True, slots=True)
@@ -131,7 +132,7 @@ class NameMatch:
 # the names a launch gives its model
 
 
-_HASH = re.compile(r"^[0-9a-f]{40}$")
+_HASH = lazy_compile(r"^[0-9a-f]{40}$")
 
 
 def _path_names(ref: str) -> list[str]:
@@ -155,7 +156,7 @@ def _path_names(ref: str) -> list[str]:
 
 
 #: a model name without an organisation that can be a folder's name (no variable, space or markup)
-_FOLDER_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_FOLDER_WORD = lazy_compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def _looks_like_path(ref: str) -> bool:
@@ -297,7 +298,7 @@ def _suffix_patterns() -> tuple[tuple[QuantSuffix, re.Pattern[str]], ...]:
 _VARIANT_WORDS = frozenset({"instruct", "it", "chat", "base", "hf", "pt"})
 #: a parameter-count word (``8b``, ``0.5b``, ``8x7b``, ``a3b``, ``e4b``, ``135m``): a base name without
 #: one is too generic to be found inside another name
-_SIZE_WORD = re.compile(r"^(?:\d+x)?[ae]?\d+(?:\.\d+)?[bm]$")
+_SIZE_WORD = lazy_compile(r"^(?:\d+x)?[ae]?\d+(?:\.\d+)?[bm]$")
 
 
 def _words(name: str) -> tuple[str, ...]:

@@ -225,7 +225,7 @@ _EXPERT_W = ((".gate_proj", ".w1"), (".down_proj", ".w2"), (".up_proj", ".w3"))
 #: an ignore pattern that names every module of every decoder layer: the catalog's summary of per-layer
 #: entries (layer index → ``*``: ``model.layers.1.*`` and ``model.layers.2.*`` become ``model.layers.*.*``)
 #: broadened it; applied, it would leave a quantized checkpoint with nothing quantized
-_ALL_LAYERS = re.compile(r"^(?:model\.|language_model\.model\.|model\.language_model\.)?layers\.\*\.?\*$")
+_ALL_LAYERS = lazy_compile(r"^(?:model\.|language_model\.model\.|model\.language_model\.)?layers\.\*\.?\*$")
 
 
 def _usable_ignores(names: tuple[str, ...]) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Protocol
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.run.lint import LintOptions, Reader, display_path
 from vlint.security.lint_root import LintRoot, Refused, git_work_tree
@@ -26,7 +27,7 @@ from vlint.sources.decode import read_text
 #: seconds all the git commands of one run may take together
 GIT_BUDGET = 60.0
 #: a ref as a user writes it: a branch, tag, ``HEAD~2``, ``origin/main``, a commit (no option, no space)
-_REF = re.compile(r"^[^\s\-:][^\s:]*$")
+_REF = lazy_compile(r"^[^\s\-:][^\s:]*$")
 
 
 class DiffBaseError(Exception):

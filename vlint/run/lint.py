@@ -9,7 +9,6 @@ from __future__ import annotations
 import errno
 import gc
 import os
-import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,6 +16,7 @@ from typing import Any, TypeVar
 from vlint.config.discover import Discovered, DiscoverOptions, discover
 from vlint.core.finding import Finding
 from vlint.core.invocation import Problem, Token
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record, replace
 from vlint.core.rule import looks_like_rule_file
 from vlint.core.span import Span
@@ -533,7 +533,7 @@ def _report_refusals(refusals: list[OutsideRoot], result: SourceResult, shown: s
 
 #: a ``key:`` at the start of a line (matched line by line: ``^\s*`` with MULTILINE spans blank lines
 #: and rescans them from every line start)
-_KEY_LINE = re.compile(r"[ \t]*([A-Za-z][\w-]*)[ \t]*:")
+_KEY_LINE = lazy_compile(r"[ \t]*([A-Za-z][\w-]*)[ \t]*:")
 
 
 def _about_vllm(text: str) -> bool:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.sources.base import SourceError
 from vlint.suppression.inline import UNUSED
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from vlint.security.secrets import Redactor
 from vlint.server.session import FIX_ALL_KIND, Buffer, DocResult, Entry, Session, _overlaps, _wanted, norm
 
-_CONTINUED = re.compile(r"(?<!\\)\\$")
+_CONTINUED = lazy_compile(r"(?<!\\)\\$")
 
 
 def for_finding(

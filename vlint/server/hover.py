@@ -4,11 +4,11 @@ suggested change would give), from the deployment the last lint resolved."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.launch.memory_inputs import NEEDED
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 #: settings whose flag or value a hover answers (the model and every input of the memory model)
 HOVER_DESTS = frozenset({"model", *NEEDED})
-_BACKTICKS = re.compile(r"`+")
+_BACKTICKS = lazy_compile(r"`+")
 
 
 def _contains(span: Span, line: int, column: int) -> bool:

@@ -10,10 +10,10 @@ the same for the expressions it can evaluate without a run — ``env.NAME`` with
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from vlint.core.invocation import Token
+from vlint.core.lazy_re import lazy_compile
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.containers.compose import YamlDoc, first_mapping, get, items, plain, seq
 from vlint.sources.containers.dockerfile import Container, Piece, merge_result, script_launches
@@ -25,7 +25,7 @@ from vlint.sources.yaml_nodes import Node, ScalarNode
 
 NAME = "github-actions"
 
-_SIMPLE = re.compile(r"^\s*(env|inputs)\.([A-Za-z_][A-Za-z0-9_-]*)\s*$")
+_SIMPLE = lazy_compile(r"^\s*(env|inputs)\.([A-Za-z_][A-Za-z0-9_-]*)\s*$")
 _SHELLS = {"bash", "sh"}
 
 

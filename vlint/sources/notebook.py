@@ -16,23 +16,23 @@ lines, or a notebook saved as one line of JSON, is not read, and the file says s
 from __future__ import annotations
 
 import json
-import re
 
 from vlint.core.invocation import Problem
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.span import PositionMap, Span
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 
 NAME = "notebook"
 #: a cell that runs as a shell script
-_SHELL_CELL = re.compile(r"^\s*%%(?:bash|sh|script\s+(?:ba)?sh)\b")
+_SHELL_CELL = lazy_compile(r"^\s*%%(?:bash|sh|script\s+(?:ba)?sh)\b")
 #: ``!cmd`` or ``x = !cmd``: the shell command after the ``!``
-_BANG = re.compile(r"^(\s*)(?:[A-Za-z_][\w.]*\s*=\s*)?!(.*)$")
+_BANG = lazy_compile(r"^(\s*)(?:[A-Za-z_][\w.]*\s*=\s*)?!(.*)$")
 #: IPython syntax that is not Python: line magics, help, shell escapes
-_IPYTHON = re.compile(r"^\s*(?:%|\?|!|[A-Za-z_][\w.]*\s*=\s*[!%])")
+_IPYTHON = lazy_compile(r"^\s*(?:%|\?|!|[A-Za-z_][\w.]*\s*=\s*[!%])")
 #: ``{expr}`` in a shell escape: IPython puts the Python value there
-_INTERPOLATION = re.compile(r"\{[^{}\n]*\}")
+_INTERPOLATION = lazy_compile(r"\{[^{}\n]*\}")
 #: ``%env NAME=value`` / ``%env NAME value``: an exported variable for the shell escapes after it
-_ENV_MAGIC = re.compile(r"^\s*%env\s+([A-Za-z_]\w*)\s*[= ]\s*(.*?)\s*$")
+_ENV_MAGIC = lazy_compile(r"^\s*%env\s+([A-Za-z_]\w*)\s*[= ]\s*(.*?)\s*$")
 
 
 def _string_lines(text: str) -> dict[int, tuple[int, int]]:

@@ -10,9 +10,8 @@ pin in ``setup:`` (an unquoted ``vllm>=X`` is a shell redirect, not a pin).
 
 from __future__ import annotations
 
-import re
-
 from vlint.core.invocation import Fact, Token
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.containers.compose import YamlDoc, get, items, load_yaml, plain, seq
@@ -23,7 +22,7 @@ from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 NAME = "skypilot"
 
-_PIN = re.compile(r"""\bvllm(?:\[[^\]]*\])?==v?(\d+\.\d+\.\d+(?:\.?post\d+)?)""")
+_PIN = lazy_compile(r"""\bvllm(?:\[[^\]]*\])?==v?(\d+\.\d+\.\d+(?:\.?post\d+)?)""")
 
 
 def _accelerators(node: Node | None, doc: YamlDoc) -> list[tuple[str, int | None]]:

@@ -8,10 +8,10 @@ an :class:`~vlint.core.invocation.Invocation` of program ``config``.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from vlint.core.invocation import ConfigFile, Entry, Invocation, Problem
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.span import PositionMap, Span
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.yaml_nodes import (
@@ -64,7 +64,7 @@ _GENERIC_KEYS = {
 
 
 #: ``: *name`` after a key: where an alias is written
-_ALIAS = re.compile(r"\s*:[ \t]*(\*[^\s,\]}]+)")
+_ALIAS = lazy_compile(r"\s*:[ \t]*(\*[^\s,\]}]+)")
 
 
 def _norm(key: str) -> str:

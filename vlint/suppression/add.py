@@ -27,11 +27,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vlint.core.finding import Finding
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.engine.results import LintReport
 from vlint.suppression.inline import NO_REASON, NOT_SUPPRESSIBLE, comment_start, flavor_of
 
-_DISABLE = re.compile(r"^(#+\s*vlint\s*:\s*disable\s*=\s*)([A-Za-z0-9_,\s-]+?)(\s*(?:(?:--|#).*)?)$", re.IGNORECASE)
+_DISABLE = lazy_compile(r"^(#+\s*vlint\s*:\s*disable\s*=\s*)([A-Za-z0-9_,\s-]+?)(\s*(?:(?:--|#).*)?)$", re.IGNORECASE)
 
 
 @record(slots=True)

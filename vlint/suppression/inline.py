@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from vlint.core.finding import Finding
 from vlint.core.invocation import Problem
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.core.span import Span
 
@@ -46,12 +47,12 @@ NOT_SUPPRESSIBLE = frozenset({UNUSED, BLANKET, NO_REASON})
 ANNOTATION = "vlint.dev/disable"
 
 #: ``vlint: disable=A,B -- reason`` after the ``#``
-_DIRECTIVE = re.compile(r"^#+\s*vlint\s*:\s*(?P<body>.*)$", re.IGNORECASE)
-_BODY = re.compile(
+_DIRECTIVE = lazy_compile(r"^#+\s*vlint\s*:\s*(?P<body>.*)$", re.IGNORECASE)
+_BODY = lazy_compile(
     r"^(?P<kind>disable-file|disable)(?:\s*=\s*(?P<refs>[A-Za-z0-9_-]+(?:\s*,\s*[A-Za-z0-9_-]+)*)\s*,?)?"
     r"\s*(?:(?:--|#)\s*(?P<reason>.*))?$"
 )
-_REF = re.compile(r"[A-Za-z0-9_-]+")
+_REF = lazy_compile(r"[A-Za-z0-9_-]+")
 
 
 # -- finding comments -----------------------------------------------------------------------------

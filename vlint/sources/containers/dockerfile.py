@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vlint.core.invocation import Fact, Problem, Token
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record, replace
 from vlint.core.span import PositionMap, Span
 from vlint.security.secrets import SECRET_ENV
@@ -41,9 +42,9 @@ NAME = "dockerfile"
 
 #: path of the scratch text vlint assembles an exec-form argv into (never shown: spans are mapped back)
 _VIRTUAL = "\x00argv"
-_PLACEHOLDER = re.compile(r"\"?\$\{__VLINT_U(\d+)\}\"?")
+_PLACEHOLDER = lazy_compile(r"\"?\$\{__VLINT_U(\d+)\}\"?")
 _SHELLS = {"sh", "bash", "zsh", "dash", "ash", "ksh"}
-_PIP_VLLM = re.compile(r"\bvllm(?:\[[^\]]*\])?==v?(\d+\.\d+\.\d+(?:\.post\d+)?)")
+_PIP_VLLM = lazy_compile(r"\bvllm(?:\[[^\]]*\])?==v?(\d+\.\d+\.\d+(?:\.post\d+)?)")
 
 
 # -- argv pieces ---------------------------------------------------------------------------------
@@ -351,8 +352,8 @@ class Instruction:
     line: int
 
 
-_DIRECTIVE = re.compile(r"^\s*#\s*([A-Za-z][A-Za-z0-9_-]*)\s*=\s*(\S+)\s*$")
-_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+_DIRECTIVE = lazy_compile(r"^\s*#\s*([A-Za-z][A-Za-z0-9_-]*)\s*=\s*(\S+)\s*$")
+_HEREDOC = lazy_compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 
 
 def parse_instructions(text: str, path: str) -> tuple[list[Instruction], str]:

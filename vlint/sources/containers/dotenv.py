@@ -16,11 +16,11 @@ value produced by interpolation (or by stripping quotes) still has exact spans.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import lru_cache
 
 from vlint.core.invocation import Token
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span
 from vlint.sources.base import ReadFile, SourceResult, SourceText
@@ -30,7 +30,7 @@ from vlint.sources.sniffing import is_dotenv_name  # noqa: F401 - re-exported: c
 
 NAME = "dotenv"
 
-_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME_RE = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 # -- text with origins ---------------------------------------------------------------------------

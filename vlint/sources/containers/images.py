@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import record
 from vlint.core.version import Version
 
@@ -28,12 +29,12 @@ _OFFICIAL_REPOS = {
 }
 #: the last path components of the official images (a mirror keeps them: ``mirror/vllm/vllm-openai``)
 _OFFICIAL_NAMES = {r.rsplit("/", 1)[-1] for r in _OFFICIAL_REPOS}
-_VERSION_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.post\d+|\.\d+)?)(?:$|[-_+].*)")
+_VERSION_TAG = lazy_compile(r"^v?(\d+\.\d+\.\d+(?:\.post\d+|\.\d+)?)(?:$|[-_+].*)")
 #: ``v0.10.2-nixl-0.7.1``: a release, a dash, then a build suffix (of a custom image named after vLLM)
-_SUFFIXED_TAG = re.compile(r"^v?(\d+\.\d+\.\d+(?:\.post\d+)?)-([A-Za-z0-9][\w.+-]*)$")
-_EMBEDDED = re.compile(r"vllm[-_]?v?(\d+\.\d+\.\d+(?:\.post\d+)?)", re.IGNORECASE)
+_SUFFIXED_TAG = lazy_compile(r"^v?(\d+\.\d+\.\d+(?:\.post\d+)?)-([A-Za-z0-9][\w.+-]*)$")
+_EMBEDDED = lazy_compile(r"vllm[-_]?v?(\d+\.\d+\.\d+(?:\.post\d+)?)", re.IGNORECASE)
 _FLOATING = {"latest", "nightly", "main", "dev", "edge", "stable", "latest-nightly"}
-_FLOATING_TAG = re.compile(r"(^|[-_.])(latest|nightly|main|master|dev|edge|stable|head)([-_.]|$)", re.IGNORECASE)
+_FLOATING_TAG = lazy_compile(r"(^|[-_.])(latest|nightly|main|master|dev|edge|stable|head)([-_.]|$)", re.IGNORECASE)
 
 
 def unpinned_why(ref: ImageRef) -> str | None:

@@ -17,6 +17,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from vlint.core.invocation import Fact, Invocation, Problem, Token
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span, line_starts
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
@@ -35,7 +36,7 @@ from vlint.sources.yaml_nodes import (
     merged_items,
 )
 
-_DOLLAR_NAME = re.compile(r"\$[A-Za-z_]")
+_DOLLAR_NAME = lazy_compile(r"\$[A-Za-z_]")
 _SHELLS = {"sh", "bash", "zsh", "dash", "ash", "ksh"}
 
 
@@ -242,7 +243,7 @@ def _decode_escape(src: str, p: int, end: int) -> tuple[str | None, int]:
 
 
 # -- documents ---------------------------------------------------------------------------------
-_DOC_MARK = re.compile(r"^(?:---|\.\.\.)(?:[ \t].*)?$", re.MULTILINE)
+_DOC_MARK = lazy_compile(r"^(?:---|\.\.\.)(?:[ \t].*)?$", re.MULTILINE)
 
 
 @record(slots=True)
@@ -512,7 +513,7 @@ GPU_LABELS = (
     "karpenter.k8s.aws/instance-family",
     "cloud.google.com/gke-tpu-accelerator",
 )
-_GPU_LABEL_HINT = re.compile(r"(gpu[-_.]?(name|product|type|model|class)|accelerator)$", re.IGNORECASE)
+_GPU_LABEL_HINT = lazy_compile(r"(gpu[-_.]?(name|product|type|model|class)|accelerator)$", re.IGNORECASE)
 
 
 def label_is_gpu(key: str) -> bool:
@@ -1042,7 +1043,7 @@ def finish(inv: Invocation, ctx: LaunchContext) -> None:
 
 
 # -- KubeAI ------------------------------------------------------------------------------------
-_KUBEAI_GPU_PROFILE = re.compile(r"^(nvidia|amd)-gpu-(.+)$")
+_KUBEAI_GPU_PROFILE = lazy_compile(r"^(nvidia|amd)-gpu-(.+)$")
 
 
 def kubeai_launch(

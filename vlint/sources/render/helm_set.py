@@ -21,6 +21,7 @@ from pathlib import Path
 
 from yaml.error import Mark
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import record
 from vlint.sources.base import OutsideRoot, ReadFile, SourceError, SourceText
 from vlint.sources.kube.k8s_common import LineIndex
@@ -29,10 +30,10 @@ from vlint.sources.yaml_nodes import MappingNode, ScalarNode
 
 #: scripts read per chart
 _MAX_SCRIPTS = 40
-_SCRIPT = re.compile(r"(\.(sh|bash|mk|make)|^Makefile|^GNUmakefile|^justfile)$", re.IGNORECASE)
+_SCRIPT = lazy_compile(r"(\.(sh|bash|mk|make)|^Makefile|^GNUmakefile|^justfile)$", re.IGNORECASE)
 _SUBCOMMANDS = ("install", "upgrade", "template")
-_KEY = re.compile(r"^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$")
-_INT = re.compile(r"^[-+]?\d+$")
+_KEY = lazy_compile(r"^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$")
+_INT = lazy_compile(r"^[-+]?\d+$")
 
 
 @record(slots=True)

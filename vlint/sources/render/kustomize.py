@@ -35,11 +35,11 @@ Only overlays whose files mention vLLM are rendered: other kustomizations are no
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from pathlib import Path
 
 from vlint.core.invocation import Problem
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.core.span import Span
 from vlint.security.lint_root import real_path
@@ -86,7 +86,7 @@ _NOT_RUN = {
     "transformers": "transformer plugins are not run",
     "validators": "validator plugins are not run",
 }
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_URL = lazy_compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _REMOTE_PREFIXES = (
     "github.com/",
     "github.com:",

@@ -21,11 +21,11 @@ values file) — never at the scratch path.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Callable
 
 from vlint.core.invocation import ConfigFile, Entry, Fact, Invocation, Problem, Token
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record, replace
 from vlint.core.span import Span
 from vlint.sources.base import SourceResult
@@ -34,7 +34,7 @@ from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 #: scalars indexed per source file (a values file of a huge chart stays bounded)
 _MAX_SCALARS = 200_000
-_WORD = re.compile(r"[^a-z0-9]")
+_WORD = lazy_compile(r"[^a-z0-9]")
 
 
 @record(slots=True)

@@ -29,6 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import record
 from vlint.sources.render import RUN_BUDGET, TIMEOUT, Budget, settings
 
@@ -40,7 +41,7 @@ MAX_MEMORY = 3 * 2**30
 #: bytes of output read from a tool (a rendered chart of a few hundred objects is well below)
 MAX_OUTPUT = 16 * 2**20
 #: what a child that hit its memory cap prints (Go's runtime, Python, glibc)
-_OUT_OF_MEMORY = re.compile(r"out of memory|cannot allocate memory|MemoryError|std::bad_alloc", re.IGNORECASE)
+_OUT_OF_MEMORY = lazy_compile(r"out of memory|cannot allocate memory|MemoryError|std::bad_alloc", re.IGNORECASE)
 #: a port nothing listens on: a request through the proxy fails immediately
 _DEAD_PROXY = "http://127.0.0.1:9"
 

@@ -26,6 +26,7 @@ import re
 from typing import Any
 
 from vlint.core.invocation import Fact
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceResult, SourceText
@@ -36,11 +37,11 @@ from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode
 _MAX_OUT = 2_000_000
 #: template nodes visited for one template (nested ranges that print nothing stay bounded too)
 _MAX_STEPS = 200_000
-_ACTION = re.compile(r"\{\{(-\s)?(.*?)(\s-)?\}\}", re.DOTALL)
-_WORD = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|\S+')
+_ACTION = lazy_compile(r"\{\{(-\s)?(.*?)(\s-)?\}\}", re.DOTALL)
+_WORD = lazy_compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|\S+')
 #: pipelines that print a block of YAML (left out when unknown: their text would not be YAML)
-_BLOCK_OUTPUT = re.compile(r"\b(n?indent|toYaml|toJson)\b")
-_PATH = re.compile(r"^\$?(\.[A-Za-z_][\w-]*)*$|^\.$|^\$$")
+_BLOCK_OUTPUT = lazy_compile(r"\b(n?indent|toYaml|toJson)\b")
+_PATH = lazy_compile(r"^\$?(\.[A-Za-z_][\w-]*)*$|^\.$|^\$$")
 
 
 class _Unknown(Exception):

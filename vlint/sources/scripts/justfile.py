@@ -14,9 +14,8 @@ Read the way ``just`` reads them (the just manual, "Recipes", "Variables and Sub
 
 from __future__ import annotations
 
-import re
-
 from vlint.core.invocation import Token
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.core.span import PositionMap
 from vlint.sources.base import ReadFile, SourceResult, SourceText
@@ -27,8 +26,8 @@ from vlint.sources.sniffing import justfile as sniff  # noqa: F401 - re-exported
 
 NAME = "justfile"
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-_STRING = re.compile(r"""("(?:[^"\\\n]|\\.)*"|'[^'\n]*')[ \t]*(?:#.*)?$""")
+_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_STRING = lazy_compile(r"""("(?:[^"\\\n]|\\.)*"|'[^'\n]*')[ \t]*(?:#.*)?$""")
 
 
 @record(slots=True)

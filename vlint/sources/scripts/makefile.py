@@ -23,10 +23,10 @@ values written in the Makefile are what runs by default, like a compose ``${VAR:
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from vlint.core.invocation import Token
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.core.span import PositionMap
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused
@@ -37,11 +37,11 @@ from vlint.sources.sniffing import makefile as sniff  # noqa: F401 - re-exported
 
 NAME = "makefile"
 
-_NAME_AT = re.compile(r"[A-Za-z_.][A-Za-z0-9_.-]*")
+_NAME_AT = lazy_compile(r"[A-Za-z_.][A-Za-z0-9_.-]*")
 _OPERATORS = (":::=", "::=", ":=", "?=", "+=", "!=", "=")
 _MODIFIERS = ("export", "override", "private")
-_INCLUDE = re.compile(r"(-?include|sinclude)[ \t]+(\S.*)$")
-_VAR_NAME = re.compile(r"[A-Za-z_.][A-Za-z0-9_.-]*$")
+_INCLUDE = lazy_compile(r"(-?include|sinclude)[ \t]+(\S.*)$")
+_VAR_NAME = lazy_compile(r"[A-Za-z_.][A-Za-z0-9_.-]*$")
 #: ``include`` inside included files is followed this deep
 _MAX_INCLUDE_DEPTH = 3
 

@@ -4,8 +4,7 @@ friends stay unresolved). Lines that are blank or start with ``#`` are skipped."
 
 from __future__ import annotations
 
-import re
-
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.span import PositionMap
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.containers.dockerfile import Container, Piece, merge_result, script_launches
@@ -15,7 +14,7 @@ from vlint.sources.sniffing import procfile as sniff  # noqa: F401 - re-exported
 NAME = "procfile"
 
 #: a process type: letters, digits, ``_`` and ``-`` (foreman's ``^([A-Za-z0-9_-]+):\s*(.+)$``)
-_ENTRY = re.compile(r"([A-Za-z0-9_-]+):[ \t]*")
+_ENTRY = lazy_compile(r"([A-Za-z0-9_-]+):[ \t]*")
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:

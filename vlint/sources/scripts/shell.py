@@ -40,7 +40,7 @@ from vlint.sources.sniffing import shell as sniff  # noqa: F401 - re-exported: c
 
 NAME = "shell"
 
-_PYTHON = re.compile(r"^(?:.*/)?python(?:\d+(?:\.\d+)?)?$")
+_PYTHON = lazy_compile(r"^(?:.*/)?python(?:\d+(?:\.\d+)?)?$")
 _MODULES = {
     "vllm.entrypoints.openai.api_server": "api_server",
     "vllm.entrypoints.launchers.api_server.entry": "api_server",

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span
 from vlint.sources.expansion_budget import ExpansionBudget, current
@@ -131,7 +132,7 @@ class HeredocFile:
 
 #: bash's default IFS: fields are split at spaces, tabs and newlines (nothing else)
 _IFS_CHARS = " \t\n"
-_IFS = re.compile(r"[ \t\n]+")
+_IFS = lazy_compile(r"[ \t\n]+")
 
 #: a variable or expanded word longer than this is not tracked (its value becomes unknown): doubling
 #: ``A="$A$A"`` forty times would otherwise ask for a terabyte; launch settings are short

@@ -10,9 +10,8 @@ The command is split with ``shlex`` and executed directly — no shell (supervis
 
 from __future__ import annotations
 
-import re
-
 from vlint.core.invocation import Token
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.span import PositionMap
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.containers.dockerfile import Container, Piece, merge_result, script_launches
@@ -23,7 +22,7 @@ from vlint.sources.sniffing import supervisord as sniff  # noqa: F401 - re-expor
 
 NAME = "supervisord"
 
-_EXPANSION = re.compile(r"%\(([A-Za-z0-9_]+)\)[sd]")
+_EXPANSION = lazy_compile(r"%\(([A-Za-z0-9_]+)\)[sd]")
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:

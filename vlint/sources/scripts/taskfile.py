@@ -9,9 +9,8 @@ value is not a plain string (``sh:`` dynamic variables, references) and task's o
 
 from __future__ import annotations
 
-import re
-
 from vlint.core.invocation import Token
+from vlint.core.lazy_re import lazy_compile
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.containers.compose import YamlDoc, get, items, load_yaml, seq
 from vlint.sources.containers.dockerfile import Container, Piece, merge_result, script_launches
@@ -22,7 +21,7 @@ from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode
 
 NAME = "taskfile"
 
-_SIMPLE = re.compile(r"[ \t]*\.([A-Za-z_][A-Za-z0-9_]*)[ \t]*")
+_SIMPLE = lazy_compile(r"[ \t]*\.([A-Za-z_][A-Za-z0-9_]*)[ \t]*")
 
 
 def extract(src: SourceText, read_file: ReadFile) -> SourceResult:

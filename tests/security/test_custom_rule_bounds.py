@@ -200,27 +200,12 @@ def test_patterns_that_cannot_run_in_linear_time_are_refused_at_load(
 
 
 def run_here(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``vlint ARGS`` from ``cwd`` in this process (click's ``CliRunner``, the command's own ``main``),
-    as a CompletedProcess for the same assertions."""
-    import os
+    """``vlint ARGS`` from ``cwd`` in this process (:func:`tests.userrepo.invoke`: click's ``CliRunner``,
+    the command's own ``main``), as a CompletedProcess for the same assertions."""
+    from tests.userrepo import invoke
 
-    from click.testing import CliRunner
-
-    from vlint.cli import main
-
-    try:
-        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]  # click < 8.2
-    except TypeError:
-        runner = CliRunner()  # click >= 8.2 keeps stderr apart by itself
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        r = runner.invoke(main, list(args), env={"GITHUB_ACTIONS": None})
-    finally:
-        os.chdir(old)
-    if r.exception is not None and not isinstance(r.exception, SystemExit):
-        raise r.exception
-    return subprocess.CompletedProcess(list(args), r.exit_code, r.stdout, r.stderr)
+    r = invoke(cwd, list(args))
+    return subprocess.CompletedProcess(list(args), r.code, r.out, r.err)
 
 
 def test_unevaluated_properties_beside_pattern_properties_is_refused(tmp_path: Path) -> None:

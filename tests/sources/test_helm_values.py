@@ -211,6 +211,13 @@ def test_values_beside_a_chart_that_renders_nothing_here(tmp_path: Path) -> None
     (tmp_path / "w2" / "templates").mkdir(parents=True)
     (tmp_path / "w2" / "templates" / "deployment.yaml").write_text("kind: Deployment\n")
     assert _launches(tmp_path, "w2/values.yaml", GENERIC_CHART, **{"Chart.yaml": chart}) is None
+    # templates/ as a symbolic link (it may lead out of the lint root): not listed, taken as a chart that
+    # renders here
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (tmp_path / "w3").mkdir()
+    (tmp_path / "w3" / "templates").symlink_to(outside, target_is_directory=True)
+    assert _launches(tmp_path, "w3/values.yaml", GENERIC_CHART, **{"Chart.yaml": chart}) is None
 
 
 def test_a_values_file_named_otherwise_reads_like_helm_create(tmp_path: Path) -> None:

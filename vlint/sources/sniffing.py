@@ -226,7 +226,11 @@ def helm_values(src: SourceText) -> bool:
 
 
 def _has_files(folder: Path) -> bool:
+    """Whether ``folder`` (beside a file being linted) holds anything; a symbolic link is not followed
+    (it may point out of the lint root, whose contents vlint never lists) and counts as holding files."""
     try:
+        if folder.is_symlink():
+            return True
         return folder.is_dir() and any(folder.iterdir())
     except OSError:
         return False

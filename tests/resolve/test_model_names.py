@@ -258,3 +258,18 @@ def test_a_non_nvidia_nvfp4_name_infers_without_crashing() -> None:
     assert found is not None
     arch, how = found
     assert how.suffix is not None and arch.quant is not None and arch.quant.ignore == ("lm_head",)
+
+
+def test_the_kv_cache_scheme_comes_with_the_name_only_where_the_convention_has_one() -> None:
+    """An NVFP4 checkpoint of NVIDIA's comes with its FP8 KV cache (the convention); another publisher's
+    ``-NVFP4`` names the weights' format only: the template's KV-cache scheme is the template's choice, so
+    the KV cache stays the model dtype (RedHatAI/gemma-4-26B-A4B-it-NVFP4, harvest record h219: 3,912,140
+    tokens logged with --kv-cache-dtype auto; an FP8 cache taken from nvidia/Gemma-4-31B-IT-NVFP4 made it
+    8.0 M)."""
+    from vlint.resolve.model_arch import checkpoint_kv_cache_dtype
+
+    other, _ = infer_arch("RedHatAI/gemma-4-26B-A4B-it-NVFP4") or (None, None)
+    assert other is not None and other.quant is not None and other.quant.method
+    assert checkpoint_kv_cache_dtype(other, Version.parse("0.25.1")) is None
+    nvidia, _ = infer_arch("nvidia/Qwen3-14B-NVFP4") or (None, None)
+    assert nvidia is not None and checkpoint_kv_cache_dtype(nvidia, Version.parse("0.25.1")) == "fp8"  # must not change

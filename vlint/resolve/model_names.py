@@ -59,6 +59,10 @@ class QuantSuffix:
     #: keys replaced in the template's quantization_config, with the name as the reason (lists as
     #: tuples: the entry is a cache key)
     overrides: tuple[tuple[str, Any], ...] = ()
+    #: the convention includes the template's KV-cache scheme (NVIDIA's NVFP4 checkpoints ship an FP8 KV
+    #: cache, an ``-fp8-kv`` name says so); otherwise the KV-cache scheme is the template's own choice,
+    #: not the format's, and is left out: the KV cache is then the model dtype, as with no scheme
+    kv_cache: bool = False
 
 
 #: publisher naming conventions, most specific first
@@ -76,7 +80,7 @@ SUFFIXES: tuple[QuantSuffix, ...] = (
         "FP8 per-channel weights (llm-compressor FP8_DYNAMIC)",
         "neuralmagic/DeepSeek-R1-Distill-Llama-70B-FP8-dynamic",
     ),
-    QuantSuffix(r"fp8[-_.]kv", "FP8 per-tensor weights", "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8"),
+    QuantSuffix(r"fp8[-_.]kv", "FP8 per-tensor weights", "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", kv_cache=True),
     QuantSuffix(
         r"fp8", "FP8 per-tensor weights, FP8 KV cache (NVIDIA ModelOpt)", "nvidia/Llama-3.1-70B-Instruct-FP8", _NVIDIA
     ),
@@ -92,7 +96,13 @@ SUFFIXES: tuple[QuantSuffix, ...] = (
         "INT8 per-channel weights (w8a8 / w8a16)",
         "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8",
     ),
-    QuantSuffix(r"nvfp4|fp4", "NVFP4, groups of 16, FP8 KV cache (NVIDIA ModelOpt)", "nvidia/Qwen3-32B-NVFP4", _NVIDIA),
+    QuantSuffix(
+        r"nvfp4|fp4",
+        "NVFP4, groups of 16, FP8 KV cache (NVIDIA ModelOpt)",
+        "nvidia/Qwen3-32B-NVFP4",
+        _NVIDIA,
+        kv_cache=True,
+    ),
     QuantSuffix(
         r"nvfp4", "NVFP4 weights, groups of 16", "nvidia/Gemma-4-31B-IT-NVFP4", overrides=(("ignore", ("lm_head",)),)
     ),
@@ -458,6 +468,11 @@ def _template_quant(suffix: QuantSuffix) -> dict[str, Any] | None:
     if not isinstance(q, dict):
         return None
     q = json.loads(json.dumps(q))
+    if not suffix.kv_cache:
+        for holder in (q, q.get("quantization")):
+            if isinstance(holder, dict):
+                holder.pop("kv_cache_scheme", None)
+                holder.pop("kv_cache_quant_algo", None)
     for k, v in suffix.overrides:
         q[k] = list(v) if isinstance(v, tuple) else v  # tuples in the entry: it is hashed (@cache)
     return q

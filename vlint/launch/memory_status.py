@@ -203,9 +203,25 @@ def _setting_status(why: str) -> MemoryStatus:
     return MemoryStatus(None, why, "setting_unresolved" if "is not resolved" in why else "not_computable")
 
 
+#: a shell word that is the script's own arguments: a wrapper's launch is completed by whoever runs it
+_CALLER_ARGS = frozenset({'"$@"', "$@", '"${@}"', "${@}", '"$*"', "$*", '"${*}"', "${*}"})
+
+
 def _model_status(dep: Deployment) -> MemoryStatus:
     if dep.model is None:
         s = dep.setting("model")
+        given = s is not None and (s.raw or "") not in _CALLER_ARGS  # a model written as another word
+        if not given and any(a.text in _CALLER_ARGS for a in dep.invocation.args):
+            # ``exec vllm serve "$@"``: an entrypoint wrapper, completed by its caller's arguments
+            why = (
+                'the model comes with the arguments the script is run with ("$@"): checked where it is run '
+                "with them (a Dockerfile ENTRYPOINT with its CMD, a Kubernetes container's args)"
+            )
+            args = dep.invocation.args
+            first = args[0].text if args else ""
+            # the model's place taken by the arguments (``api_server "$@"``) is an unresolved model
+            unresolved = s is not None or first in _CALLER_ARGS
+            return MemoryStatus(None, why, "model_unresolved" if unresolved else "no_model")
         if s is not None and s.value is UNRESOLVED:
             raw = s.raw or "(a variable)"
             return MemoryStatus(None, f"the model {raw} is not resolved{_partly(dep, raw)}", "model_unresolved")

@@ -80,24 +80,7 @@ def test_a_check_that_uses_no_model_fact_is_not_softened(tmp_path: Path) -> None
 def test_the_reference_gpu_answer_follows_the_same_verdict() -> None:
     """gpu_fit (VL230/VL231) reads the estimate's verdict: a shortfall low-confidence facts could
     explain is too close to call there too, one they could not is a failure."""
-    r = CliRunner().invoke(
-        main,
-        [
-            "explain",
-            "--isolated",
-            "--model",
-            LOW,
-            "--set",
-            "tensor_parallel_size=2",
-            "--set",
-            "max_model_len=65536",
-            "--vllm-version",
-            "0.19.1",
-            "--format",
-            "json",
-        ],
-    )
-    fits = {g["gpu"]: g for g in json.loads(r.output)["deployments"][0]["gpu_fit"]}
+    fits = {g["gpu"]: g for g in _fits(65536)}
     assert fits["L40S"]["too_close_to_call"] and not fits["L40S"]["starts"]
     assert not fits["T4"]["too_close_to_call"] and not fits["T4"]["starts"]  # 33.9 GiB of weights on a 15 GiB GPU
 

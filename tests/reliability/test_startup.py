@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 #: did-you-mean), tokenize (only for Python files),
 #: validation (jsonschema: only custom rules and `vlint schema`), the hub, importlib.metadata
 #: (+ email), hashing (only SARIF/GitLab/baselines), the other commands, process and network
-#: modules (multiprocessing only for a parallel run)
+#: modules (multiprocessing only for a parallel run), threading (the decoder's per-thread state is
+#: _thread's own local) and copy (only an engine without fixes, for vlint fix)
 NOT_IMPORTED = (
     "click",
     "dataclasses",
@@ -35,6 +36,8 @@ NOT_IMPORTED = (
     "email",
     "hashlib",
     "multiprocessing",
+    "threading",
+    "copy",
     "subprocess",
     "socket",
     "ssl",

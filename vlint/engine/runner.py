@@ -5,7 +5,6 @@ Rules never touch output formats; the engine turns their hits into :class:`Findi
 
 from __future__ import annotations
 
-import copy
 import re
 import string
 from typing import TYPE_CHECKING, Any
@@ -162,6 +161,8 @@ class Engine:
     def without_fixes(self) -> Engine:
         """This engine, making findings without computing the fixes a check defers (``vlint fix`` checks
         an edit by what is reported after it, not by how that would be fixed)."""
+        import copy  # only vlint fix makes one: not imported by a plain lint
+
         other = copy.copy(self)
         other.compute_fixes = False
         return other

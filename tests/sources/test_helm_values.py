@@ -226,3 +226,37 @@ def test_a_values_file_named_otherwise_reads_like_helm_create(tmp_path: Path) ->
     assert inv.program == "vllm serve"
     # an image and one chart key are not enough
     assert _launches(tmp_path, "deploy/other.yaml", "image: vllm/vllm-openai:v0.8.5\nresources: {}\n") is None
+
+
+def test_args_that_name_no_model_take_the_values_model_setting(tmp_path: Path) -> None:
+    """Values args that start with a flag: the model is the values' model setting (which the chart's
+    template puts first), said to be inferred from the key; an item written as a flag and its value is
+    the two words a template's shell line makes of it, never the positional model argparse would take
+    one word with a space for."""
+    text = """
+    model:
+      organization: "meta-llama"
+      name: "Llama-3.2-1B"
+      contextLength: "8192"
+    image:
+      name: "vllm/vllm-openai"
+      tag: "v0.9.2"
+    args: ["--load-format auto", "--dtype=half", "--served-model-name 'a b'"]
+    """
+    (inv,) = _launches(tmp_path, "m1/values.yaml", text)
+    words = ["Llama-3.2-1B", "--load-format", "auto", "--dtype=half", "--served-model-name 'a b'"]
+    assert [t.text for t in inv.args] == words
+    assert inv.args[0].span.line == 3 and (inv.args[1].span.line, inv.args[1].span.column) == (8, 9)
+    assert (inv.args[2].span.line, inv.args[2].span.column) == (8, 23)
+    assert "the model from model.name, inferred from the key's name" in inv.label
+    # args that name their model (a positional, --model) keep it; values without a model setting add none
+    for args, first in (
+        ('["Qwen/Qwen2.5-7B-Instruct", "--load-format auto"]', "Qwen/Qwen2.5-7B-Instruct"),
+        ('["--model", "Qwen/Qwen2.5-7B-Instruct"]', "--model"),
+    ):
+        other = text.replace(text.splitlines()[-2], f"    args: {args}")
+        (inv,) = _launches(tmp_path, f"m{len(first)}/values.yaml", other)
+        assert inv.args[0].text == first and "inferred from the key" not in inv.label
+    bare = 'image:\n  repository: vllm/vllm-openai\n  tag: v0.9.2\nargs: ["--max-model-len 4096", "--model=x/y"]\n'
+    (inv,) = _launches(tmp_path, "m3/values.yaml", bare)
+    assert [t.text for t in inv.args] == ["--max-model-len", "4096", "--model=x/y"]

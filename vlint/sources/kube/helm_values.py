@@ -20,6 +20,9 @@ Launches, first what the values write as a container's argv, else the model sett
   ``image`` runs (``vllm/vllm-openai``) or that are vLLM's flags. The chart's template may add words, so
   the argv stays opaque; the label says it was read as the container's argv. The nearest ``image`` (a
   reference, or Helm's usual ``{registry, repository, tag}``), ``env`` and ``resources`` are its facts.
+  ``args`` alone that name no model (they start with a flag) take the values' model setting (below),
+  which the template puts before them, and an item written as a flag with its value (``"--load-format
+  auto"``) is the two words a template's shell line makes of it.
 
 Model settings, first match in file order:
 
@@ -49,7 +52,10 @@ compose files, vLLM ``--config`` files: those sources come first in the registry
 
 from __future__ import annotations
 
+import re
+
 from vlint.core.invocation import Invocation, Token
+from vlint.core.lazy_re import lazy_compile
 from vlint.core.span import Span
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.kube.k8s_common import (
@@ -57,6 +63,7 @@ from vlint.sources.kube.k8s_common import (
     Facts,
     LaunchContext,
     LineIndex,
+    MappedText,
     finish,
     get,
     image_facts,
@@ -166,10 +173,49 @@ def _container_launches(
         if command:
             out.extend(launches(command + args, ctx, result))
         else:
-            inv = image_launch(args, ctx)
+            inv = image_launch(_template_words(args), ctx)
             if inv is not None:
+                _model_from_setting(inv, root, lines)
                 out.append(inv)
     return out
+
+
+#: a flag and its value written as one item (``"--load-format auto"``)
+_FLAG_WITH_VALUE = lazy_compile(r"-[^\s'\"]*(?:\s+[^\s'\"]+)+")
+
+
+def _template_words(args: list[MappedText]) -> list[MappedText]:
+    """``args`` of values whose template is not here, as the words vLLM gets: an item written as a flag
+    and its value (``"--load-format auto"``) is the two words the template's shell line splits it into
+    (a chart that passes ``{{ range .Values.args }} {{ . }}{{ end }}`` into ``sh -c``, the way such items
+    are meant); as one argv word argparse would take it for the positional model (an argument with a
+    space is never an option, ``argparse._parse_optional``). Other items are kept whole."""
+    out: list[MappedText] = []
+    for a in args:
+        if not _FLAG_WITH_VALUE.fullmatch(a.text.strip()):
+            out.append(a)
+            continue
+        out.extend(a.slice(m.start(), m.end()) for m in re.finditer(r"\S+", a.text))
+    return out
+
+
+def _model_from_setting(inv: Invocation, root: MappingNode, lines: LineIndex) -> None:
+    """The model of values ``args`` that name none (they start with a flag): the values' model setting
+    (``model.name``), which the chart's template puts before them — inferred from the key's name, and
+    the label says so. Nothing is added when the args name a model or ``--model``, or the values have no
+    such setting."""
+    words = [t.text for t in inv.args]
+    if not words or not words[0].startswith("-") or any(w == "--model" or w.startswith("--model=") for w in words):
+        return
+    found = _model_setting(root, (), 0)
+    if found is None:
+        return
+    path, _key, value = found
+    if not (isinstance(value, ScalarNode) and scalar(value)):
+        return
+    text = str(value.value).strip()
+    inv.args.insert(0, Token(text, lines.node_span(value), "{{" in text or "$" in text))
+    inv.label += f"; the model from {'.'.join(path)}, inferred from the key's name"
 
 
 def _command_holders(node: Node, path: tuple[str, ...], depth: int) -> list[tuple[tuple[str, ...], MappingNode]]:

@@ -13,7 +13,8 @@ line goes to the click group :data:`main` (:mod:`vlint.commands.group`), loaded 
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+from vlint.core.typing_names import Any
 
 
 def __getattr__(name: str) -> Any:

@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 #: validation (jsonschema: only custom rules and `vlint schema`), the hub, importlib.metadata
 #: (+ email), hashing (only SARIF/GitLab/baselines), the other commands, process and network
 #: modules (multiprocessing only for a parallel run), threading (the decoder's per-thread state is
-#: _thread's own local) and copy (only an engine without fixes, for vlint fix)
+#: _thread's own local), copy (only an engine without fixes, for vlint fix) and typing (its names come from
+#: vlint.core.typing_names: annotations are never evaluated)
 NOT_IMPORTED = (
     "click",
     "dataclasses",
@@ -38,6 +39,7 @@ NOT_IMPORTED = (
     "multiprocessing",
     "threading",
     "copy",
+    "typing",
     "subprocess",
     "socket",
     "ssl",

@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from vlint.core.paths import schemas_dir
+from vlint.core.typing_names import Any
 
 Ranges = list[list[int]]
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
 
 from vlint.argspec.issues import ArgIssue
 from vlint.argspec.spec import ArgSpec
 from vlint.core.invocation import ConfigFile, Entry
 from vlint.core.span import Span
+from vlint.core.typing_names import Any
 from vlint.core.version import V, Version
 
 LISTS_SINCE = V("0.10.2")

@@ -12,11 +12,11 @@ because the behaviour it asked for is gone.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
 
 from vlint.core.finding import Fix, SettingChange, remove_words, rename
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.span import Span
+from vlint.core.typing_names import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from vlint.argspec.spec import ArgSpec, Argument

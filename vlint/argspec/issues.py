@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from vlint.core.finding import Fix
 from vlint.core.record import field, record
 from vlint.core.span import Span
+from vlint.core.typing_names import Any
 
 
 @record(slots=True)

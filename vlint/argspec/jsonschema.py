@@ -9,7 +9,8 @@ stdlib only: the generator imports it inside a vLLM environment where vlint is n
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from vlint.core.typing_names import Any
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any
 
 from vlint.argspec import config_expand, dynamo
 from vlint.argspec.fixes import abbreviation_fix, deprecated_flag_fix, json_value_fix, removed_flag_fix, typo_fix
@@ -29,6 +28,7 @@ from vlint.core.invocation import Entry, Invocation
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.core.span import Span
+from vlint.core.typing_names import Any
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import V
 

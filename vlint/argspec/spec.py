@@ -7,9 +7,9 @@ The schemas are generated from vLLM's own ``vllm serve`` parser by ``tools/gen_v
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 from vlint.core.record import field, record
+from vlint.core.typing_names import Any
 from vlint.core.version import Version
 
 #: actions that take no value on the command line

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
 
 from vlint.core.lazy_re import lazy_compile
+from vlint.core.typing_names import Any
 
 _HUMAN = lazy_compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
 _DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}

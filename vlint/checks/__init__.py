@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
 
 from vlint.core.finding import Fix
 from vlint.core.record import field, record
 from vlint.core.span import Span
+from vlint.core.typing_names import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from vlint.core.rule import Rule

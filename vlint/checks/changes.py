@@ -8,11 +8,10 @@ a ``--set`` override. The fix then stays advice (a sentence) only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from vlint.core.finding import Fix, SettingChange
 from vlint.core.record import replace
 from vlint.core.span import Span
+from vlint.core.typing_names import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from vlint.argspec.parse import Setting

@@ -6,11 +6,11 @@ The Kubernetes source collects the facts (``k8s_service_env``, ``liveness_probe`
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.checks.environment import WARNS_SINCE
 from vlint.core.finding import Fix
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.core.version import V
 
 if TYPE_CHECKING:

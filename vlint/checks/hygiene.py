@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.checks.changes import add_option, remove_entry, remove_setting, with_changes
 from vlint.core.finding import Fix
+from vlint.core.typing_names import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from vlint.core.invocation import Entry

@@ -16,11 +16,11 @@ All of these change behaviour (shorter context, other precision, more GPUs), so 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from vlint.checks.changes import remove_setting, set_value, with_changes
 from vlint.core.finding import Fix, SettingChange
 from vlint.core.record import replace
+from vlint.core.typing_names import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment

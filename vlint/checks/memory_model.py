@@ -8,13 +8,13 @@ when the model or the GPU is unknown (``vlint explain`` says why).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.checks import memory_fixes as fixes
 from vlint.checks.changes import remove_setting, set_value, with_changes
 from vlint.core.finding import Fix
 from vlint.core.record import replace
+from vlint.core.typing_names import TYPE_CHECKING, Any
 from vlint.launch.free_memory import free_source
 
 if TYPE_CHECKING:

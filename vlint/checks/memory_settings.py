@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.checks.changes import remove_setting, set_value, with_changes
 from vlint.core.finding import Fix
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.core.version import V
 
 if TYPE_CHECKING:

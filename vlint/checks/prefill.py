@@ -7,11 +7,11 @@ lines 317-362). Defaults come from the target version (:mod:`vlint.resolve.defau
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.checks.changes import remove_setting, set_value, with_changes
 from vlint.core.finding import Fix
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.core.unresolved import UNRESOLVED
 
 if TYPE_CHECKING:

@@ -12,7 +12,8 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+
+from vlint.core.typing_names import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from vlint.engine.catalog import Catalog

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,6 +15,7 @@ from vlint.commands.common import (
 )
 from vlint.commands.options import config_options, root_option, target_options, usage_errors
 from vlint.core.record import replace
+from vlint.core.typing_names import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from vlint.commands.settings import RunSettings

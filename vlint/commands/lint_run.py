@@ -15,7 +15,6 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
 
 from vlint.commands.common import (
     EXIT_CLEAN,
@@ -35,6 +34,7 @@ from vlint.commands.common import (
 from vlint.core.escape import printable
 from vlint.core.finding import SEVERITY_RANK, Finding
 from vlint.core.record import record, replace
+from vlint.core.typing_names import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from vlint.commands.settings import RunSettings

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
 
 import click
 
+from vlint.core.typing_names import Any
 from vlint.resolve.model_arch import ModelArch, normalize_dtype
 
 EXIT_CLEAN, EXIT_ERROR = 0, 2

@@ -7,11 +7,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
 
 import click
 
 from vlint.commands.common import UsageProblem
+from vlint.core.typing_names import Any, TypeVar, cast
 
 F = TypeVar("F", bound=Callable[..., Any])
 

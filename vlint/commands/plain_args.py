@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import Any
 
 from vlint.commands.common import FORMATS
 from vlint.commands.lint_run import CheckArgs
+from vlint.core.typing_names import Any
 
 #: options without a value → the CheckArgs field they set to True
 FLAGS = {

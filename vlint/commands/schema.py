@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any
 
 import click
 
 from vlint.argspec.spec import ArgSpec, Argument, bundled_versions, load_spec, resolve_release
+from vlint.core.typing_names import Any
 from vlint.core.version import Version
 
 

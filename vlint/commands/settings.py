@@ -16,12 +16,12 @@ import json
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from vlint.commands.common import SettingsError, UsageProblem, load_rules, parse_gpu, unknown_gpu_message
 from vlint.config.files import Config, ConfigError, ConfigFinder, Layer, display_config, glob_match
 from vlint.config.precedence import ConfigDefaults
 from vlint.core.record import field, record
+from vlint.core.typing_names import TYPE_CHECKING, Any
 from vlint.security.lint_root import is_within
 
 if TYPE_CHECKING:

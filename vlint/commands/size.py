@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -18,6 +17,7 @@ from vlint.commands.common import (
     use_color,
 )
 from vlint.commands.options import config_options, model_config_option, usage_errors
+from vlint.core.typing_names import Any
 
 
 @click.command("size")

@@ -28,12 +28,12 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from vlint.config.globs import Glob, compile_glob
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.paths import schemas_dir
 from vlint.core.record import field, record
+from vlint.core.typing_names import Any
 from vlint.security.bounded_read import read_regular
 
 CONFIG_FILES = (".vlint.toml", "pyproject.toml")

@@ -18,9 +18,8 @@ level 3 from the configuration (:mod:`vlint.config.files`) to the resolver. Noth
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
-
 from vlint.core.record import record
+from vlint.core.typing_names import Generic, TypeVar
 from vlint.core.version import Version
 
 T = TypeVar("T")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from vlint.core.record import field, record
 from vlint.core.span import Span
+from vlint.core.typing_names import Any
 
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}

@@ -9,10 +9,9 @@ something vlint cannot see (``$VAR`` with no default, ``{{ .Values.x }}``) is ma
 
 from __future__ import annotations
 
-from typing import Any
-
 from vlint.core.record import field, record
 from vlint.core.span import Span
+from vlint.core.typing_names import Any
 
 #: vLLM's usage contexts: ``vllm serve`` / the OpenAI server vs ``LLM(...)`` in Python.
 SERVER = "OPENAI_API_SERVER"

@@ -10,7 +10,8 @@ string with the standard library's own C escaper, so the text cannot differ:
 from __future__ import annotations
 
 from json.encoder import encode_basestring  # the C escaper json.dumps uses with ensure_ascii=False
-from typing import Any
+
+from vlint.core.typing_names import Any
 
 _INF = float("inf")
 

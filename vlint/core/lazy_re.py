@@ -10,7 +10,8 @@ compiled pattern.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from vlint.core.typing_names import Any
 
 #: the pattern methods a use calls: once compiled, each is kept in a slot of its own, so that later
 #: calls reach the compiled pattern's method directly instead of through ``__getattr__``

@@ -8,7 +8,8 @@ holding a dict) are computed every time; the memo is cleared when full, so a lon
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+
+from vlint.core.typing_names import Generic, TypeVar
 
 _V = TypeVar("_V")
 

@@ -27,18 +27,10 @@ What a dataclass has and a record does not (``order``, ``kw_only``, ``InitVar``,
 from __future__ import annotations
 
 import itertools
-import sys
 from collections.abc import Callable
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-if TYPE_CHECKING or sys.version_info >= (3, 11):
-    from typing import dataclass_transform
-else:  # pragma: no cover - Python 3.10
-
-    def dataclass_transform(**_: Any) -> Callable[[Any], Any]:
-        return lambda f: f
-
+from vlint.core.typing_names import Any, Generic, TypeVar, dataclass_transform, overload
 
 _T = TypeVar("_T")
 
@@ -462,13 +454,13 @@ def record(cls: type[_T], /) -> type[_T]: ...
 
 
 @overload
-def record(
+def record(  # noqa: F811 - an overload (ruff does not know typing_names' overload for typing's)
     *, frozen: bool = False, slots: bool = False, eq: bool = True, repr: bool = True
 ) -> Callable[[type[_T]], type[_T]]: ...
 
 
 @dataclass_transform(field_specifiers=(field, Field))
-def record(
+def record(  # noqa: F811 - the overloads' implementation
     cls: type[_T] | None = None, /, *, frozen: bool = False, slots: bool = False, eq: bool = True, repr: bool = True
 ) -> type[_T] | Callable[[type[_T]], type[_T]]:
     """A dataclass decorator (``@record``, ``@record(frozen=True, slots=True)``): see the module."""

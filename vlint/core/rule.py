@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
+from vlint.core.typing_names import Any
 
 BUILTIN = "builtin"
 

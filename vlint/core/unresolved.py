@@ -3,7 +3,7 @@ with ``is``."""
 
 from __future__ import annotations
 
-from typing import Any
+from vlint.core.typing_names import Any
 
 
 class _Unresolved:

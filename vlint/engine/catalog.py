@@ -14,7 +14,6 @@ import re
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -22,6 +21,7 @@ from vlint.core.lazy_re import lazy_compile
 from vlint.core.paths import rules_dir, schemas_dir
 from vlint.core.record import field, record
 from vlint.core.rule import Rule
+from vlint.core.typing_names import Any
 
 try:
     _Loader: type = yaml.CSafeLoader

@@ -24,9 +24,9 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import Any
 
 from vlint.core.record import record
+from vlint.core.typing_names import Any
 
 if sys.version_info >= (3, 11):
     from re import _constants as _c

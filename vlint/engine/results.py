@@ -4,10 +4,9 @@ read by suppression, reports, fixes and the language server."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from vlint.core.finding import Finding
 from vlint.core.record import field, record
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.security.secrets import LineSource, Redactor, Secret
 
 if TYPE_CHECKING:

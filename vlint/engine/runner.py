@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import string
-from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, get_check, reads_environment_files
 from vlint.core.finding import SEVERITIES, Finding, Fix
@@ -15,6 +14,7 @@ from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record, replace
 from vlint.core.rule import Rule
 from vlint.core.span import Span
+from vlint.core.typing_names import TYPE_CHECKING, Any
 from vlint.engine.catalog import Catalog, RuleError
 
 if TYPE_CHECKING:

@@ -27,8 +27,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from functools import cache, partial
-from typing import TYPE_CHECKING, Any
 
+from vlint.core.typing_names import TYPE_CHECKING, Any
 from vlint.core.unresolved import UNRESOLVED
 from vlint.engine.linear_regex import UnsupportedPattern, compile_linear
 

@@ -19,12 +19,12 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from typing import Any
 
 from vlint.core.finding import SettingChange
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import record
 from vlint.core.span import Span, line_starts
+from vlint.core.typing_names import Any
 
 _YAML_SUFFIXES = (".yaml", ".yml")
 _SHELL_SAFE = lazy_compile(r"[\w@%+=:,./-]+")

@@ -22,9 +22,9 @@ import json
 import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from vlint.core.record import field, record
+from vlint.core.typing_names import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import Any
 
 from vlint.core.paths import data_dir
+from vlint.core.typing_names import Any
 
 #: a GPU the arch list has machine code for; only PTX of a lower capability (JIT by the driver: it may work,
 #: vLLM's kernels are not all built from that list); nothing that runs on it

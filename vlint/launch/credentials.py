@@ -5,8 +5,8 @@ like and how outputs mask it is :mod:`vlint.security.secrets`'."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.core.unresolved import UNRESOLVED
 from vlint.security.secrets import (
     _PLACEHOLDER,

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from vlint.argspec.parse import ParsedArgs, Setting
 from vlint.argspec.spec import ArgSpec
 from vlint.core.invocation import Invocation, Token
 from vlint.core.record import field, record
+from vlint.core.typing_names import TYPE_CHECKING, Any
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
 

@@ -6,9 +6,8 @@ builds it), so that checks need not import the lint run.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from vlint.core.record import field, record
+from vlint.core.typing_names import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from vlint.core.invocation import Problem, Token

@@ -16,9 +16,8 @@ free. Each note here says one such assumption, with the fix:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from vlint.core.record import record
+from vlint.core.typing_names import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment

@@ -13,9 +13,8 @@ inside the memory model's measured uncertainty is "too close to call", never a f
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from vlint.core.record import record, replace
+from vlint.core.typing_names import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from vlint.hardware.gpus import GpuSpec

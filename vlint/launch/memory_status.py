@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from vlint.core.record import record, replace
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.core.unresolved import UNRESOLVED
 
 if TYPE_CHECKING:

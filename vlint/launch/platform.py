@@ -9,7 +9,8 @@ node labels, or by its image (``vllm/vllm-tpu``, ``…-cpu``, ``…-gaudi``). Re
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+
+from vlint.core.typing_names import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment

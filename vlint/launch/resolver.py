@@ -8,7 +8,6 @@ import re
 import sys
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from vlint.argspec.parse import parse_invocation
 from vlint.argspec.spec import Resolution, load_spec, resolve_release
@@ -16,6 +15,7 @@ from vlint.config.precedence import CLI, FILE, ConfigDefaults, Stated, decide
 from vlint.core.invocation import UNPINNED_FACT, Invocation, Token
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record, replace
+from vlint.core.typing_names import TYPE_CHECKING, Any
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
 from vlint.launch.deployment import Deployment

@@ -26,10 +26,10 @@ Nothing here reads a file or runs the engine: :mod:`vlint.run.upgrade` does that
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
 
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
+from vlint.core.typing_names import TYPE_CHECKING, Any
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import Version
 

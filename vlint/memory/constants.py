@@ -13,9 +13,9 @@ import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
-from typing import Any
 
 from vlint.core.paths import data_dir
+from vlint.core.typing_names import Any
 from vlint.core.version import Version
 
 #: (block, engine or "", since) → values replacing that entry's keys

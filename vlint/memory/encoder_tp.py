@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import Any
 
 from vlint.core.paths import data_dir
+from vlint.core.typing_names import Any
 from vlint.core.version import Version
 
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
-from typing import Any
 
 from vlint.core.record import record, replace
+from vlint.core.typing_names import Any
 from vlint.core.version import V, Version
 from vlint.hardware.gpus import GpuSpec
 from vlint.memory.constants import constants, switches

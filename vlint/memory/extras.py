@@ -20,10 +20,9 @@ per expert from 0.11.2 (lora/layers/fused_moe.py).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from vlint.core.memo import BoundedMemo
 from vlint.core.record import field, record, replace
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.core.version import V
 from vlint.memory.weights import moe_split
 from vlint.resolve.model_arch import FULL, ModelArch, dtype_bytes

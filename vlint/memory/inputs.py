@@ -4,9 +4,9 @@ reads (:class:`MemoryInputs`). The estimate and the terms it sums (weights, KV, 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from vlint.core.record import field, record
+from vlint.core.typing_names import Any
 from vlint.core.version import Version
 from vlint.hardware.gpus import GpuSpec
 from vlint.resolve.model_arch import ModelArch

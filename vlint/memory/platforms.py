@@ -36,9 +36,9 @@ No startup log of either calibrates these here, so their verdicts carry a wide b
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from vlint.core.record import record
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.core.version import V, Version
 from vlint.memory.constants import constants, switches
 from vlint.memory.estimate import GIB, MemoryEstimate, StageEstimate, _in_flight_tokens, context_parallel, stage_specs

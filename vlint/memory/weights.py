@@ -9,10 +9,9 @@ the split over tensor- and pipeline-parallel ranks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from vlint.core.memo import BoundedMemo
 from vlint.core.record import field, record
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.core.version import V, Version
 from vlint.resolve.model_arch import ModelArch, dtype_bytes
 from vlint.resolve.quant_scheme import FP8, NF4, QuantScheme

@@ -5,9 +5,8 @@ All quantities are per GPU rank, GiB = 2**30 bytes, like vLLM's logs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from vlint.core.record import record
+from vlint.core.typing_names import TYPE_CHECKING, Any
 from vlint.launch.free_memory import free_source
 from vlint.launch.memory_inputs import NEEDED, blocked_by
 from vlint.launch.memory_status import memory_status

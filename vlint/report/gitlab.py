@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any
 
 from vlint.core.escape import json_text
+from vlint.core.typing_names import Any
 from vlint.engine.results import LintReport
 
 _SEVERITY = {"error": "major", "warning": "minor", "info": "info"}

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from vlint import __version__
 from vlint.core.escape import json_text
 from vlint.core.finding import Finding, SettingChange
 from vlint.core.span import Span
+from vlint.core.typing_names import Any
 from vlint.engine.results import LintReport
 from vlint.security.secrets import Redactor
 

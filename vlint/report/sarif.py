@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
 from urllib.parse import quote
 
 from vlint import __version__
@@ -21,6 +20,7 @@ from vlint.core.escape import json_text
 from vlint.core.finding import Finding
 from vlint.core.rule import Rule
 from vlint.core.span import Span
+from vlint.core.typing_names import Any
 from vlint.engine.catalog import Catalog
 from vlint.engine.results import LintReport
 from vlint.report.json_report import jsonable, memory_counts

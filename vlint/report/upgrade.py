@@ -8,9 +8,8 @@ explain document of a deployment, and the JSON carries its ``memory`` unchanged.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from vlint.core.escape import printable
+from vlint.core.typing_names import TYPE_CHECKING, Any
 from vlint.launch.upgrade import GROUPS, Change, Comparison, change_dict, shown
 from vlint.report.explain import explain_dict, model_facts_line, side_by_side
 from vlint.report.json_report import jsonable

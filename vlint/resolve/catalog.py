@@ -7,11 +7,11 @@ import json
 import re
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
 
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.paths import data_dir
 from vlint.core.record import replace
+from vlint.core.typing_names import Any
 from vlint.resolve.model_arch import ModelArch, model_arch_from_config
 
 

@@ -14,9 +14,9 @@ Source summary: shared reference ``vllm-behavior.md`` §2.1–2.3, re-checked ag
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
 
 from vlint.core.record import record
+from vlint.core.typing_names import Any, Literal
 from vlint.core.version import V, Version
 from vlint.hardware.gpus import GpuSpec
 from vlint.resolve.dtypes import AUTO_DTYPE_FALLBACK_SINCE, refuses_float16

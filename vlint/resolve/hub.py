@@ -16,9 +16,9 @@ import os
 import time
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from vlint.core.record import record
+from vlint.core.typing_names import Any
 from vlint.resolve.model_arch import ModelArch, model_arch_from_config
 
 #: seconds a single request may take

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cached_property
-from typing import Any
 
 from vlint.core.record import field, record, replace
+from vlint.core.typing_names import Any
 from vlint.core.version import V, Version
 from vlint.resolve.quant_scheme import QuantScheme, scheme_from_config
 from vlint.resolve.vision_params import vision_tower_params

@@ -10,9 +10,9 @@ import stat
 import struct
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, BinaryIO
 
 from vlint.core.lazy_re import lazy_compile
+from vlint.core.typing_names import Any, BinaryIO
 from vlint.security.lint_root import LintRoot, Refused
 
 #: config.json, hf_quant_config.json and model.safetensors.index.json are kilobytes; a safetensors

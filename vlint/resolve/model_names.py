@@ -33,10 +33,10 @@ import json
 import re
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
 
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import record, replace
+from vlint.core.typing_names import Any
 from vlint.resolve.model_arch import ModelArch
 
 #: organisations whose FP8 checkpoints follow a convention of their own (see :data:`SUFFIXES`)

@@ -13,10 +13,10 @@ import fnmatch
 import re
 from collections.abc import Mapping
 from functools import cached_property, lru_cache
-from typing import Any
 
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import record, replace
+from vlint.core.typing_names import Any
 
 #: formats and the kernels' container layout (for notes)
 INT_PACKED = "int_packed"  # AWQ / GPTQ / compressed-tensors pack-quantized: int32-packed ints + group scales

@@ -4,7 +4,8 @@ builds the encoder (for catalog records that state no vision parameter count). P
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+
+from vlint.core.typing_names import Any
 
 #: outer model types whose vision tower is vLLM's Qwen3_VisionTransformer ([0.24.0] vllm/model_executor/
 #: models/qwen3_vl.py:520-625; Qwen3.5/3.6 use the same class, qwen3_5.py:588)

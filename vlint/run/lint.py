@@ -11,7 +11,6 @@ import gc
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
 
 from vlint.config.discover import Discovered, DiscoverOptions, discover
 from vlint.core.finding import Finding
@@ -20,6 +19,7 @@ from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record, replace
 from vlint.core.rule import looks_like_rule_file
 from vlint.core.span import Span
+from vlint.core.typing_names import Any, TypeVar
 from vlint.engine.results import FileError, FileResult, LintReport
 from vlint.engine.runner import Engine
 from vlint.launch.credentials import find_secrets

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from vlint.core.invocation import Problem
 from vlint.core.record import field, record, replace
+from vlint.core.typing_names import TYPE_CHECKING, Any
 from vlint.core.version import Version
 from vlint.engine.results import FileResult, LintReport
 from vlint.engine.runner import Engine, Selection, describe

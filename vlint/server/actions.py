@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from vlint.core.lazy_re import lazy_compile
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.sources.base import SourceError
 from vlint.suppression.inline import UNUSED
 

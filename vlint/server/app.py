@@ -19,13 +19,13 @@ import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from vlint import __version__
+from vlint.core.typing_names import Any, TypeVar
 from vlint.server import actions
 from vlint.server.session import FIX_ALL_KIND, DocResult, Session
 from vlint.server.setup import EditorSettings

@@ -4,11 +4,10 @@ suggested change would give), from the deployment the last lint resolved."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
 from vlint.core.lazy_re import lazy_compile
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.launch.memory_inputs import NEEDED
 
 if TYPE_CHECKING:

@@ -15,13 +15,13 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Any
 
 from lsprotocol import types
 
 from vlint.core.finding import Finding
 from vlint.core.record import field, record
 from vlint.core.span import Span
+from vlint.core.typing_names import Any
 from vlint.engine.results import LintReport
 from vlint.run.lint import Reader, display_path, lint_paths
 from vlint.security.lint_root import LintRoot, is_within, real_path

@@ -16,10 +16,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from vlint.config.files import Config
 from vlint.core.record import field, record
+from vlint.core.typing_names import Any
 from vlint.engine.results import LintReport
 from vlint.engine.runner import Engine
 from vlint.run.lint import DEFAULT_MAX_FILE_SIZE, LintOptions

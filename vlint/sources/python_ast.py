@@ -29,11 +29,11 @@ from __future__ import annotations
 import ast
 import warnings
 from pathlib import Path
-from typing import Any
 
 from vlint.core.invocation import LLM_CLASS, Entry, Fact, Invocation, Token
 from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span
+from vlint.core.typing_names import Any
 from vlint.sources import ray_serve
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, set_head
 from vlint.sources.containers.dockerfile import Container, Piece, container_launches, merge_result, script_launches

@@ -23,11 +23,10 @@ launch (code downloaded from a remote ``working_dir``: a note says it is not rea
 
 from __future__ import annotations
 
-from typing import Any
-
 from vlint.core.invocation import SERVER, Entry, Fact, Invocation, Token
 from vlint.core.record import field, record
 from vlint.core.span import Span
+from vlint.core.typing_names import Any
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText
 from vlint.sources.containers.compose import YamlDoc, get, items, load_yaml, nested_yaml, plain, seq
 from vlint.sources.sniffing import ray_serve as sniff  # noqa: F401 - re-exported: callers use ray_serve.sniff

@@ -10,12 +10,12 @@ capped, so a "billion laughs" document costs nothing. Only the YAML core schema 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import yaml
 
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.span import Span
+from vlint.core.typing_names import Any
 from vlint.sources.base import SourceError
 
 try:

@@ -25,10 +25,10 @@ import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from vlint.core.finding import Finding
 from vlint.core.record import record
+from vlint.core.typing_names import TYPE_CHECKING, Any
 from vlint.security.bounded_read import read_regular
 
 if TYPE_CHECKING:

@@ -25,13 +25,13 @@ import io
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from vlint.core.finding import Finding
 from vlint.core.invocation import Problem
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.core.span import Span
+from vlint.core.typing_names import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from vlint.engine.results import FileResult

@@ -4,10 +4,10 @@ constraints of ``vllm/config/*.py`` per release."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.core.record import record
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.core.version import V, Version
 
 if TYPE_CHECKING:

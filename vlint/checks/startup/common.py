@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
+from vlint.core.typing_names import TYPE_CHECKING, Any
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import V
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, check
+from vlint.core.typing_names import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from vlint.launch.deployment import Deployment

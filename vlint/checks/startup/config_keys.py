@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from functools import cache
-from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.checks.startup.common import _json, _refuse
 from vlint.checks.startup.speculative import SPEC_METHODS_ANY
 from vlint.core.paths import data_dir
+from vlint.core.typing_names import TYPE_CHECKING, Any
 from vlint.core.version import V, Version
 
 if TYPE_CHECKING:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import V
 

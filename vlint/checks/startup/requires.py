@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
 from vlint.core.record import record
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.core.version import V
 
 if TYPE_CHECKING:

@@ -7,9 +7,9 @@ import os
 import posixpath
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
 
 from vlint.checks import CheckContext, Hit, check
+from vlint.core.typing_names import TYPE_CHECKING
 from vlint.core.unresolved import UNRESOLVED
 from vlint.core.version import V
 from vlint.sources.scripts.workdir import created_match

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
 
 from vlint.checks import CheckContext, Hit, check
+from vlint.core.typing_names import TYPE_CHECKING, Any
 from vlint.core.version import V
 
 if TYPE_CHECKING:

@@ -31,11 +31,11 @@ from __future__ import annotations
 import re
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
 
 from vlint.core.invocation import Fact, Invocation, Token
 from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span
+from vlint.core.typing_names import Any
 from vlint.security.secrets import SECRET_ENV
 from vlint.sources.base import ReadFile, SourceError, SourceResult, SourceText, refused, set_head
 from vlint.sources.containers.dockerfile import (

@@ -23,12 +23,12 @@ launch's label says it was read without rendering.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from vlint.core.invocation import Fact
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.core.span import Span
+from vlint.core.typing_names import Any
 from vlint.sources.base import ReadFile, SourceResult, SourceText
 from vlint.sources.kube.k8s_common import LineIndex, MappedText, compose_documents, get, scalar, scalar_text
 from vlint.sources.yaml_nodes import MappingNode, Node, ScalarNode, SequenceNode

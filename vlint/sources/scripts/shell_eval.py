@@ -16,11 +16,11 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record
 from vlint.core.span import PositionMap, Span
+from vlint.core.typing_names import Any
 from vlint.sources.expansion_budget import ExpansionBudget, current
 from vlint.sources.scripts.shell_lexer import (
     Arith,

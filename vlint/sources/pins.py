@@ -95,8 +95,17 @@ def _at(text: str, m: re.Match[str], path: Path, how: str) -> Pin:
     return Pin(m.group("v"), path, line, col, col + (m.end() - m.start()), how)
 
 
+def _mentions_pip(text: str) -> bool:
+    """Whether ``text`` can hold an install line at all: each pattern of one (:data:`_INSTALL`,
+    :data:`_UNPINNED`, :data:`_INSTALL_R`) needs the word ``pip``; a file without it (most launch files)
+    is answered without compiling or running them."""
+    return "pip" in text or "pip" in text.lower()
+
+
 def pin_in_script(text: str, path: Path) -> Pin | None:
     """``pip install vllm==X`` / ``uv pip install vllm==X`` in a script, Dockerfile or CI file."""
+    if not _mentions_pip(text):
+        return None
     m = _INSTALL.search(text)
     if m is None:
         return None
@@ -106,6 +115,8 @@ def pin_in_script(text: str, path: Path) -> Pin | None:
 def unpinned_in_script(text: str, path: Path) -> Pin | None:
     """``pip install vllm`` with no version (or only ``>=``) in a script, Dockerfile or CI file: whatever
     release is newest when it runs. Not on a commented line, not for a nightly/wheel/git install."""
+    if not _mentions_pip(text):
+        return None
     for m in _UNPINNED.finditer(text):
         start = text.rfind("\n", 0, m.start()) + 1
         end = text.find("\n", m.end())
@@ -212,6 +223,8 @@ def _installed_requirements(text: str, path: Path, read_file: Callable[[Path], o
     ``vllm`` with no version (the newest release when it runs). ``FILE`` is looked up from ``path``'s
     folder (a Dockerfile's build context), as written, then by its name (``COPY requirements.txt /app/``
     + ``RUN pip install -r /app/requirements.txt``)."""
+    if not _mentions_pip(text):
+        return None
     for m in _INSTALL_R.finditer(text):
         ref = m.group("f")
         for candidate in dict.fromkeys((path.parent / ref.lstrip("/"), path.parent / Path(ref).name)):

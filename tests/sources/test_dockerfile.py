@@ -365,3 +365,76 @@ def test_a_floating_vllm_base_image_that_runs_something_else_is_vl603(tmp_path: 
     assert extract(tmp_path, 'FROM vllm/vllm-openai:v0.10.2\nENTRYPOINT ["/bin/bash"]\n').problems == []
     launch = extract(tmp_path, 'FROM vllm/vllm-openai:latest\nCMD ["--model", "Qwen/Qwen3-8B"]\n')
     assert len(launch.invocations) == 1 and [p.code for p in launch.problems] == []
+
+
+# -- an ENTRYPOINT script that runs vLLM with its own arguments, completed by the CMD ---------------
+_WRAPPER = (
+    "#!/usr/bin/env bash\nset -euo pipefail\n"
+    'exec python3 -m vllm.entrypoints.openai.api_server \\\n  --port 8000 \\\n  "$@"\n'
+)
+
+
+def test_cmd_completes_the_entry_point_scripts_launch(tmp_path: Path) -> None:
+    inv = one(
+        tmp_path,
+        """\
+        FROM vllm/vllm-openai:v0.10.2
+        COPY entrypoint.sh /entrypoint.sh
+        ENTRYPOINT ["/entrypoint.sh"]
+        CMD ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "4096"]
+        """,
+        entrypoint_dot_sh=_WRAPPER,
+    )
+    # the script's words where the script writes them, the CMD's where the Dockerfile does
+    assert argv(inv) == ["--port", "8000", "--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "4096"]
+    assert inv.program == "api_server" and not inv.opaque_args
+    assert inv.span.path.endswith("entrypoint.sh") and inv.span.line == 3
+    assert where(tmp_path, inv.args[3]) == ("4:18", "Qwen/Qwen2.5-7B-Instruct")
+    assert inv.facts["vllm_version"].value == "0.10.2" and inv.head is not None and inv.head.line == 3
+    assert inv.lines() == (3, 4)  # in the Dockerfile: its ENTRYPOINT and CMD
+
+
+def test_a_script_completed_by_its_dockerfile_is_checked_there_once(tmp_path: Path) -> None:
+    (tmp_path / "Dockerfile").write_text(
+        'FROM vllm/vllm-openai:v0.10.2\nCOPY entrypoint.sh /entrypoint.sh\nENTRYPOINT ["/entrypoint.sh"]\n'
+        'CMD ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "4096", "--no-such-flag"]\n'
+    )
+    (tmp_path / "entrypoint.sh").write_text(_WRAPPER)
+    engine = Engine(load_catalog())
+    for jobs in (1, 2):
+        report = lint_paths([tmp_path], engine, LintOptions(root=tmp_path, jobs=jobs, auto_jobs=False))
+        by_path = {Path(fr.path).name: fr for fr in report.files}
+        assert (by_path["Dockerfile"].launches, by_path["entrypoint.sh"].launches) == (1, 0), jobs
+        assert by_path["entrypoint.sh"].notes == (
+            'its vLLM launch takes the arguments the script is run with ("$@"): checked in '
+            f"{by_path['Dockerfile'].path}, which runs it with them",
+        )
+        (dep,) = by_path["Dockerfile"].deployments
+        assert dep.model == "Qwen/Qwen2.5-7B-Instruct"
+        unknown = [f for f in report.findings if f.code == "VL001"]
+        assert [(Path(f.span.path).name, f.span.line, f.severity) for f in unknown] == [("Dockerfile", 4, "error")]
+
+
+def test_no_cmd_no_script_or_no_caller_args_builds_nothing_new(tmp_path: Path) -> None:
+    # no CMD: the arguments come from docker run / a pod's args; the script keeps its own launch
+    res = extract(
+        tmp_path,
+        'FROM vllm/vllm-openai:v0.10.2\nCOPY entrypoint.sh /entrypoint.sh\nENTRYPOINT ["/entrypoint.sh"]\n',
+        entrypoint_dot_sh=_WRAPPER,
+    )
+    assert res.invocations == [] and res.completes == [] and res.linked == [tmp_path / "entrypoint.sh"]
+    # the script is not copied in from the repository: nothing is read
+    res = extract(
+        tmp_path,
+        'FROM vllm/vllm-openai:v0.10.2\nENTRYPOINT ["/entrypoint.sh"]\nCMD ["--model", "m"]\n',
+        entrypoint_dot_sh=_WRAPPER,
+    )
+    assert res.invocations == [] and res.completes == []
+    # the script's launch does not take its arguments: the CMD does not go into it
+    res = extract(
+        tmp_path,
+        'FROM vllm/vllm-openai:v0.10.2\nCOPY entrypoint.sh /entrypoint.sh\nENTRYPOINT ["/entrypoint.sh"]\n'
+        'CMD ["--model", "m"]\n',
+        entrypoint_dot_sh="#!/bin/sh\nexec vllm serve Qwen/Qwen2.5-7B-Instruct --port 8000\n",
+    )
+    assert res.invocations == [] and res.completes == []

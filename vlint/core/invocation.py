@@ -21,6 +21,9 @@ LLM_CLASS = "LLM_CLASS"
 #: the fact an unpinned ``pip install vllm`` gives a launch (its value ""): the resolver checks the newest
 #: release, which such an install takes when it runs (:mod:`vlint.sources.pins`)
 UNPINNED_FACT = "vllm_unpinned_install"
+#: a shell word that is the script's own arguments (``exec vllm serve "$@"``): a wrapper's launch is
+#: completed by whoever runs the script with them (a Dockerfile ENTRYPOINT with its CMD)
+CALLER_ARGS = frozenset({'"$@"', "$@", '"${@}"', "${@}", '"$*"', "$*", '"${*}"', "${*}"})
 
 
 @record(frozen=True, slots=True)

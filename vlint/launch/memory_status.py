@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from vlint.core.invocation import CALLER_ARGS
 from vlint.core.record import record, replace
 from vlint.core.typing_names import TYPE_CHECKING
 from vlint.core.unresolved import UNRESOLVED
@@ -203,24 +204,21 @@ def _setting_status(why: str) -> MemoryStatus:
     return MemoryStatus(None, why, "setting_unresolved" if "is not resolved" in why else "not_computable")
 
 
-#: a shell word that is the script's own arguments: a wrapper's launch is completed by whoever runs it
-_CALLER_ARGS = frozenset({'"$@"', "$@", '"${@}"', "${@}", '"$*"', "$*", '"${*}"', "${*}"})
-
-
 def _model_status(dep: Deployment) -> MemoryStatus:
     if dep.model is None:
         s = dep.setting("model")
-        given = s is not None and (s.raw or "") not in _CALLER_ARGS  # a model written as another word
-        if not given and any(a.text in _CALLER_ARGS for a in dep.invocation.args):
+        given = s is not None and (s.raw or "") not in CALLER_ARGS  # a model written as another word
+        if not given and any(a.text in CALLER_ARGS for a in dep.invocation.args):
             # ``exec vllm serve "$@"``: an entrypoint wrapper, completed by its caller's arguments
             why = (
-                'the model comes with the arguments the script is run with ("$@"): checked where it is run '
-                "with them (a Dockerfile ENTRYPOINT with its CMD, a Kubernetes container's args)"
+                'the model comes with the arguments the script is run with ("$@"): checked where a Dockerfile '
+                "or compose service linted with it gives them (its ENTRYPOINT with a CMD or command); a pod's "
+                "args are not joined to a script inside its image"
             )
             args = dep.invocation.args
             first = args[0].text if args else ""
             # the model's place taken by the arguments (``api_server "$@"``) is an unresolved model
-            unresolved = s is not None or first in _CALLER_ARGS
+            unresolved = s is not None or first in CALLER_ARGS
             return MemoryStatus(None, why, "model_unresolved" if unresolved else "no_model")
         if s is not None and s.value is UNRESOLVED:
             raw = s.raw or "(a variable)"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from vlint.config.discover import Discovered, DiscoverOptions, discover
 from vlint.core.finding import Finding
-from vlint.core.invocation import Problem, Token
+from vlint.core.invocation import CALLER_ARGS, Invocation, Problem, Token
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record, replace
 from vlint.core.rule import looks_like_rule_file
@@ -224,9 +224,10 @@ def _lint_paths(paths: list[Path], engine: Engine, opts: LintOptions, reader: Re
             extracted.append(_extract(d.path, d.explicit, reader))
             tick(len(extracted), steps)
         linked_by = _linked_by((fr.path, sr.linked) for fr, sr, _ in extracted if sr is not None)
+        completed_by = _linked_by((fr.path, sr.completes) for fr, sr, _ in extracted if sr is not None)
         checked = []
         for item in extracted:
-            checked.append(_check_file(item, linked_by, engine, opts))
+            checked.append(_check_file(item, linked_by, engine, opts, completed_by))
             tick(len(found) + len(checked), steps)
     results: list[FileResult] = []
     all_findings: list[Finding] = []
@@ -289,11 +290,12 @@ def _parallel(
         )
     finally:
         gc.unfreeze()
-    linked_by = _linked_by((fr.path, linked) for (fr, _, _), linked, _ in done)
+    linked_by = _linked_by((fr.path, linked) for (fr, _, _), (linked, _), _ in done)
+    completed_by = _linked_by((fr.path, completes) for (fr, _, _), (_, completes), _ in done)
     checked = []
     for d, (item, _, has_config) in zip(found, done, strict=True):
         if has_config and _real(d.path) in linked_by:
-            item = _check_file(_extract(d.path, d.explicit, reader), linked_by, engine, opts)
+            item = _check_file(_extract(d.path, d.explicit, reader), linked_by, engine, opts, completed_by)
         elif linked_by.get(_real(d.path)):
             item[0].used_by = tuple(sorted(set(linked_by[_real(d.path)])))
         checked.append(item)
@@ -302,15 +304,22 @@ def _parallel(
 
 def _extract_and_check(
     d: Discovered, reader: Reader, engine: Engine, opts: LintOptions
-) -> tuple[tuple[FileResult, list[Finding], list[Secret]], list[Path], bool]:
+) -> tuple[tuple[FileResult, list[Finding], list[Secret]], tuple[list[Path], list[Path]], bool]:
     fr, sr, path = _extract(d.path, d.explicit, reader)
-    linked = list(sr.linked) if sr is not None else []
-    # launches a linking file may check instead: a bare config file, a launch built in two files
-    # (or a .env, whose variables are checked on their own only when no launch reads it)
+    links = (list(sr.linked), list(sr.completes)) if sr is not None else ([], [])
+    # launches a linking file may check instead: a bare config file, a launch built in two files, a
+    # wrapper script's launch an image's CMD completes (or a .env, whose variables are checked on their
+    # own only when no launch reads it)
     has_config = sr is not None and (
-        bool(sr.environment) or any(inv.program == "config" or inv.also_in for inv in sr.invocations)
+        bool(sr.environment)
+        or any(inv.program == "config" or inv.also_in or _takes_caller_args(inv) for inv in sr.invocations)
     )
-    return _check_file((fr, sr, path), {}, engine, opts), linked, has_config
+    return _check_file((fr, sr, path), {}, engine, opts), links, has_config
+
+
+def _takes_caller_args(inv: Invocation) -> bool:
+    """A wrapper script's launch: vLLM gets the script's own arguments (``exec vllm serve "$@"``)."""
+    return any(t.unresolved and t.text in CALLER_ARGS for t in inv.args)
 
 
 def _shown(path: str, opts: LintOptions) -> str:
@@ -346,8 +355,10 @@ def _check_file(
     linked_by: dict[Path, list[str]],
     engine: Engine,
     opts: LintOptions,
+    completed_by: dict[Path, list[str]] | None = None,
 ) -> tuple[FileResult, list[Finding], list[Secret]]:
-    """Resolve and check one extracted file: (the file's result, its findings in order, secrets seen)."""
+    """Resolve and check one extracted file: (the file's result, its findings in order, secrets seen).
+    ``completed_by``: wrapper scripts → the files whose launches complete them (:attr:`SourceResult.completes`)."""
     fr, sr, path = item
     resolve_opts = opts.resolve
     if opts.settings_for is not None:
@@ -369,6 +380,15 @@ def _check_file(
         if covered:  # built in the linked file too, which this run lints: checked there
             invocations = [i for i in invocations if i not in covered]
             fr.notes = tuple(dict.fromkeys([*fr.notes, *(i.elsewhere_note for i in covered if i.elsewhere_note)]))
+        completers = sorted(set((completed_by or {}).get(_real(path), ())))
+        wrapped = [i for i in invocations if completers and _takes_caller_args(i)]
+        if wrapped:  # a wrapper whose arguments an image's CMD gives: the whole launch is checked there
+            invocations = [i for i in invocations if i not in wrapped]
+            note = (
+                'its vLLM launch takes the arguments the script is run with ("$@"): checked in '
+                f"{', '.join(completers)}, which runs it with them"
+            )
+            fr.notes = tuple(dict.fromkeys([*fr.notes, note]))
         kept = []
         for inv in invocations:
             words = len(inv.args) + len(inv.kwargs) + (len(inv.config.entries) if inv.config is not None else 0)
@@ -449,6 +469,7 @@ def _extract_file(path: Path, explicit: bool, reader: Reader) -> tuple[FileResul
             combined.problems.extend(r.problems)
             combined.notes.extend(r.notes)
             combined.linked.extend(r.linked)
+            combined.completes.extend(r.completes)
             if r.error is not None and fr.error is None:
                 fr.error = FileError(r.error.message, r.error.line, r.error.column)
             for name, text in r.embedded:
@@ -460,6 +481,7 @@ def _extract_file(path: Path, explicit: bool, reader: Reader) -> tuple[FileResul
                 combined.problems.extend(part.problems)
                 combined.notes.extend(part.notes)
                 combined.linked.extend(part.linked)
+                combined.completes.extend(part.completes)
             if combined.invocations:
                 if r.invocations and len(names) > 1:
                     # a later source read the launches an earlier one found a template (VL604) in: no
@@ -634,7 +656,6 @@ def _warm(engine: Engine, opts: LintOptions) -> None:
     resolver, the model and GPU catalogs and the memory model), so that the workers share them
     instead of each loading them again."""
     from vlint.argspec.spec import bundled_versions
-    from vlint.core.invocation import Invocation
     from vlint.core.span import Span
     from vlint.sources.registry import import_sources
 
@@ -659,7 +680,7 @@ def _run_index(i: int) -> Any:
     return send(result) if send is not None else result
 
 
-def _slim(done: tuple[tuple[FileResult, list[Finding], list[Secret]], list[Path], bool]) -> Any:
+def _slim(done: tuple[tuple[FileResult, list[Finding], list[Secret]], tuple[list[Path], list[Path]], bool]) -> Any:
     """What a worker sends back of a checked file: deployments without the resolved defaults, model
     architecture and memory estimate (most of the bytes; reports and suppressions do not read them)."""
     from vlint.launch.memory_status import memory_status

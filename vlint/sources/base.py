@@ -80,6 +80,10 @@ class SourceResult:
     notes: list[str] = field(default_factory=list)
     #: other files this one pulled in (absolute paths): a ``--config`` YAML, an ``.env`` file
     linked: list[Path] = field(default_factory=list)
+    #: wrapper scripts whose launch this file completes (absolute paths): an image's ENTRYPOINT script
+    #: that runs vLLM with its own arguments (``"$@"``) and the CMD that gives them. The script's own
+    #: copy of that launch, with the arguments left open, is dropped when this file is linted with it
+    completes: list[Path] = field(default_factory=list)
     #: documents of another format written in this file that a tool of the file applies (a Kubernetes
     #: manifest a script writes from a here-document and runs ``kubectl apply -f`` on): (source name,
     #: text blanked outside the document, so that its lines are this file's); the runner reads them

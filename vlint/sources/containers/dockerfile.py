@@ -20,7 +20,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from pathlib import Path
 
-from vlint.core.invocation import Fact, Problem, Token
+from vlint.core.invocation import CALLER_ARGS, Fact, Problem, Token
 from vlint.core.lazy_re import lazy_compile
 from vlint.core.record import field, record, replace
 from vlint.core.span import PositionMap, Span
@@ -170,6 +170,7 @@ def merge_result(sub: SourceResult, result: SourceResult) -> None:
     result.invocations.extend(sub.invocations)
     result.assignments.extend(sub.assignments)
     result.linked.extend(sub.linked)
+    result.completes.extend(sub.completes)
     if sub.error is not None and result.error is None:
         result.error = sub.error
 
@@ -237,6 +238,64 @@ def _argv_launches(argv: list[Piece], c: Container, result: SourceResult) -> Non
         return argv[0].span
 
     _collect(sub, c, originals, remap, result)
+    if not sub.invocations:
+        _wrapper_launches(argv, c, result)
+
+
+def _wrapper_launches(argv: list[Piece], c: Container, result: SourceResult) -> None:
+    """``ENTRYPOINT ["/entrypoint.sh"]`` + ``CMD ["--model", "Qwen/…"]``: the image runs a script of the
+    repository (brought in by ``COPY``) whose vLLM launch takes the script's own arguments
+    (``exec vllm serve --port 8000 "$@"``). The launch is the script's, with the words the container
+    passes in the place of ``"$@"`` (each shown where this file writes it); the script's copy with the
+    arguments left open is then dropped (:attr:`SourceResult.completes`). Nothing is built when the
+    container passes no arguments (they come from ``docker run``/a pod's ``args``: checked there), when the
+    script is not in the repository, or when its launch does not take ``"$@"`` exactly once."""
+    k = 1 if len(argv) > 1 and _program_name(argv[0]) in _SHELLS and not argv[1].text.text.startswith("-") else 0
+    if k + 1 >= len(argv) or argv[k].unresolved or not argv[k].text.text.startswith("/"):
+        return
+    try:
+        src = c.read_file(Path(argv[k].text.text))
+    except SourceError:
+        return
+    text = shell.drop_final_backslash(src.text.lstrip("\ufeff"))
+    sub = shell.extract_from_text(
+        text,
+        PositionMap.for_text(src.path, text),
+        base_dir=src.abspath.parent,
+        read_file=c.read_file,
+        env=_shell_env(c.env),
+        source=c.source,
+    )
+    given = [p.token() for p in argv[k + 1 :]]
+    spliced = []
+    for inv in sub.invocations:
+        at = [j for j, t in enumerate(inv.args) if t.unresolved and t.text in CALLER_ARGS]
+        if len(at) != 1:
+            continue
+        j = at[0]
+        others = inv.args[:j] + inv.args[j + 1 :]
+        inv.args = inv.args[:j] + given + inv.args[j + 1 :]
+        inv.opaque_args = any(p.opaque for p in argv[k + 1 :]) or any(_many_words(t) for t in others)
+        inv.head = c.entry_span
+        inv.label = f"{c.label} {argv[k].text.text}"
+        for key, f in c.facts.items():
+            inv.facts.setdefault(key, f)
+        spliced.append(inv)
+    if spliced:
+        result.invocations.extend(spliced)
+        result.completes.append(src.abspath)
+
+
+def _program_name(p: Piece) -> str:
+    return p.text.text.rsplit("/", 1)[-1]
+
+
+def _many_words(t: Token) -> bool:
+    """May this word of a launch stand for several (an unquoted expansion, ``"${A[@]}"``)? Then rules about a
+    flag's absence stay silent (:attr:`Invocation.opaque_args`)."""
+    return t.unresolved and (
+        t.text.startswith(("$", "{{", "`")) or any(m in t.text for m in ("$@", "$*", "[@]}", "[*]}"))
+    )
 
 
 def script_launches(piece: Piece, c: Container) -> SourceResult:

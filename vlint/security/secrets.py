@@ -41,13 +41,14 @@ SECRET_ENV = lazy_compile(
 #: values that are placeholders, not secrets; also the words every tool ships as its default login
 #: (``GF_SECURITY_ADMIN_PASSWORD=admin`` is Grafana's own default, admin/admin:
 #: https://grafana.com/docs/grafana/latest/setup-grafana/configure-grafana/#admin_password): whoever
-#: reads them learns nothing they could not guess, so writing them down leaks no secret. The same holds
-#: for the key vLLM's own documentation starts its server with, ``--api-key token-abc123``
-#: (vllm-project/vllm docs/serving/openai_compatible_server.md), copied into countless scripts
+#: reads them learns nothing they could not guess, so writing them down leaks no secret. Not so the key
+#: vLLM's own documentation starts its server with (``--api-key token-abc123``,
+#: docs/serving/openai_compatible_server.md): it is a server's key, which anyone can then guess, so it
+#: is reported like any other written key
 _PLACEHOLDER = lazy_compile(
     r"^(|<.*>|\{.*\}|\[.*\]|x+|X+|\*+|\.\.\.|changeme|change-me|your[-_a-z]*|replace[-_a-z]*|none|null|"
     r"token|secret|dummy|empty|fake|placeholder|example|sk-\.\.\.|hf_\.\.\.|true|false|0|1|"
-    r"admin|password|root|guest|test|default|token-abc123)$",
+    r"admin|password|root|guest|test|default)$",
     re.IGNORECASE,
 )
 #: a number (``PRICE_PER_PROMPT_TOKEN=0.000008``): a price, a count or a limit, not a credential

@@ -93,3 +93,30 @@ def test_a_broken_rule_file_is_still_an_error(rules_copy: Path) -> None:
     (rules_copy / "VL999-broken.yaml").write_text("- a list\n")
     with pytest.raises(rules.RuleError, match="a rule file is a mapping"):
         rules._cached_rule_docs(sorted(rules_copy.glob("*.yaml")))
+
+
+def test_old_catalog_copies_are_pruned_and_nothing_else(rules_copy: Path, tmp_path: Path) -> None:
+    """Each vlint version (or rule edit) writes its own copy; past KEPT_RULE_COPIES the oldest go, so that
+    upgrades do not pile up in the cache folder. Files that are not vlint's catalog copies stay."""
+    import os
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    stale = []
+    for i in range(rules.KEPT_RULE_COPIES + 3):
+        for suffix in ("", "-full"):
+            p = folder / f"rules-{i:08x}{suffix}.json"
+            p.write_text("[]")
+            os.utime(p, ns=(10**18 + i * 10**9, 10**18 + i * 10**9))
+            stale.append(p)
+    other = folder / "rules-notes.json"
+    other.write_text("mine")
+    paths = sorted(rules_copy.glob("*.yaml"))
+    rules._cached_rule_docs(paths)  # writes this version's copy (the newest), then prunes
+    left = sorted(p.name for p in folder.glob("rules-*.json"))
+    assert other.name in left
+    copies = {n.removesuffix(".json").removesuffix("-full") for n in left if n != other.name}
+    assert len(copies) == rules.KEPT_RULE_COPIES
+    # the newest stale ones and this run's own are kept, the oldest removed
+    assert f"rules-{rules.KEPT_RULE_COPIES + 2:08x}" in copies and "rules-00000000" not in copies
+    assert rules._cached_rule_docs(paths) == parsed(rules_copy)

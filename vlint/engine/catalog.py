@@ -9,6 +9,7 @@ Files are validated against ``schemas/rule.schema.json``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Callable
@@ -339,4 +340,33 @@ def _cached_rule_docs(paths: list[Path], *, lean: bool = False) -> list[dict[str
                     os.replace(tmp, target)
             except (OSError, TypeError, ValueError):  # a read-only home, a value JSON cannot hold: no cache
                 pass
+        _prune_rule_copies(folder)  # type: ignore[arg-type]
     return lean_docs if lean else docs
+
+
+#: copies of the rule catalog the cache folder keeps (a lean and a full one each): one per vlint version
+#: (or edit of a rule file) in use; older ones are removed when a new one is written, so that years of
+#: upgrades do not pile up (~300 KB each). A version whose copy went is parsed again once (~9 ms).
+KEPT_RULE_COPIES = 8
+_RULE_COPY = lazy_compile(r"rules-[0-9a-f]{8}(?:-full)?\.json")
+
+
+def _prune_rule_copies(folder: Path) -> None:
+    """Remove all but the :data:`KEPT_RULE_COPIES` newest catalog copies of ``folder`` (vlint's own
+    ``rules-XXXXXXXX[-full].json`` files only; nothing else there is touched)."""
+    try:
+        found = []
+        for p in folder.iterdir():
+            if _RULE_COPY.fullmatch(p.name):
+                found.append((p.stat().st_mtime_ns, p.name.removesuffix(".json").removesuffix("-full"), p))
+    except OSError:
+        return
+    newest = sorted({(t, key) for t, key, _ in found}, reverse=True)
+    kept: set[str] = set()
+    for _, key in newest:
+        if len(kept) < KEPT_RULE_COPIES:
+            kept.add(key)
+    for _, key, p in found:
+        if key not in kept:
+            with contextlib.suppress(OSError):
+                p.unlink()
